@@ -1,0 +1,478 @@
+//! The `lexical` checker: the built-in default. No model, deterministic, fast.
+//!
+//! Rules, in order:
+//! 1. Claims and passages are tokenised and lightly normalised: lower case, a light stemmer
+//!    ("cancelled" meets "cancel", "refundable" meets "refunded"), and numbers read by value
+//!    (digits, number words, currency signs and percentages: "fifty" meets "50", "€12" meets
+//!    "€12" but not "$12"). Function words and negation cues are not content words.
+//! 2. Each claim is compared with the sentence windows of its own context set (one sentence or
+//!    `max_window_sentences` adjacent sentences of one passage, never across passages). The
+//!    score of a window is its coverage: the share of the claim's content words and numbers the
+//!    window contains. The best window is the one with the highest coverage, the shortest on a
+//!    tie. Windows are found through an index from content word to window, so a claim is only
+//!    compared with windows that share a word with it.
+//! 3. Conflicts with the best window make the claim `contradicted` (when the window is on topic,
+//!    coverage at least `topic_floor`):
+//!    - a number in the claim that the window does not contain, while the window has numbers;
+//!    - a negation mismatch: a word the claim negates that the window only states positively,
+//!      or a word the claim states positively that the window only negates (a negation cue
+//!      governs the next content word);
+//!    - an entity swap: the claim names a member of a suite entity group, and the window's
+//!      sentence that best matches the claim names another member of that group but not it.
+//! 4. Otherwise the claim is `supported` when coverage reaches `threshold`, else `not_found`.
+//!
+//! The score is the coverage, cut to 30% of it on a conflict, so `supported` always means
+//! "score at least the threshold". It is an honest baseline, not an NLI model: it cannot
+//! paraphrase, multiply or read across passages, and the report shows where that costs it.
+
+use super::windows::{passage_sentences, Window};
+use super::{CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
+use crate::mutate::find_word;
+use crate::suite::{Context, EntityGroup};
+use crate::text::{format_number, tokenize, NumberTag};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+const STOPWORDS: &[&str] = &[
+    "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "from", "by",
+    "with", "as", "into", "onto", "per", "up", "is", "are", "was", "were", "be", "been", "being",
+    "it", "its", "this", "that", "these", "those", "they", "them", "their", "there", "then",
+    "than", "so", "if", "when", "which", "who", "whom", "what", "where", "all", "any", "each",
+    "every", "can", "could", "will", "would", "shall", "should", "may", "might", "must", "do",
+    "does", "did", "has", "have", "had", "you", "your", "we", "our", "us", "i", "he", "she",
+    "his", "her", "only", "also", "just", "about", "after", "before", "within", "over", "under",
+    "across", "via", "s",
+];
+
+const NEGATIONS: &[&str] = &[
+    "not", "no", "never", "cannot", "can't", "isn't", "aren't", "wasn't", "weren't", "won't",
+    "doesn't", "don't", "didn't", "mustn't", "shouldn't", "without", "none", "nor",
+];
+
+/// Settings of the lexical checker.
+#[derive(Debug, Clone)]
+pub struct LexicalSettings {
+    /// Coverage at or above which a conflict-free claim is `supported`.
+    pub threshold: f64,
+    /// Coverage at or above which a conflict makes the claim `contradicted` (below it, the
+    /// window is off topic and the claim is `not_found`).
+    pub topic_floor: f64,
+    pub max_window_sentences: usize,
+    /// Use the word index (true) or compare every claim with every window (false: the
+    /// baseline the benchmark measures the index against).
+    pub indexed: bool,
+}
+
+impl Default for LexicalSettings {
+    fn default() -> Self {
+        LexicalSettings {
+            threshold: 0.75,
+            topic_floor: 0.5,
+            max_window_sentences: 2,
+            indexed: true,
+        }
+    }
+}
+
+pub struct LexicalChecker {
+    name: String,
+    settings: LexicalSettings,
+}
+
+impl LexicalChecker {
+    pub fn new(name: &str, settings: LexicalSettings) -> Self {
+        LexicalChecker {
+            name: name.to_string(),
+            settings,
+        }
+    }
+}
+
+/// A text read for matching.
+#[derive(Debug, Default)]
+struct Reading {
+    content: HashSet<String>,
+    numbers: Vec<NumberTag>,
+    /// Content word -> (seen positive, seen negated).
+    polarity: HashMap<String, (bool, bool)>,
+}
+
+fn read(text: &str) -> Reading {
+    let mut r = Reading::default();
+    let mut negate_next = false;
+    for tok in tokenize(text) {
+        let raw = text[tok.start..tok.end].to_lowercase().replace('’', "'");
+        if NEGATIONS.contains(&raw.as_str()) || raw.ends_with("n't") {
+            negate_next = true;
+            continue;
+        }
+        if let Some(n) = tok.number {
+            r.numbers.push(n);
+            continue;
+        }
+        if STOPWORDS.contains(&raw.as_str()) {
+            continue;
+        }
+        let e = r.polarity.entry(tok.norm.clone()).or_insert((false, false));
+        if negate_next {
+            e.1 = true;
+        } else {
+            e.0 = true;
+        }
+        negate_next = false;
+        r.content.insert(tok.norm);
+    }
+    r
+}
+
+struct IndexedWindow {
+    window: Window,
+    reading: Reading,
+    /// Readings and raw text of the window's sentences.
+    sentences: Vec<(String, Reading)>,
+}
+
+struct ContextIndex {
+    windows: Vec<IndexedWindow>,
+    by_word: HashMap<String, Vec<usize>>,
+}
+
+impl ContextIndex {
+    fn build(ctx: &Context, max_sentences: usize) -> Self {
+        let sents = passage_sentences(&ctx.passages);
+        let mut windows = Vec::new();
+        for (pi, ps) in sents.iter().enumerate() {
+            for len in 1..=max_sentences.max(1) {
+                for first in 0..ps.len().saturating_sub(len - 1) {
+                    let text = ps[first..first + len].join(" ");
+                    windows.push(IndexedWindow {
+                        reading: read(&text),
+                        sentences: ps[first..first + len]
+                            .iter()
+                            .map(|s| (s.clone(), read(s)))
+                            .collect(),
+                        window: Window {
+                            passage: pi,
+                            first,
+                            len,
+                            text,
+                        },
+                    });
+                }
+            }
+        }
+        let mut by_word: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, w) in windows.iter().enumerate() {
+            for word in &w.reading.content {
+                by_word.entry(word.clone()).or_default().push(i);
+            }
+        }
+        ContextIndex { windows, by_word }
+    }
+}
+
+fn coverage(claim: &Reading, w: &Reading) -> f64 {
+    let total = claim.content.len() + claim.numbers.len();
+    if total == 0 {
+        return 0.0;
+    }
+    let words = claim.content.iter().filter(|c| w.content.contains(*c)).count();
+    let nums = claim
+        .numbers
+        .iter()
+        .filter(|n| w.numbers.iter().any(|m| n.same_as(m)))
+        .count();
+    (words + nums) as f64 / total as f64
+}
+
+fn conflicts(
+    claim_text: &str,
+    claim: &Reading,
+    w: &IndexedWindow,
+    entities: &[EntityGroup],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if !w.reading.numbers.is_empty() {
+        for n in &claim.numbers {
+            if !w.reading.numbers.iter().any(|m| n.same_as(m)) {
+                let says: Vec<String> = w
+                    .reading
+                    .numbers
+                    .iter()
+                    .map(|m| format_number(m.value))
+                    .collect();
+                out.push(format!(
+                    "number {} is not in the window (it says {})",
+                    format_number(n.value),
+                    says.join(", ")
+                ));
+            }
+        }
+    }
+    let mut words: Vec<_> = claim.polarity.iter().collect();
+    words.sort();
+    for (word, (pos, neg)) in words {
+        if let Some((wpos, wneg)) = w.reading.polarity.get(word) {
+            if *neg && !*pos && *wpos && !*wneg {
+                out.push(format!("the claim negates `{word}`; the window states it"));
+            } else if *pos && !*neg && *wneg && !*wpos {
+                out.push(format!("the claim states `{word}`; the window negates it"));
+            }
+        }
+    }
+    // the window sentence that best matches the claim decides entity conflicts
+    let best_sentence = w
+        .sentences
+        .iter()
+        .max_by(|a, b| {
+            coverage(claim, &a.1)
+                .partial_cmp(&coverage(claim, &b.1))
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(std::cmp::Ordering::Greater)
+        })
+        .map(|(s, _)| s.as_str())
+        .unwrap_or("");
+    for g in entities {
+        for named in g.members.iter().filter(|m| find_word(claim_text, m, 0).is_some()) {
+            if find_word(best_sentence, named, 0).is_some() {
+                continue;
+            }
+            if let Some(other) = g
+                .members
+                .iter()
+                .find(|m| *m != named && find_word(best_sentence, m, 0).is_some())
+            {
+                out.push(format!(
+                    "the claim names {named} ({}); the window names {other}",
+                    g.name
+                ));
+            }
+        }
+    }
+    out
+}
+
+impl LexicalChecker {
+    fn check_one(
+        &self,
+        text: &str,
+        ctx: &Context,
+        index: &ContextIndex,
+        entities: &[EntityGroup],
+    ) -> Verdict {
+        let claim = read(text);
+        let candidates: Vec<usize> = if self.settings.indexed && !claim.content.is_empty() {
+            let mut c: Vec<usize> = claim
+                .content
+                .iter()
+                .filter_map(|w| index.by_word.get(w))
+                .flatten()
+                .copied()
+                .collect();
+            c.sort_unstable();
+            c.dedup();
+            c
+        } else {
+            (0..index.windows.len()).collect()
+        };
+        let best = candidates
+            .iter()
+            .map(|&i| (i, coverage(&claim, &index.windows[i].reading)))
+            .filter(|(_, c)| *c > 0.0)
+            // highest coverage; on a tie the shorter window, then the earlier one
+            .max_by(|(ia, ca), (ib, cb)| {
+                ca.partial_cmp(cb)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then(index.windows[*ib].window.len.cmp(&index.windows[*ia].window.len))
+                    .then(ib.cmp(ia))
+            });
+        let Some((bi, cov)) = best else {
+            return Verdict {
+                label: Label::NotFound,
+                score: Some(0.0),
+                evidence: None,
+                reason: "no window shares a content word or number with the claim".into(),
+            };
+        };
+        let w = &index.windows[bi];
+        let found = conflicts(text, &claim, w, entities);
+        let evidence = Some(Evidence {
+            passage: ctx.passages[w.window.passage].id.clone(),
+            window: w.window.text.clone(),
+        });
+        let total = claim.content.len() + claim.numbers.len();
+        let covered = (cov * total as f64).round() as usize;
+        let cover_note = format!("covers {covered}/{total} content words and numbers");
+        if !found.is_empty() && cov >= self.settings.topic_floor {
+            return Verdict {
+                label: Label::Contradicted,
+                score: Some(cov * 0.3),
+                evidence,
+                reason: format!("{cover_note}; {}", found.join("; ")),
+            };
+        }
+        let (label, score) = if found.is_empty() && cov >= self.settings.threshold {
+            (Label::Supported, cov)
+        } else if found.is_empty() {
+            (Label::NotFound, cov)
+        } else {
+            (Label::NotFound, cov * 0.3)
+        };
+        Verdict {
+            label,
+            score: Some(score),
+            evidence,
+            reason: cover_note,
+        }
+    }
+}
+
+impl Checker for LexicalChecker {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn kind(&self) -> &'static str {
+        "lexical"
+    }
+
+    fn settings(&self) -> BTreeMap<String, String> {
+        let s = &self.settings;
+        BTreeMap::from([
+            ("threshold".into(), format!("{}", s.threshold)),
+            ("topic_floor".into(), format!("{}", s.topic_floor)),
+            (
+                "max_window_sentences".into(),
+                s.max_window_sentences.to_string(),
+            ),
+        ])
+    }
+
+    fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult> {
+        let mut indexes: HashMap<usize, ContextIndex> = HashMap::new();
+        let mut out = Vec::with_capacity(input.claims.len());
+        for (i, c) in input.claims.iter().enumerate() {
+            let ctx = &input.contexts[c.context];
+            let index = indexes
+                .entry(c.context)
+                .or_insert_with(|| ContextIndex::build(ctx, self.settings.max_window_sentences));
+            out.push(Ok(self.check_one(c.text, ctx, index, input.entities)));
+            if i % 256 == 255 {
+                progress(i + 1);
+            }
+        }
+        progress(input.claims.len());
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::Passage;
+
+    fn ctx() -> Context {
+        Context {
+            id: "c".into(),
+            question: None,
+            passages: vec![
+                Passage {
+                    id: "billing".into(),
+                    text: "Team plans are billed monthly and can be cancelled at any time, but the current month is not refunded. Annual Enterprise contracts can be refunded in full within 14 days of signing; after that they are not refundable.".into(),
+                },
+                Passage {
+                    id: "storage".into(),
+                    text: "Each user on the Team plan gets 50 GB of storage, pooled across the workspace.".into(),
+                },
+            ],
+            faithful: vec![],
+            hard_cases: vec![],
+        }
+    }
+
+    fn plans() -> Vec<EntityGroup> {
+        vec![EntityGroup {
+            name: "plan".into(),
+            members: vec!["Team".into(), "Enterprise".into()],
+        }]
+    }
+
+    fn check(claim: &str) -> Verdict {
+        let c = [ctx()];
+        let e = plans();
+        let input = CheckInput {
+            contexts: &c,
+            entities: &e,
+            claims: vec![super::super::ClaimToCheck {
+                context: 0,
+                text: claim,
+            }],
+        };
+        LexicalChecker::new("lexical", LexicalSettings::default())
+            .check(&input, &mut |_| {})
+            .remove(0)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_claim_copied_from_a_sentence_is_supported_with_its_evidence() {
+        let v = check("Team plans can be cancelled at any time.");
+        assert_eq!(v.label, Label::Supported, "{v:?}");
+        assert_eq!(v.evidence.unwrap().passage, "billing");
+    }
+
+    #[test]
+    fn a_flipped_negation_is_contradicted() {
+        let v = check("The current month is refunded when a Team plan is cancelled.");
+        assert_eq!(v.label, Label::Contradicted, "{v:?}");
+        assert!(v.reason.contains("negates"), "{}", v.reason);
+    }
+
+    #[test]
+    fn a_swapped_number_is_contradicted_and_a_number_word_is_read() {
+        assert_eq!(check("Each Team user gets 100 GB of storage.").label, Label::Contradicted);
+        assert_eq!(check("Each Team user gets fifty GB of storage.").label, Label::Supported);
+    }
+
+    #[test]
+    fn a_swapped_entity_is_contradicted_even_in_a_two_sentence_window() {
+        let v = check("Enterprise plans are billed monthly.");
+        assert_eq!(v.label, Label::Contradicted, "{v:?}");
+        assert!(v.reason.contains("names Enterprise"), "{}", v.reason);
+    }
+
+    #[test]
+    fn an_unrelated_claim_is_not_found() {
+        let v = check("Exports are encrypted with AES-256.");
+        assert_eq!(v.label, Label::NotFound);
+    }
+
+    #[test]
+    fn the_index_gives_the_same_verdicts_as_comparing_every_window() {
+        let c = [ctx()];
+        let e = plans();
+        let claims = [
+            "Team plans can be cancelled at any time.",
+            "Enterprise plans are billed monthly.",
+            "Each Team user gets 100 GB of storage.",
+            "Nothing here matches.",
+        ];
+        let input = CheckInput {
+            contexts: &c,
+            entities: &e,
+            claims: claims
+                .iter()
+                .map(|t| super::super::ClaimToCheck { context: 0, text: t })
+                .collect(),
+        };
+        let fast = LexicalChecker::new("a", LexicalSettings::default()).check(&input, &mut |_| {});
+        let slow = LexicalChecker::new(
+            "b",
+            LexicalSettings {
+                indexed: false,
+                ..Default::default()
+            },
+        )
+        .check(&input, &mut |_| {});
+        assert_eq!(fast, slow);
+    }
+}

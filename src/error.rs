@@ -1,0 +1,127 @@
+//! Library errors and the process exit codes they map to.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The documented exit codes of the `faithgate` binary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Everything ran and nothing failed.
+    Ok = 0,
+    /// A gate failed: a snapshot changed under `--check`/`CI`, a regression, a breached threshold.
+    GateFailed = 1,
+    /// Usage, configuration or suite error: nothing was run or written.
+    Usage = 2,
+    /// The checker could not score some cases; they are reported as `error`, never as passes.
+    CheckerFailed = 3,
+}
+
+impl Exit {
+    /// The numeric code handed to the operating system.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+/// Where in an input file an error is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub path: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// 1-based column, when known.
+    pub column: Option<usize>,
+}
+
+impl Location {
+    pub fn new(path: &Path, line: Option<usize>, column: Option<usize>) -> Self {
+        Location {
+            path: path.to_path_buf(),
+            line,
+            column,
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(col) = self.column {
+                write!(f, ":{col}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every error the library reports. Each input error names the file, the line where known, what
+/// is wrong and what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A suite, mutator-rule or config file is malformed or inconsistent.
+    #[error("{location}: {message}\n  help: {help}")]
+    Input {
+        location: Location,
+        message: String,
+        help: String,
+    },
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The command line asked for something that does not exist or does not fit together.
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl Error {
+    pub fn input(
+        path: &Path,
+        line: Option<usize>,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) -> Self {
+        Error::Input {
+            location: Location::new(path, line, None),
+            message: message.into(),
+            help: help.into(),
+        }
+    }
+
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// The exit code this error maps to: every library error is a usage or input error.
+    pub fn exit(&self) -> Exit {
+        Exit::Usage
+    }
+
+    /// Turns a serde_yaml error into an input error that names the file and the line.
+    pub fn from_yaml(path: &Path, err: &serde_yaml::Error, help: &str) -> Self {
+        let (line, column) = match err.location() {
+            Some(loc) => (Some(loc.line()), Some(loc.column())),
+            None => (None, None),
+        };
+        let mut message = err.to_string();
+        // serde_yaml appends " at line L column C"; the location prefix already says it.
+        if let Some(pos) = message.find(" at line ") {
+            message.truncate(pos);
+        }
+        Error::Input {
+            location: Location::new(path, line, column),
+            message,
+            help: help.to_string(),
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,282 @@
+//! The `faithgate` command line: parses flags, calls the library, maps errors to exit codes.
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand, ValueEnum};
+use faithgate::config::Config;
+use faithgate::error::{Error, Exit};
+use faithgate::mutate::{self, MutantSet};
+use faithgate::report::{self, Format, Paint};
+use faithgate::run::run_suite;
+use faithgate::snapshot::{self, SnapshotStatus};
+use faithgate::suite::Suite;
+use faithgate::summary::summarize;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "faithgate", version, about = "Tests the testers of RAG systems: how often a faithfulness checker raises false alarms, and which injected faults it catches")]
+struct Cli {
+    /// When to colour output (NO_COLOR is honoured under `auto`).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+    /// Config file with named checkers (default: ./faithgate.yaml when present).
+    #[arg(long, global = true)]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Score every verified claim, hard case and mutant of the suites and report false alarms
+    /// and catch rates with Wilson intervals.
+    Run {
+        /// Suite files (YAML).
+        #[arg(required = true)]
+        suites: Vec<PathBuf>,
+        /// Checker name: `lexical` (built in) or one configured in faithgate.yaml.
+        #[arg(long, default_value = "lexical")]
+        checker: String,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Confidence level of the Wilson intervals.
+        #[arg(long, default_value_t = 0.95)]
+        confidence: f64,
+        /// Write (or compare) one snapshot per suite and checker in this folder.
+        #[arg(long)]
+        snapshot: Option<PathBuf>,
+        /// With --snapshot: exit 1 when a snapshot changed (also when CI is set).
+        #[arg(long)]
+        check: bool,
+        /// Folder of mutator rule files (default: the built-in rules from mutators/).
+        #[arg(long)]
+        mutators: Option<PathBuf>,
+    },
+    /// List the mutants the rules generate for the suites.
+    Mutants {
+        #[arg(required = true)]
+        suites: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value_t = MutantFormat::Human)]
+        format: MutantFormat,
+        #[arg(long)]
+        mutators: Option<PathBuf>,
+    },
+    /// Manage snapshots.
+    Snapshot {
+        #[command(subcommand)]
+        action: SnapshotAction,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum MutantFormat {
+    Human,
+    /// A `reviews:` block to paste into the suite and edit.
+    Yaml,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum SnapshotAction {
+    /// Promote every `.snap.new` in the folder over its `.snap`.
+    Accept {
+        #[arg(default_value = "snapshots")]
+        dir: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code.code()),
+        Err(err) => {
+            let exit = err
+                .downcast_ref::<Error>()
+                .map(Error::exit)
+                .unwrap_or(Exit::Usage);
+            eprintln!("error: {err:#}");
+            ExitCode::from(exit.code())
+        }
+    }
+}
+
+fn color_on(choice: ColorChoice, terminal: bool) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    }
+}
+
+/// Loads every suite and its mutants before anything runs, so bad input writes nothing.
+fn load_all(paths: &[PathBuf], rules: &mutate::Rules) -> Result<Vec<(Suite, MutantSet)>, Error> {
+    paths
+        .iter()
+        .map(|p| {
+            let suite = Suite::load(p)?;
+            let set = mutate::generate(&suite, rules)?;
+            Ok((suite, set))
+        })
+        .collect()
+}
+
+fn run(cli: Cli) -> anyhow::Result<Exit> {
+    let config = Config::load(cli.config.as_deref())?;
+    let stdout_color = color_on(cli.color, std::io::stdout().is_terminal());
+    let stderr_color = color_on(cli.color, std::io::stderr().is_terminal());
+    match cli.command {
+        Command::Run {
+            suites,
+            checker,
+            format,
+            confidence,
+            snapshot,
+            check,
+            mutators,
+        } => {
+            if !(confidence > 0.0 && confidence < 1.0) {
+                return Err(Error::Usage(format!(
+                    "--confidence {confidence} must be between 0 and 1 (e.g. 0.95)"
+                ))
+                .into());
+            }
+            let rules = config.rules(mutators.as_deref())?;
+            let loaded = load_all(&suites, &rules)?;
+            let checker = config.checker(&checker)?;
+            let strict = check || std::env::var_os("CI").is_some_and(|v| !v.is_empty());
+            let mut exit = Exit::Ok;
+            let mut out = std::io::stdout().lock();
+            for (suite, set) in &loaded {
+                let bar = indicatif::ProgressBar::with_draw_target(
+                    None,
+                    indicatif::ProgressDrawTarget::stderr(),
+                );
+                bar.set_message(format!("{} · {}", suite.name, checker.name()));
+                let started = std::time::Instant::now();
+                let run = run_suite(suite, set, checker.as_ref(), &mut |done, total| {
+                    bar.set_length(total as u64);
+                    bar.set_position(done as u64);
+                });
+                bar.finish_and_clear();
+                eprintln!(
+                    "{}: scored {} cases with {} in {:.2?}",
+                    suite.name,
+                    run.results.len(),
+                    checker.name(),
+                    started.elapsed()
+                );
+                let summary = summarize(&run, confidence);
+                let text = match format {
+                    Format::Human => {
+                        report::human::render(&run, &summary, Paint { color: stdout_color })
+                    }
+                    Format::Json => report::json::render(&run, &summary),
+                    Format::Markdown => report::markdown::render(&run, &summary),
+                };
+                out.write_all(text.as_bytes()).context("writing the report")?;
+                if format == Format::Human && loaded.len() > 1 {
+                    writeln!(out)?;
+                }
+                if run.exit_code() == Exit::CheckerFailed {
+                    exit = Exit::CheckerFailed;
+                }
+                if let Some(dir) = &snapshot {
+                    match snapshot::write(dir, &run, strict, stderr_color)? {
+                        SnapshotStatus::Created(p) => eprintln!("snapshot written: {}", p.display()),
+                        SnapshotStatus::Unchanged(p) => eprintln!("snapshot unchanged: {}", p.display()),
+                        SnapshotStatus::Changed { path, new_path, diff } => {
+                            eprintln!(
+                                "snapshot changed: {} (new verdicts in {}; accept with `faithgate snapshot accept {}`)",
+                                path.display(),
+                                new_path.display(),
+                                dir.display()
+                            );
+                            eprint!("{diff}");
+                            if strict && exit == Exit::Ok {
+                                exit = Exit::GateFailed;
+                            }
+                        }
+                    }
+                }
+            }
+            Ok(exit)
+        }
+        Command::Mutants {
+            suites,
+            format,
+            mutators,
+        } => {
+            let rules = config.rules(mutators.as_deref())?;
+            let loaded = load_all(&suites, &rules)?;
+            let mut out = String::new();
+            for (suite, set) in &loaded {
+                match format {
+                    MutantFormat::Yaml => {
+                        out.push_str(&format!("# {} ({})\n", suite.name, suite.path.display()));
+                        out.push_str(&mutate::reviews_yaml(suite, set));
+                    }
+                    MutantFormat::Json => {
+                        out.push_str(&serde_json::json!({
+                            "suite": suite.name,
+                            "mutants": set.mutants,
+                            "operators_without_mutants": set.empty_operators,
+                        }).to_string());
+                        out.push('\n');
+                    }
+                    MutantFormat::Human => out.push_str(&mutants_table(suite, set)),
+                }
+            }
+            print!("{out}");
+            Ok(Exit::Ok)
+        }
+        Command::Snapshot {
+            action: SnapshotAction::Accept { dir },
+        } => {
+            let done = snapshot::accept(&dir)?;
+            if done.is_empty() {
+                println!("no .snap.new files in {}", dir.display());
+            }
+            for p in done {
+                println!("accepted {}", p.display());
+            }
+            Ok(Exit::Ok)
+        }
+    }
+}
+
+fn mutants_table(suite: &Suite, set: &MutantSet) -> String {
+    let mut o = format!("{} ({})\n", suite.name, suite.path.display());
+    let counts: Vec<String> = set
+        .counts()
+        .iter()
+        .map(|(op, n)| format!("{op} {n}"))
+        .collect();
+    o.push_str(&format!("{} mutants: {}\n", set.mutants.len(), counts.join(", ")));
+    for op in &set.empty_operators {
+        o.push_str(&format!("note: {op} produced no mutant on this suite (no claim matches its rules)\n"));
+    }
+    o.push_str(&format!(
+        "{:<11} {:<18} {:<7} {:<11} {}\n",
+        "id", "operator", "parent", "review", "text"
+    ));
+    for m in &set.mutants {
+        o.push_str(&format!(
+            "{:<11} {:<18} {:<7} {:<11} {}\n",
+            m.id,
+            m.operator,
+            m.parent,
+            m.review.as_str(),
+            m.text
+        ));
+    }
+    o
+}
+

@@ -1,0 +1,140 @@
+//! `entity_swap`: exchange a named entity for another member of its suite entity group.
+
+use super::rules::{Alternatives, EntitySwapRules};
+use super::{find_word, Mutator};
+use crate::suite::EntityGroup;
+
+pub struct EntitySwap {
+    rules: EntitySwapRules,
+}
+
+impl EntitySwap {
+    pub fn new(rules: EntitySwapRules) -> Self {
+        EntitySwap { rules }
+    }
+
+    /// Rewrites the text with `from` and `to` exchanged (whole words), fixing the article
+    /// before each rewritten name.
+    fn exchange(&self, text: &str, from: &str, to: &str) -> String {
+        let mut out = String::with_capacity(text.len() + 16);
+        let mut i = 0;
+        while i < text.len() {
+            let hit = [(from, to), (to, from)]
+                .into_iter()
+                .filter_map(|(a, b)| find_word(text, a, i).map(|at| (at, a, b)))
+                .min_by_key(|(at, a, _)| (*at, usize::MAX - a.len()));
+            let Some((at, a, b)) = hit else { break };
+            out.push_str(&text[i..at]);
+            self.fix_article(&mut out, b);
+            out.push_str(b);
+            i = at + a.len();
+        }
+        out.push_str(&text[i.min(text.len())..]);
+        out
+    }
+
+    fn fix_article(&self, out: &mut String, next: &str) {
+        let Some(articles) = &self.rules.articles else {
+            return;
+        };
+        let trimmed = out.trim_end_matches(' ');
+        if trimmed.len() == out.len() {
+            return; // no space before the name: not preceded by a separate word
+        }
+        let word_start = trimmed
+            .rfind(|c: char| !c.is_alphabetic())
+            .map(|p| p + 1)
+            .unwrap_or(0);
+        let word = &trimmed[word_start..];
+        let lower = word.to_lowercase();
+        if lower != articles.before_vowel && lower != articles.before_consonant {
+            return;
+        }
+        let vowel = next
+            .chars()
+            .next()
+            .is_some_and(|c| self.rules.vowels.contains(c));
+        let mut article = if vowel {
+            articles.before_vowel.clone()
+        } else {
+            articles.before_consonant.clone()
+        };
+        if word.chars().next().is_some_and(char::is_uppercase) {
+            let mut c = article.chars();
+            article = c
+                .next()
+                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                .unwrap_or_default();
+        }
+        let spaces = out.len() - trimmed.len();
+        out.truncate(word_start);
+        out.push_str(&article);
+        out.push_str(&" ".repeat(spaces));
+    }
+}
+
+impl Mutator for EntitySwap {
+    fn name(&self) -> &'static str {
+        "entity_swap"
+    }
+
+    fn mutate(&self, claim: &str, entities: &[EntityGroup]) -> Vec<String> {
+        let mut out = Vec::new();
+        for group in entities {
+            let first = group
+                .members
+                .iter()
+                .enumerate()
+                .filter_map(|(i, m)| find_word(claim, m, 0).map(|at| (at, i)))
+                .min();
+            let Some((_, idx)) = first else { continue };
+            let n = group.members.len();
+            let targets: Vec<usize> = match self.rules.alternatives {
+                Alternatives::Next => vec![(idx + 1) % n],
+                Alternatives::All => (1..n).map(|k| (idx + k) % n).collect(),
+            };
+            for t in targets {
+                out.push(self.exchange(claim, &group.members[idx], &group.members[t]));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mutate::Rules;
+
+    fn plans() -> Vec<EntityGroup> {
+        vec![EntityGroup {
+            name: "plan".into(),
+            members: vec!["Team".into(), "Enterprise".into()],
+        }]
+    }
+
+    fn swap(s: &str) -> Vec<String> {
+        EntitySwap::new(Rules::builtin().entity_swap).mutate(s, &plans())
+    }
+
+    #[test]
+    fn the_article_follows_the_new_name() {
+        assert_eq!(
+            swap("The current month is not refunded when a Team plan is cancelled."),
+            vec!["The current month is not refunded when an Enterprise plan is cancelled."]
+        );
+    }
+
+    #[test]
+    fn two_named_members_are_exchanged() {
+        assert_eq!(
+            swap("SSO is on Enterprise, not Team."),
+            vec!["SSO is on Team, not Enterprise."]
+        );
+    }
+
+    #[test]
+    fn names_inside_other_words_are_left_alone() {
+        assert!(swap("Teams and Teamwork.").is_empty());
+    }
+}

@@ -1,0 +1,249 @@
+//! Mutation operators: known faults made from claims a person verified as faithful.
+//!
+//! Each operator lives in its own file and takes its words from a rule file (`mutators/*.yaml`,
+//! compiled in as the defaults; `--mutators DIR` reads another set). A mutant's id is a short
+//! hash of its operator, its parent claim id and its text, so the same mutant keeps its id across
+//! runs, suite reorderings and faithgate versions, and a person's review of it stays attached.
+
+mod dropped_condition;
+mod entity_swap;
+mod negation_flip;
+mod number_swap;
+pub mod rules;
+
+use crate::error::{Error, Result};
+use crate::suite::{EntityGroup, ReviewKind, Suite};
+pub use rules::Rules;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashSet};
+
+/// One mutation operator.
+pub trait Mutator {
+    /// The operator's name, which is also the fault type its mutants report under.
+    fn name(&self) -> &'static str;
+    /// Mutant texts for one claim; each differs from the claim. Empty when the operator does not
+    /// apply.
+    fn mutate(&self, claim: &str, entities: &[EntityGroup]) -> Vec<String>;
+}
+
+/// The names of the built-in operators, in report order.
+pub const OPERATORS: [&str; 4] = [
+    "number_swap",
+    "negation_flip",
+    "entity_swap",
+    "dropped_condition",
+];
+
+/// A person's review of a mutant, as the run sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "review", rename_all = "snake_case")]
+pub enum MutantReview {
+    /// A real fault: the checker should flag it.
+    Fault,
+    /// Still faithful; kept visible with the reason, never scored as a miss.
+    Equivalent { why: String },
+    /// Nobody has looked yet: counted apart from the rates.
+    Unreviewed,
+}
+
+impl MutantReview {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            MutantReview::Fault => "fault",
+            MutantReview::Equivalent { .. } => "equivalent",
+            MutantReview::Unreviewed => "unreviewed",
+        }
+    }
+}
+
+/// A generated fault.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Mutant {
+    pub id: String,
+    pub operator: &'static str,
+    /// The id of the faithful claim it was made from.
+    pub parent: String,
+    /// Index of the parent's context set in the suite.
+    #[serde(skip)]
+    pub context: usize,
+    pub text: String,
+    pub review: MutantReview,
+}
+
+/// All mutants of a suite, and which operators produced none.
+#[derive(Debug, Clone)]
+pub struct MutantSet {
+    pub mutants: Vec<Mutant>,
+    /// Operators that produced no mutant on this suite: reported, never silently absent.
+    pub empty_operators: Vec<&'static str>,
+}
+
+impl MutantSet {
+    /// Mutant count per operator, in [`OPERATORS`] order.
+    pub fn counts(&self) -> Vec<(&'static str, usize)> {
+        OPERATORS
+            .iter()
+            .map(|op| (*op, self.mutants.iter().filter(|m| m.operator == *op).count()))
+            .collect()
+    }
+}
+
+/// The stable id of a mutant: `m-` and the first 8 hex digits of a SHA-256 over the operator,
+/// the parent claim id and the mutant text.
+pub fn mutant_id(operator: &str, parent_id: &str, text: &str) -> String {
+    let mut h = Sha256::new();
+    for part in [operator, parent_id, text] {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    let digest = h.finalize();
+    let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    format!("m-{hex}")
+}
+
+/// The operators built from a rule set, in [`OPERATORS`] order.
+pub fn operators(rules: &Rules) -> Vec<Box<dyn Mutator + Send + Sync>> {
+    vec![
+        Box::new(number_swap::NumberSwap::new(rules.number_swap.clone())),
+        Box::new(negation_flip::NegationFlip::new(rules.negation_flip.clone())),
+        Box::new(entity_swap::EntitySwap::new(rules.entity_swap.clone())),
+        Box::new(dropped_condition::DroppedCondition::new(
+            rules.dropped_condition.clone(),
+        )),
+    ]
+}
+
+/// Generates every mutant of a suite's faithful claims and attaches the suite's reviews. A review
+/// of a mutant id the suite does not generate is an error naming its line.
+pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
+    let ops = operators(rules);
+    let mut mutants = Vec::new();
+    let mut seen = HashSet::new();
+    for (ci, ctx) in suite.contexts.iter().enumerate() {
+        for claim in &ctx.faithful {
+            for op in &ops {
+                for text in op.mutate(&claim.text, &suite.entities) {
+                    if text == claim.text || text.trim().is_empty() {
+                        continue;
+                    }
+                    let id = mutant_id(op.name(), &claim.id, &text);
+                    if !seen.insert(id.clone()) {
+                        continue; // the same edit reached twice (e.g. two matching patterns)
+                    }
+                    let review = match suite.reviews.get(&id) {
+                        None => MutantReview::Unreviewed,
+                        Some(r) => match r.kind {
+                            ReviewKind::Fault => MutantReview::Fault,
+                            ReviewKind::Equivalent => MutantReview::Equivalent {
+                                why: r.why.clone().unwrap_or_default(),
+                            },
+                        },
+                    };
+                    mutants.push(Mutant {
+                        id,
+                        operator: op.name(),
+                        parent: claim.id.clone(),
+                        context: ci,
+                        text,
+                        review,
+                    });
+                }
+            }
+        }
+    }
+    for (id, review) in &suite.reviews {
+        if !seen.contains(id) {
+            return Err(Error::input(
+                &suite.path,
+                review.line,
+                format!("the review of `{id}` names a mutant this suite does not generate"),
+                "its parent claim or the mutator rules changed, or the id has a typo; run `faithgate mutants SUITE --format yaml` for the current ids and remove or replace this review",
+            ));
+        }
+    }
+    let empty_operators = ops
+        .iter()
+        .map(|o| o.name())
+        .filter(|name| !mutants.iter().any(|m| m.operator == *name))
+        .collect();
+    Ok(MutantSet {
+        mutants,
+        empty_operators,
+    })
+}
+
+/// Renders a `reviews:` block a person can paste into the suite and edit. Existing reviews are
+/// kept; unreviewed mutants are proposed as `fault` with the text to check in a comment.
+pub fn reviews_yaml(suite: &Suite, set: &MutantSet) -> String {
+    let parents: BTreeMap<&str, &str> = suite
+        .contexts
+        .iter()
+        .flat_map(|c| c.faithful.iter())
+        .map(|c| (c.id.as_str(), c.text.as_str()))
+        .collect();
+    let mut out = String::from(
+        "# Paste under the suite's top level. Read each mutant: keep `fault` when it is a real error,\n# or write `equivalent` with a `why` when it is still supported by the passages.\nreviews:\n",
+    );
+    for m in &set.mutants {
+        out.push_str(&format!(
+            "  # {} of {} ({}): {}\n",
+            m.operator,
+            m.parent,
+            parents.get(m.parent.as_str()).copied().unwrap_or(""),
+            m.text
+        ));
+        match &m.review {
+            MutantReview::Equivalent { why } => out.push_str(&format!(
+                "  {}: {{review: equivalent, why: {}}}\n",
+                m.id,
+                serde_json::to_string(why).unwrap_or_default()
+            )),
+            MutantReview::Fault => out.push_str(&format!("  {}: {{review: fault}}\n", m.id)),
+            MutantReview::Unreviewed => {
+                out.push_str(&format!("  {}: {{review: fault}}  # unreviewed\n", m.id))
+            }
+        }
+    }
+    out
+}
+
+/// Replaces whole-word occurrences: `word` must not touch a letter or digit on either side.
+pub(crate) fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
+    let mut start = from;
+    while let Some(pos) = text[start..].find(word) {
+        let at = start + pos;
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+        if boundary(before) && boundary(after) {
+            return Some(at);
+        }
+        start = at + word.len().max(1);
+        while !text.is_char_boundary(start) {
+            start += 1;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mutant_ids_are_short_stable_hashes() {
+        let a = mutant_id("number_swap", "f01", "x");
+        assert_eq!(a, mutant_id("number_swap", "f01", "x"));
+        assert_ne!(a, mutant_id("negation_flip", "f01", "x"));
+        assert_eq!(a.len(), 10);
+        assert!(a.starts_with("m-"));
+    }
+
+    #[test]
+    fn whole_words_only() {
+        assert_eq!(find_word("cannot can", "can", 0), Some(7));
+        assert_eq!(find_word("is this", "is", 0), Some(0));
+        assert_eq!(find_word("this", "is", 0), None);
+    }
+}

@@ -1,0 +1,209 @@
+//! The terminal report: what a person reads after `faithgate run`. Writes to a `String` so
+//! tests can snapshot it.
+
+use super::{fmt_ci, fmt_rate, fmt_score, fmt_settings, Paint};
+use crate::mutate::MutantReview;
+use crate::run::{CaseKind, Outcome, SuiteRun};
+use crate::summary::Summary;
+use std::fmt::Write;
+
+fn trunc(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        s.chars().take(n - 1).collect::<String>() + "…"
+    }
+}
+
+/// Renders one suite's run.
+pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
+    let mut o = String::new();
+    let pct = (summary.confidence * 100.0).round();
+    let count = |k: CaseKind| run.results.iter().filter(|r| r.case.kind == k).count();
+    let review_count = |f: &dyn Fn(&MutantReview) -> bool| {
+        run.results
+            .iter()
+            .filter(|r| r.case.review.as_ref().is_some_and(f))
+            .count()
+    };
+    let _ = writeln!(
+        o,
+        "{} ({}) · checker {} ({}: {})",
+        paint.head(&run.suite),
+        run.suite_path,
+        run.checker,
+        run.checker_kind,
+        fmt_settings(&run.settings)
+    );
+    let _ = writeln!(
+        o,
+        "{} cases: {} verified claims, {} hard cases, {} mutants ({} faults, {} equivalent, {} unreviewed)",
+        run.results.len(),
+        count(CaseKind::Original),
+        count(CaseKind::HardCase),
+        count(CaseKind::Mutant),
+        review_count(&|r| *r == MutantReview::Fault),
+        review_count(&|r| matches!(r, MutantReview::Equivalent { .. })),
+        review_count(&|r| *r == MutantReview::Unreviewed),
+    );
+
+    let fa = &summary.false_alarms;
+    let _ = writeln!(o, "\n{}", paint.head("False alarms on verified claims"));
+    let _ = writeln!(
+        o,
+        "  {}/{}  rate {}  {pct}% CI {}",
+        fa.k,
+        fa.n,
+        fmt_rate(fa.rate),
+        fmt_ci(fa.ci_low, fa.ci_high)
+    );
+
+    let _ = writeln!(
+        o,
+        "\n{}",
+        paint.head(&format!(
+            "Catch rate per fault type ({pct}% Wilson intervals)"
+        ))
+    );
+    let _ = writeln!(
+        o,
+        "  {:<18} {:>7}  {:>5}  {:<13} {:>10}  {:>10}  {:>6}",
+        "fault type", "caught", "rate", "CI", "equivalent", "unreviewed", "errors"
+    );
+    for row in &summary.fault_types {
+        if row.mutants == 0 {
+            let _ = writeln!(
+                o,
+                "  {:<18} {}",
+                row.fault_type,
+                paint.dim("no mutants on this suite (no claim matches its rules)")
+            );
+            continue;
+        }
+        let unreviewed = if row.unreviewed > 0 {
+            format!("{} ({} flagged)", row.unreviewed, row.unreviewed_flagged)
+        } else {
+            "0".into()
+        };
+        let _ = writeln!(
+            o,
+            "  {:<18} {:>7}  {:>5}  {:<13} {:>10}  {:>10}  {:>6}",
+            row.fault_type,
+            format!("{}/{}", row.caught.k, row.caught.n),
+            fmt_rate(row.caught.rate),
+            fmt_ci(row.caught.ci_low, row.caught.ci_high),
+            row.equivalent,
+            unreviewed,
+            row.errors
+        );
+    }
+
+    let listed = |o: &mut String, title: &str, want: &dyn Fn(&crate::run::CaseResult) -> bool| {
+        let rows: Vec<_> = run.results.iter().filter(|r| want(r)).collect();
+        if rows.is_empty() {
+            return;
+        }
+        let _ = writeln!(o, "\n{}", paint.head(title));
+        for r in rows {
+            let (label, score, ev) = match &r.result {
+                Ok(v) => (
+                    v.label.as_str().to_string(),
+                    fmt_score(v.score),
+                    v.evidence.as_ref().map(|e| e.passage.clone()).unwrap_or_else(|| "-".into()),
+                ),
+                Err(_) => ("error".into(), "-".into(), "-".into()),
+            };
+            let origin = match (&r.case.fault_type, &r.case.parent) {
+                (Some(ft), Some(p)) => format!("{ft} of {p}"),
+                (Some(ft), None) => ft.clone(),
+                _ => r.case.kind.as_str().to_string(),
+            };
+            let _ = writeln!(
+                o,
+                "  {:<11} {:<26} {:<12} {:>5}  {:<8} {}",
+                r.case.id,
+                trunc(&origin, 26),
+                label,
+                score,
+                trunc(&ev, 8),
+                r.case.claim
+            );
+            if let Some(MutantReview::Equivalent { why }) = &r.case.review {
+                let _ = writeln!(o, "  {:<11} why: {}", "", why.trim());
+            }
+        }
+    };
+    listed(&mut o, "Missed faults", &|r| {
+        r.outcome == Outcome::Missed && r.case.kind == CaseKind::Mutant
+    });
+    listed(&mut o, "False alarms", &|r| {
+        r.outcome == Outcome::FalseAlarm && r.case.kind == CaseKind::Original
+    });
+    listed(&mut o, "Equivalent mutants (still faithful: listed, not scored)", &|r| {
+        matches!(r.case.review, Some(MutantReview::Equivalent { .. }))
+    });
+    listed(&mut o, "Unreviewed mutants (counted apart: review them in the suite)", &|r| {
+        r.case.review == Some(MutantReview::Unreviewed)
+    });
+
+    let hard: Vec<_> = run
+        .results
+        .iter()
+        .filter(|r| r.case.kind == CaseKind::HardCase)
+        .collect();
+    if !hard.is_empty() {
+        let ag = &summary.hard_cases_agree;
+        let _ = writeln!(
+            o,
+            "\n{} (the checker agrees with the person on {}/{})",
+            paint.head("Hard cases"),
+            ag.k,
+            ag.n
+        );
+        let _ = writeln!(
+            o,
+            "  {:<6} {:<22} {:<13} {:<13} {:>5}  {}",
+            "id", "type", "person", "checker", "score", "claim"
+        );
+        for r in hard {
+            let (label, score) = match &r.result {
+                Ok(v) => (v.label.as_str(), fmt_score(v.score)),
+                Err(_) => ("error", "-".into()),
+            };
+            let agree = matches!(r.outcome, Outcome::Passed | Outcome::Caught);
+            let shown = format!("{label:<13}");
+            let _ = writeln!(
+                o,
+                "  {:<6} {:<22} {:<13} {} {:>5}  {}",
+                r.case.id,
+                trunc(r.case.fault_type.as_deref().unwrap_or(""), 22),
+                r.case.expected.as_str(),
+                if agree { paint.good(&shown) } else { paint.bad(&shown) },
+                score,
+                r.case.claim
+            );
+        }
+    }
+
+    let errors: Vec<_> = run
+        .results
+        .iter()
+        .filter(|r| r.outcome == Outcome::Error)
+        .collect();
+    if !errors.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n{}",
+            paint.bad(&format!(
+                "Errors: the checker could not score {} case(s); they count in no rate and never as passes",
+                errors.len()
+            ))
+        );
+        for r in errors {
+            if let Err(e) = &r.result {
+                let _ = writeln!(o, "  {:<11} {}", r.case.id, e);
+            }
+        }
+    }
+    o
+}

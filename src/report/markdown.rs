@@ -1,0 +1,93 @@
+//! Markdown: a summary fit for a pull-request comment.
+
+use super::{fmt_ci, fmt_rate, fmt_score, fmt_settings};
+use crate::run::{CaseKind, Outcome, SuiteRun};
+use crate::summary::Summary;
+use std::fmt::Write;
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// Renders one suite's run as Markdown.
+pub fn render(run: &SuiteRun, summary: &Summary) -> String {
+    let mut o = String::new();
+    let pct = (summary.confidence * 100.0).round();
+    let _ = writeln!(
+        o,
+        "### faithgate: `{}` with checker `{}`\n\n{} ({})\n",
+        run.suite,
+        run.checker,
+        run.checker_kind,
+        fmt_settings(&run.settings)
+    );
+    let fa = &summary.false_alarms;
+    let _ = writeln!(o, "| measure | k/n | rate | {pct}% CI |\n|---|---|---|---|");
+    let _ = writeln!(
+        o,
+        "| false alarms on verified claims | {}/{} | {} | {} |",
+        fa.k,
+        fa.n,
+        fmt_rate(fa.rate),
+        fmt_ci(fa.ci_low, fa.ci_high)
+    );
+    for row in &summary.fault_types {
+        if row.mutants == 0 {
+            let _ = writeln!(o, "| {} caught | no mutants | - | - |", row.fault_type);
+            continue;
+        }
+        let _ = writeln!(
+            o,
+            "| {} caught | {}/{} | {} | {} |",
+            row.fault_type,
+            row.caught.k,
+            row.caught.n,
+            fmt_rate(row.caught.rate),
+            fmt_ci(row.caught.ci_low, row.caught.ci_high)
+        );
+    }
+    let missed: Vec<_> = run
+        .results
+        .iter()
+        .filter(|r| {
+            r.case.kind != CaseKind::HardCase
+                && matches!(r.outcome, Outcome::Missed | Outcome::FalseAlarm | Outcome::Error)
+                && !matches!(
+                    r.case.review,
+                    Some(crate::mutate::MutantReview::Equivalent { .. })
+                )
+        })
+        .collect();
+    if !missed.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n<details><summary>{} missed faults, false alarms and errors</summary>\n\n| id | fault type | outcome | verdict | score | claim |\n|---|---|---|---|---|---|",
+            missed.len()
+        );
+        for r in missed {
+            let (label, score) = match &r.result {
+                Ok(v) => (v.label.as_str(), fmt_score(v.score)),
+                Err(_) => ("error", "-".into()),
+            };
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} | {} |",
+                r.case.id,
+                r.case.fault_type.as_deref().unwrap_or("original"),
+                r.outcome.as_str(),
+                label,
+                score,
+                cell(&r.case.claim)
+            );
+        }
+        let _ = writeln!(o, "\n</details>");
+    }
+    if summary.errors > 0 {
+        let _ = writeln!(
+            o,
+            "\n**{} case(s) could not be scored** (counted in no rate, never as passes).",
+            summary.errors
+        );
+    }
+    o
+}

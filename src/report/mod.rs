@@ -1,0 +1,75 @@
+//! Reporters: turn a finished run into text. They never re-run a checker.
+
+pub mod human;
+pub mod json;
+pub mod markdown;
+
+use owo_colors::OwoColorize;
+
+/// Output format of `run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+    Markdown,
+}
+
+/// Colours for human output; off means plain text.
+#[derive(Debug, Clone, Copy)]
+pub struct Paint {
+    pub color: bool,
+}
+
+impl Paint {
+    pub fn good(&self, s: &str) -> String {
+        if self.color {
+            s.green().to_string()
+        } else {
+            s.to_string()
+        }
+    }
+    pub fn bad(&self, s: &str) -> String {
+        if self.color {
+            s.red().to_string()
+        } else {
+            s.to_string()
+        }
+    }
+    pub fn head(&self, s: &str) -> String {
+        if self.color {
+            s.bold().to_string()
+        } else {
+            s.to_string()
+        }
+    }
+    pub fn dim(&self, s: &str) -> String {
+        if self.color {
+            s.dimmed().to_string()
+        } else {
+            s.to_string()
+        }
+    }
+}
+
+/// `0.xx`, or `-` when there is no rate.
+pub fn fmt_rate(r: Option<f64>) -> String {
+    r.map(|x| format!("{x:.2}")).unwrap_or_else(|| "-".into())
+}
+
+/// `[lo, hi]` to two decimals.
+pub fn fmt_ci(lo: f64, hi: f64) -> String {
+    format!("[{lo:.2}, {hi:.2}]")
+}
+
+/// A score to three decimals, or `-`.
+pub fn fmt_score(s: Option<f64>) -> String {
+    s.map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into())
+}
+
+/// Settings as `k=v, k=v`.
+pub fn fmt_settings(s: &std::collections::BTreeMap<String, String>) -> String {
+    s.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,266 @@
+//! Drives a checker over a suite's cases and turns verdicts into outcomes.
+//!
+//! The checker sees claims and passages only; the expected label stays here.
+
+use crate::check::{CheckInput, CheckResult, Checker, ClaimToCheck};
+use crate::error::Exit;
+use crate::mutate::{MutantReview, MutantSet};
+use crate::suite::{HumanLabel, Suite};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// What kind of case a claim is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CaseKind {
+    /// A claim a person verified as faithful.
+    Original,
+    /// A labelled claim with a case type.
+    HardCase,
+    /// A generated fault.
+    Mutant,
+}
+
+impl CaseKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CaseKind::Original => "original",
+            CaseKind::HardCase => "hard_case",
+            CaseKind::Mutant => "mutant",
+        }
+    }
+}
+
+/// What a person expects the checker to say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Expected {
+    Supported,
+    Contradicted,
+    NotFound,
+    Misleading,
+    /// Any verdict other than `supported` (a mutant that is a fault, or not yet reviewed).
+    Flagged,
+}
+
+impl Expected {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Expected::Supported => "supported",
+            Expected::Contradicted => "contradicted",
+            Expected::NotFound => "not_found",
+            Expected::Misleading => "misleading",
+            Expected::Flagged => "flagged",
+        }
+    }
+
+    /// A faithful case (the checker should pass it) rather than a fault.
+    pub fn faithful(self) -> bool {
+        self == Expected::Supported
+    }
+}
+
+impl From<HumanLabel> for Expected {
+    fn from(l: HumanLabel) -> Self {
+        match l {
+            HumanLabel::Supported => Expected::Supported,
+            HumanLabel::Contradicted => Expected::Contradicted,
+            HumanLabel::NotFound => Expected::NotFound,
+            HumanLabel::Misleading => Expected::Misleading,
+        }
+    }
+}
+
+/// One claim to check and what a person says it is.
+#[derive(Debug, Clone, Serialize)]
+pub struct Case {
+    pub id: String,
+    pub kind: CaseKind,
+    /// Operator name for mutants, case type for hard cases.
+    pub fault_type: Option<String>,
+    pub claim: String,
+    pub expected: Expected,
+    /// The faithful claim a mutant was made from.
+    pub parent: Option<String>,
+    /// Mutants only.
+    pub review: Option<MutantReview>,
+    #[serde(skip)]
+    pub context: usize,
+}
+
+/// How a case came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// A faithful case the checker supported.
+    Passed,
+    /// A faithful case the checker flagged.
+    FalseAlarm,
+    /// A fault the checker flagged.
+    Caught,
+    /// A fault the checker supported.
+    Missed,
+    /// The checker could not score the case. Never a pass.
+    Error,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::FalseAlarm => "false_alarm",
+            Outcome::Caught => "caught",
+            Outcome::Missed => "missed",
+            Outcome::Error => "error",
+        }
+    }
+
+    pub fn of(expected: Expected, result: &CheckResult) -> Outcome {
+        match result {
+            Err(_) => Outcome::Error,
+            Ok(v) => match (expected.faithful(), v.label.flagged()) {
+                (true, false) => Outcome::Passed,
+                (true, true) => Outcome::FalseAlarm,
+                (false, true) => Outcome::Caught,
+                (false, false) => Outcome::Missed,
+            },
+        }
+    }
+}
+
+/// A case with its verdict and outcome.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    pub case: Case,
+    pub result: CheckResult,
+    pub outcome: Outcome,
+}
+
+/// Everything one checker said about one suite.
+#[derive(Debug, Clone)]
+pub struct SuiteRun {
+    pub suite: String,
+    pub suite_path: String,
+    pub checker: String,
+    pub checker_kind: String,
+    pub settings: BTreeMap<String, String>,
+    pub results: Vec<CaseResult>,
+    /// Mutant count per operator.
+    pub operator_counts: Vec<(&'static str, usize)>,
+    /// Operators that produced no mutant on this suite.
+    pub empty_operators: Vec<&'static str>,
+}
+
+impl SuiteRun {
+    /// Number of cases the checker could not score.
+    pub fn errors(&self) -> usize {
+        self.results
+            .iter()
+            .filter(|r| r.outcome == Outcome::Error)
+            .count()
+    }
+
+    /// 3 when the checker failed on any case, else 0.
+    pub fn exit_code(&self) -> Exit {
+        if self.errors() > 0 {
+            Exit::CheckerFailed
+        } else {
+            Exit::Ok
+        }
+    }
+}
+
+/// The cases of a suite: originals, then hard cases, then mutants, each in suite order.
+pub fn cases(suite: &Suite, mutants: &MutantSet) -> Vec<Case> {
+    let mut out = Vec::new();
+    for (ci, ctx) in suite.contexts.iter().enumerate() {
+        for f in &ctx.faithful {
+            out.push(Case {
+                id: f.id.clone(),
+                kind: CaseKind::Original,
+                fault_type: None,
+                claim: f.text.clone(),
+                expected: Expected::Supported,
+                parent: None,
+                review: None,
+                context: ci,
+            });
+        }
+    }
+    for (ci, ctx) in suite.contexts.iter().enumerate() {
+        for h in &ctx.hard_cases {
+            out.push(Case {
+                id: h.id.clone(),
+                kind: CaseKind::HardCase,
+                fault_type: Some(h.case_type.clone()),
+                claim: h.text.clone(),
+                expected: h.label.into(),
+                parent: None,
+                review: None,
+                context: ci,
+            });
+        }
+    }
+    for m in &mutants.mutants {
+        out.push(Case {
+            id: m.id.clone(),
+            kind: CaseKind::Mutant,
+            fault_type: Some(m.operator.to_string()),
+            claim: m.text.clone(),
+            expected: match m.review {
+                MutantReview::Equivalent { .. } => Expected::Supported,
+                _ => Expected::Flagged,
+            },
+            parent: Some(m.parent.clone()),
+            review: Some(m.review.clone()),
+            context: m.context,
+        });
+    }
+    out
+}
+
+/// Runs a checker over every case of a suite. `progress` gets (done, total).
+pub fn run_suite(
+    suite: &Suite,
+    mutants: &MutantSet,
+    checker: &dyn Checker,
+    progress: &mut dyn FnMut(usize, usize),
+) -> SuiteRun {
+    let cases = cases(suite, mutants);
+    let total = cases.len();
+    let input = CheckInput {
+        contexts: &suite.contexts,
+        entities: &suite.entities,
+        claims: cases
+            .iter()
+            .map(|c| ClaimToCheck {
+                context: c.context,
+                text: &c.claim,
+            })
+            .collect(),
+    };
+    let mut verdicts = checker.check(&input, &mut |done| progress(done, total));
+    // a checker that returns too few verdicts has failed on the rest: never a silent pass
+    verdicts.resize_with(total, || {
+        Err("the checker returned no verdict for this case".to_string())
+    });
+    let results: Vec<CaseResult> = cases
+        .into_iter()
+        .zip(verdicts)
+        .map(|(case, result)| CaseResult {
+            outcome: Outcome::of(case.expected, &result),
+            case,
+            result,
+        })
+        .collect();
+    SuiteRun {
+        suite: suite.name.clone(),
+        suite_path: suite.path.display().to_string(),
+        checker: checker.name().to_string(),
+        checker_kind: checker.kind().to_string(),
+        settings: checker.settings(),
+        results,
+        operator_counts: mutants.counts(),
+        empty_operators: mutants.empty_operators.clone(),
+    }
+}

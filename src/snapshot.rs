@@ -1,0 +1,151 @@
+//! Snapshots: every verdict of a run in a stable text file, for review and diffing.
+//!
+//! A snapshot is a small YAML header and one tab-separated line per case, sorted by kind and id,
+//! with no timestamps, so two runs that agree give byte-identical files. A changed snapshot is
+//! written beside the old one as `.snap.new` and promoted by `faithgate snapshot accept`.
+
+use crate::error::{Error, Result};
+use crate::report::{fmt_score, fmt_settings};
+use crate::run::SuiteRun;
+use owo_colors::OwoColorize;
+use similar::{ChangeTag, TextDiff};
+use std::path::{Path, PathBuf};
+
+/// The snapshot text of a run.
+pub fn render(run: &SuiteRun) -> String {
+    let mut out = String::new();
+    out.push_str("# faithgate snapshot: one line per case; review changes, then `faithgate snapshot accept`\n");
+    out.push_str(&format!("suite: {}\n", run.suite));
+    out.push_str(&format!("checker: {}\n", run.checker));
+    out.push_str(&format!("kind: {}\n", run.checker_kind));
+    out.push_str(&format!("settings: {{{}}}\n", fmt_settings(&run.settings)));
+    out.push_str("columns: id, kind, fault_type, expected, verdict, score, evidence, claim\n---\n");
+    let mut rows: Vec<_> = run.results.iter().collect();
+    rows.sort_by(|a, b| (a.case.kind, &a.case.id).cmp(&(b.case.kind, &b.case.id)));
+    for r in rows {
+        let (verdict, score, evidence) = match &r.result {
+            Ok(v) => (
+                v.label.as_str().to_string(),
+                fmt_score(v.score),
+                v.evidence
+                    .as_ref()
+                    .map(|e| e.passage.clone())
+                    .unwrap_or_else(|| "-".into()),
+            ),
+            Err(_) => ("error".into(), "-".into(), "-".into()),
+        };
+        out.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+            r.case.id,
+            r.case.kind.as_str(),
+            r.case.fault_type.as_deref().unwrap_or("-"),
+            r.case.expected.as_str(),
+            verdict,
+            score,
+            evidence,
+            r.case.claim.replace(['\t', '\n'], " ")
+        ));
+    }
+    out
+}
+
+/// The file name of a suite's snapshot under a checker.
+pub fn file_name(suite: &str, checker: &str) -> String {
+    let safe = |s: &str| {
+        s.chars()
+            .map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+            .collect::<String>()
+    };
+    format!("{}.{}.snap", safe(suite), safe(checker))
+}
+
+/// What writing a snapshot found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SnapshotStatus {
+    /// No snapshot existed; this one was written.
+    Created(PathBuf),
+    /// The snapshot on disk matches.
+    Unchanged(PathBuf),
+    /// The snapshot differs (or is missing under `--check`): the new one is at `new_path`.
+    Changed {
+        path: PathBuf,
+        new_path: PathBuf,
+        diff: String,
+    },
+}
+
+/// Writes or compares the snapshot of a run in `dir`. With `strict` (`--check` or `CI` set) a
+/// missing snapshot is a change, not a creation.
+pub fn write(dir: &Path, run: &SuiteRun, strict: bool, color: bool) -> Result<SnapshotStatus> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let path = dir.join(file_name(&run.suite, &run.checker));
+    let new_path = path.with_extension("snap.new");
+    let text = render(run);
+    let old = match std::fs::read_to_string(&path) {
+        Ok(s) => Some(s),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io(&path, e)),
+    };
+    match old {
+        Some(old) if old == text => {
+            // a stale .snap.new from an earlier change no longer applies
+            let _ = std::fs::remove_file(&new_path);
+            Ok(SnapshotStatus::Unchanged(path))
+        }
+        None if !strict => {
+            std::fs::write(&path, &text).map_err(|e| Error::io(&path, e))?;
+            Ok(SnapshotStatus::Created(path))
+        }
+        old => {
+            let old = old.unwrap_or_default();
+            std::fs::write(&new_path, &text).map_err(|e| Error::io(&new_path, e))?;
+            Ok(SnapshotStatus::Changed {
+                diff: diff(&old, &text, &path, &new_path, color),
+                path,
+                new_path,
+            })
+        }
+    }
+}
+
+/// A unified diff of two snapshot texts, coloured when asked.
+pub fn diff(old: &str, new: &str, old_path: &Path, new_path: &Path, color: bool) -> String {
+    let d = TextDiff::from_lines(old, new);
+    let mut out = format!("--- {}\n+++ {}\n", old_path.display(), new_path.display());
+    for group in d.grouped_ops(1) {
+        for op in group {
+            for change in d.iter_changes(&op) {
+                let (sign, line) = match change.tag() {
+                    ChangeTag::Delete => ("-", format!("-{change}")),
+                    ChangeTag::Insert => ("+", format!("+{change}")),
+                    ChangeTag::Equal => (" ", format!(" {change}")),
+                };
+                let line = if line.ends_with('\n') { line } else { line + "\n" };
+                out.push_str(&match (color, sign) {
+                    (true, "-") => line.red().to_string(),
+                    (true, "+") => line.green().to_string(),
+                    _ => line,
+                });
+            }
+        }
+        out.push_str("@@\n");
+    }
+    out
+}
+
+/// Promotes every `.snap.new` in `dir` over its `.snap`; returns the promoted snapshots.
+pub fn accept(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    let mut news: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".snap.new"))
+        .collect();
+    news.sort();
+    let mut done = Vec::new();
+    for new in news {
+        let target = PathBuf::from(new.to_string_lossy().trim_end_matches(".new").to_string());
+        std::fs::rename(&new, &target).map_err(|e| Error::io(&new, e))?;
+        done.push(target);
+    }
+    Ok(done)
+}

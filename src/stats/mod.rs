@@ -1,0 +1,5 @@
+//! Statistics: pure functions, no I/O.
+
+pub mod wilson;
+
+pub use wilson::{wilson, Rate};

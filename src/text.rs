@@ -1,0 +1,321 @@
+//! Text helpers shared by the mutators, the sentence windows and the lexical checker:
+//! sentence splitting, word tokens with light stemming, and number reading.
+
+/// Splits text into sentences at `.`, `!` or `?` followed by whitespace and a capital letter,
+/// digit, quote or bracket. Common abbreviations ("e.g.", "i.e.", "etc.") do not end a sentence.
+pub fn split_sentences(text: &str) -> Vec<&str> {
+    const ABBREVIATIONS: [&str; 8] = ["e.g.", "i.e.", "etc.", "vs.", "Mr.", "Dr.", "Ms.", "No."];
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if matches!(b, b'.' | b'!' | b'?') {
+            let mut j = i + 1;
+            // closing quotes or brackets stay with the sentence they close
+            while j < bytes.len() && matches!(bytes[j], b'"' | b'\'' | b')' | b']') {
+                j += 1;
+            }
+            let mut k = j;
+            while k < bytes.len() && bytes[k].is_ascii_whitespace() {
+                k += 1;
+            }
+            let next_starts = k < bytes.len()
+                && k > j
+                && text[k..]
+                    .chars()
+                    .next()
+                    .map(|c| c.is_uppercase() || c.is_ascii_digit() || "\"'([€$£".contains(c))
+                    .unwrap_or(false);
+            let piece = &text[start..j];
+            let abbreviation = ABBREVIATIONS.iter().any(|a| piece.ends_with(a));
+            if next_starts && !abbreviation {
+                let s = piece.trim();
+                if !s.is_empty() {
+                    out.push(s);
+                }
+                start = k;
+                i = k;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    let s = text[start..].trim();
+    if !s.is_empty() {
+        out.push(s);
+    }
+    out
+}
+
+/// A word of a text, as written and in normalised form.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Token {
+    /// Byte range in the source text.
+    pub start: usize,
+    pub end: usize,
+    /// Lower-cased, light-stemmed form used for matching.
+    pub norm: String,
+    /// The value when the token is a number (digits or a number word).
+    pub number: Option<NumberTag>,
+}
+
+/// A number read from text, with the unit marks that make two numbers comparable.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NumberTag {
+    pub value: f64,
+    pub percent: bool,
+    pub currency: Option<char>,
+}
+
+impl NumberTag {
+    /// Same quantity: equal value and the same percent and currency marks ("12 users" is not
+    /// "€12").
+    pub fn same_as(&self, other: &NumberTag) -> bool {
+        (self.value - other.value).abs() < 1e-9
+            && self.percent == other.percent
+            && self.currency == other.currency
+    }
+}
+
+/// Number words read as values by the checker (the mutators take theirs from rule files).
+const NUMBER_WORDS: [(&str, f64); 31] = [
+    ("zero", 0.0),
+    ("one", 1.0),
+    ("two", 2.0),
+    ("three", 3.0),
+    ("four", 4.0),
+    ("five", 5.0),
+    ("six", 6.0),
+    ("seven", 7.0),
+    ("eight", 8.0),
+    ("nine", 9.0),
+    ("ten", 10.0),
+    ("eleven", 11.0),
+    ("twelve", 12.0),
+    ("thirteen", 13.0),
+    ("fourteen", 14.0),
+    ("fifteen", 15.0),
+    ("sixteen", 16.0),
+    ("seventeen", 17.0),
+    ("eighteen", 18.0),
+    ("nineteen", 19.0),
+    ("twenty", 20.0),
+    ("thirty", 30.0),
+    ("forty", 40.0),
+    ("fifty", 50.0),
+    ("sixty", 60.0),
+    ("seventy", 70.0),
+    ("eighty", 80.0),
+    ("ninety", 90.0),
+    ("hundred", 100.0),
+    ("thousand", 1000.0),
+    ("million", 1_000_000.0),
+];
+
+fn number_word(word: &str) -> Option<f64> {
+    NUMBER_WORDS
+        .iter()
+        .find(|(w, _)| *w == word)
+        .map(|(_, v)| *v)
+}
+
+const CURRENCY: &str = "€$£¥";
+
+/// Splits text into tokens: runs of letters and digits (with inner `.`/`,` between digits and
+/// inner apostrophes or hyphens between letters). Currency signs before and `%` after a number
+/// are folded into its [`NumberTag`]; digits glued to letters ("S3", "p-2071") stay words.
+pub fn tokenize(text: &str) -> Vec<Token> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let (start, c) = chars[i];
+        if !c.is_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        while j < chars.len() {
+            let ch = chars[j].1;
+            if ch.is_alphanumeric() {
+                j += 1;
+                continue;
+            }
+            let next_alnum = j + 1 < chars.len() && chars[j + 1].1.is_alphanumeric();
+            let prev = chars[j - 1].1;
+            let joins = match ch {
+                '.' | ',' => prev.is_ascii_digit() && next_alnum && chars[j + 1].1.is_ascii_digit(),
+                '\'' | '’' | '-' => prev.is_alphanumeric() && next_alnum,
+                _ => false,
+            };
+            if joins {
+                j += 2;
+            } else {
+                break;
+            }
+        }
+        let end = if j < chars.len() {
+            chars[j].0
+        } else {
+            text.len()
+        };
+        let raw = &text[start..end];
+        let all_numeric = raw
+            .chars()
+            .all(|ch| ch.is_ascii_digit() || ch == '.' || ch == ',');
+        let number = if all_numeric {
+            let value: Option<f64> = raw.replace(',', "").parse().ok();
+            value.map(|value| {
+                let currency = text[..start]
+                    .chars()
+                    .next_back()
+                    .filter(|ch| CURRENCY.contains(*ch));
+                let percent = text[end..].trim_start().starts_with('%')
+                    || text[end..].trim_start().starts_with("percent");
+                NumberTag {
+                    value,
+                    percent,
+                    currency,
+                }
+            })
+        } else {
+            number_word(&raw.to_lowercase()).map(|value| NumberTag {
+                value,
+                percent: text[end..].trim_start().starts_with("percent"),
+                currency: None,
+            })
+        };
+        let norm = match &number {
+            Some(n) => format_number(n.value),
+            None => stem(&raw.to_lowercase()),
+        };
+        out.push(Token {
+            start,
+            end,
+            norm,
+            number,
+        });
+        i = j;
+    }
+    out
+}
+
+/// Writes a number without a trailing `.0`.
+pub fn format_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        let s = format!("{v:.6}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// Light stemming: folds plural, past, gerund and `-able` endings and a doubled final consonant,
+/// so "cancelled", "cancels" and "cancel" meet, and so do "refunded" and "refundable". Applied
+/// the same way to claims and passages, so consistency matters more than linguistic accuracy.
+pub fn stem(word: &str) -> String {
+    let mut w: String = word
+        .trim_end_matches("'s")
+        .trim_end_matches("’s")
+        .to_string();
+    if w.chars().count() <= 3 {
+        return w;
+    }
+    for (suffix, replacement, min_left) in [
+        ("ies", "y", 3),
+        ("able", "", 4),
+        ("ing", "", 3),
+        ("ed", "", 3),
+        ("es", "", 4),
+        ("s", "", 3),
+        ("ly", "", 4),
+    ] {
+        if w.ends_with(suffix) && w.len() - suffix.len() >= min_left {
+            if suffix == "s" && (w.ends_with("ss") || w.ends_with("us")) {
+                continue;
+            }
+            w.truncate(w.len() - suffix.len());
+            w.push_str(replacement);
+            break;
+        }
+    }
+    if w.len() > 3 && w.ends_with('e') {
+        w.pop();
+    }
+    let b = w.as_bytes();
+    if b.len() > 3 && b[b.len() - 1] == b[b.len() - 2] && b[b.len() - 1].is_ascii_alphabetic() {
+        w.pop();
+    }
+    w
+}
+
+/// Tidies a claim after a piece was cut out: single spaces, no space before punctuation, and a
+/// capital first letter.
+pub fn tidy(text: &str) -> String {
+    let mut s = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for p in [" .", " ,", " ;", " :", " !", " ?"] {
+        while let Some(pos) = s.find(p) {
+            s.remove(pos);
+        }
+    }
+    while s.contains(",.") || s.contains(", .") {
+        s = s.replace(", .", ".").replace(",.", ".");
+    }
+    let s = s.trim().trim_start_matches([',', ';']).trim().to_string();
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().collect::<String>() + chars.as_str(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_split_at_terminal_punctuation_before_a_capital() {
+        let s = split_sentences(
+            "The Team plan costs €12 per user per month and includes up to 10 users. Single sign-on (SSO) is available only on the Enterprise plan.",
+        );
+        assert_eq!(s.len(), 2);
+        assert!(s[1].starts_with("Single"));
+    }
+
+    #[test]
+    fn abbreviations_and_decimals_do_not_end_sentences() {
+        let s = split_sentences("Pay e.g. by card. It costs 3.5 euros. Done");
+        assert_eq!(s, vec!["Pay e.g. by card.", "It costs 3.5 euros.", "Done"]);
+    }
+
+    #[test]
+    fn numbers_carry_currency_and_percent_and_glued_digits_stay_words() {
+        let t = tokenize("€12 per user, 50% off, S3 and p-2071, fifty GB, 1,200 seats");
+        let nums: Vec<_> = t.iter().filter_map(|t| t.number).collect();
+        assert_eq!(nums.len(), 4);
+        assert_eq!(nums[0].currency, Some('€'));
+        assert!(nums[1].percent);
+        assert_eq!(nums[2].value, 50.0);
+        assert_eq!(nums[3].value, 1200.0);
+        assert!(t.iter().any(|t| t.norm == "s3"));
+        assert!(t.iter().any(|t| t.norm == "p-2071"));
+    }
+
+    #[test]
+    fn stemming_meets_inflections_of_the_same_word() {
+        assert_eq!(stem("cancelled"), stem("cancel"));
+        assert_eq!(stem("refunded"), stem("refundable"));
+        assert_eq!(stem("plans"), stem("plan"));
+        assert_eq!(stem("expires"), stem("expire"));
+        assert_eq!(stem("expired"), stem("expire"));
+        assert_eq!(stem("billed"), stem("bill"));
+    }
+
+    #[test]
+    fn tidy_fixes_spacing_and_capitalises() {
+        assert_eq!(tidy("export links expire ."), "Export links expire.");
+        assert_eq!(tidy("a ,  b"), "A, b");
+    }
+}
