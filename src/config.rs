@@ -112,7 +112,12 @@ impl Config {
                 )));
             }
             let known: Vec<&str> = std::iter::once("lexical")
-                .chain(self.checkers.keys().map(String::as_str).filter(|k| *k != "lexical"))
+                .chain(
+                    self.checkers
+                        .keys()
+                        .map(String::as_str)
+                        .filter(|k| *k != "lexical"),
+                )
                 .collect();
             return Err(Error::Usage(format!(
                 "no checker named `{name}` (known: {}); configure it under `checkers:` in {}",
@@ -146,7 +151,9 @@ impl Config {
                     LexicalSettings {
                         threshold: c.threshold.unwrap_or(d.threshold),
                         topic_floor: c.topic_floor.unwrap_or(d.topic_floor),
-                        max_window_sentences: c.max_window_sentences.unwrap_or(d.max_window_sentences),
+                        max_window_sentences: c
+                            .max_window_sentences
+                            .unwrap_or(d.max_window_sentences),
                         indexed: true,
                     },
                 )))

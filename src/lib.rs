@@ -1,12 +1,12 @@
 //! faithgate tests the testers of RAG systems.
 pub mod check;
-pub mod error;
-pub mod suite;
-pub mod text;
-pub mod mutate;
-pub mod stats;
-pub mod run;
-pub mod summary;
-pub mod report;
 pub mod config;
+pub mod error;
+pub mod mutate;
+pub mod report;
+pub mod run;
 pub mod snapshot;
+pub mod stats;
+pub mod suite;
+pub mod summary;
+pub mod text;

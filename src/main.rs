@@ -15,7 +15,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "faithgate", version, about = "Tests the testers of RAG systems: how often a faithfulness checker raises false alarms, and which injected faults it catches")]
+#[command(
+    name = "faithgate",
+    version,
+    about = "Tests the testers of RAG systems: how often a faithfulness checker raises false alarms, and which injected faults it catches"
+)]
 struct Cli {
     /// When to colour output (NO_COLOR is honoured under `auto`).
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
@@ -175,13 +179,18 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
                 );
                 let summary = summarize(&run, confidence);
                 let text = match format {
-                    Format::Human => {
-                        report::human::render(&run, &summary, Paint { color: stdout_color })
-                    }
+                    Format::Human => report::human::render(
+                        &run,
+                        &summary,
+                        Paint {
+                            color: stdout_color,
+                        },
+                    ),
                     Format::Json => report::json::render(&run, &summary),
                     Format::Markdown => report::markdown::render(&run, &summary),
                 };
-                out.write_all(text.as_bytes()).context("writing the report")?;
+                out.write_all(text.as_bytes())
+                    .context("writing the report")?;
                 if format == Format::Human && loaded.len() > 1 {
                     writeln!(out)?;
                 }
@@ -190,9 +199,17 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
                 }
                 if let Some(dir) = &snapshot {
                     match snapshot::write(dir, &run, strict, stderr_color)? {
-                        SnapshotStatus::Created(p) => eprintln!("snapshot written: {}", p.display()),
-                        SnapshotStatus::Unchanged(p) => eprintln!("snapshot unchanged: {}", p.display()),
-                        SnapshotStatus::Changed { path, new_path, diff } => {
+                        SnapshotStatus::Created(p) => {
+                            eprintln!("snapshot written: {}", p.display())
+                        }
+                        SnapshotStatus::Unchanged(p) => {
+                            eprintln!("snapshot unchanged: {}", p.display())
+                        }
+                        SnapshotStatus::Changed {
+                            path,
+                            new_path,
+                            diff,
+                        } => {
                             eprintln!(
                                 "snapshot changed: {} (new verdicts in {}; accept with `faithgate snapshot accept {}`)",
                                 path.display(),
@@ -224,11 +241,14 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
                         out.push_str(&mutate::reviews_yaml(suite, set));
                     }
                     MutantFormat::Json => {
-                        out.push_str(&serde_json::json!({
-                            "suite": suite.name,
-                            "mutants": set.mutants,
-                            "operators_without_mutants": set.empty_operators,
-                        }).to_string());
+                        out.push_str(
+                            &serde_json::json!({
+                                "suite": suite.name,
+                                "mutants": set.mutants,
+                                "operators_without_mutants": set.empty_operators,
+                            })
+                            .to_string(),
+                        );
                         out.push('\n');
                     }
                     MutantFormat::Human => out.push_str(&mutants_table(suite, set)),
@@ -259,9 +279,15 @@ fn mutants_table(suite: &Suite, set: &MutantSet) -> String {
         .iter()
         .map(|(op, n)| format!("{op} {n}"))
         .collect();
-    o.push_str(&format!("{} mutants: {}\n", set.mutants.len(), counts.join(", ")));
+    o.push_str(&format!(
+        "{} mutants: {}\n",
+        set.mutants.len(),
+        counts.join(", ")
+    ));
     for op in &set.empty_operators {
-        o.push_str(&format!("note: {op} produced no mutant on this suite (no claim matches its rules)\n"));
+        o.push_str(&format!(
+            "note: {op} produced no mutant on this suite (no claim matches its rules)\n"
+        ));
     }
     o.push_str(&format!(
         "{:<11} {:<18} {:<7} {:<11} {}\n",
@@ -279,4 +305,3 @@ fn mutants_table(suite: &Suite, set: &MutantSet) -> String {
     }
     o
 }
-

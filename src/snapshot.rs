@@ -53,7 +53,13 @@ pub fn render(run: &SuiteRun) -> String {
 pub fn file_name(suite: &str, checker: &str) -> String {
     let safe = |s: &str| {
         s.chars()
-            .map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+            .map(|c| {
+                if c.is_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect::<String>()
     };
     format!("{}.{}.snap", safe(suite), safe(checker))
@@ -120,7 +126,11 @@ pub fn diff(old: &str, new: &str, old_path: &Path, new_path: &Path, color: bool)
                     ChangeTag::Insert => ("+", format!("+{change}")),
                     ChangeTag::Equal => (" ", format!(" {change}")),
                 };
-                let line = if line.ends_with('\n') { line } else { line + "\n" };
+                let line = if line.ends_with('\n') {
+                    line
+                } else {
+                    line + "\n"
+                };
                 out.push_str(&match (color, sign) {
                     (true, "-") => line.red().to_string(),
                     (true, "+") => line.green().to_string(),

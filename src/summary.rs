@@ -38,11 +38,7 @@ pub struct Summary {
     pub operators_without_mutants: Vec<String>,
 }
 
-fn rate<'a>(
-    results: impl Iterator<Item = &'a CaseResult>,
-    hit: Outcome,
-    confidence: f64,
-) -> Rate {
+fn rate<'a>(results: impl Iterator<Item = &'a CaseResult>, hit: Outcome, confidence: f64) -> Rate {
     let (mut k, mut n) = (0, 0);
     for r in results {
         if r.outcome == Outcome::Error {
@@ -74,8 +70,12 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
                     r.case.kind == CaseKind::Mutant && r.case.fault_type.as_deref() == Some(op)
                 })
                 .collect();
-            let review = |r: &&CaseResult| r.case.review.clone().unwrap_or(MutantReview::Unreviewed);
-            let faults = of_op.iter().filter(|r| review(r) == MutantReview::Fault).copied();
+            let review =
+                |r: &&CaseResult| r.case.review.clone().unwrap_or(MutantReview::Unreviewed);
+            let faults = of_op
+                .iter()
+                .filter(|r| review(r) == MutantReview::Fault)
+                .copied();
             let unreviewed: Vec<_> = of_op
                 .iter()
                 .filter(|r| review(r) == MutantReview::Unreviewed)

@@ -38,14 +38,30 @@ const STOPWORDS: &[&str] = &[
     "it", "its", "this", "that", "these", "those", "they", "them", "their", "there", "then",
     "than", "so", "if", "when", "which", "who", "whom", "what", "where", "all", "any", "each",
     "every", "can", "could", "will", "would", "shall", "should", "may", "might", "must", "do",
-    "does", "did", "has", "have", "had", "you", "your", "we", "our", "us", "i", "he", "she",
-    "his", "her", "only", "also", "just", "about", "after", "before", "within", "over", "under",
-    "across", "via", "s",
+    "does", "did", "has", "have", "had", "you", "your", "we", "our", "us", "i", "he", "she", "his",
+    "her", "only", "also", "just", "about", "after", "before", "within", "over", "under", "across",
+    "via", "s",
 ];
 
 const NEGATIONS: &[&str] = &[
-    "not", "no", "never", "cannot", "can't", "isn't", "aren't", "wasn't", "weren't", "won't",
-    "doesn't", "don't", "didn't", "mustn't", "shouldn't", "without", "none", "nor",
+    "not",
+    "no",
+    "never",
+    "cannot",
+    "can't",
+    "isn't",
+    "aren't",
+    "wasn't",
+    "weren't",
+    "won't",
+    "doesn't",
+    "don't",
+    "didn't",
+    "mustn't",
+    "shouldn't",
+    "without",
+    "none",
+    "nor",
 ];
 
 /// Settings of the lexical checker.
@@ -87,6 +103,26 @@ impl LexicalChecker {
     }
 }
 
+fn is_stopword(w: &str) -> bool {
+    static SET: std::sync::OnceLock<HashSet<&'static str>> = std::sync::OnceLock::new();
+    SET.get_or_init(|| STOPWORDS.iter().copied().collect())
+        .contains(w)
+}
+
+fn is_negation(w: &str) -> bool {
+    NEGATIONS.contains(&w) || w.ends_with("n't")
+}
+
+/// The index key of a number: value and marks, so only the same quantity matches.
+fn number_key(n: &NumberTag) -> String {
+    format!(
+        "#{}{}{}",
+        format_number(n.value),
+        n.currency.map(String::from).unwrap_or_default(),
+        if n.percent { "%" } else { "" }
+    )
+}
+
 /// A text read for matching.
 #[derive(Debug, Default)]
 struct Reading {
@@ -101,7 +137,7 @@ fn read(text: &str) -> Reading {
     let mut negate_next = false;
     for tok in tokenize(text) {
         let raw = text[tok.start..tok.end].to_lowercase().replace('’', "'");
-        if NEGATIONS.contains(&raw.as_str()) || raw.ends_with("n't") {
+        if is_negation(&raw) {
             negate_next = true;
             continue;
         }
@@ -109,7 +145,7 @@ fn read(text: &str) -> Reading {
             r.numbers.push(n);
             continue;
         }
-        if STOPWORDS.contains(&raw.as_str()) {
+        if is_stopword(&raw) {
             continue;
         }
         let e = r.polarity.entry(tok.norm.clone()).or_insert((false, false));
@@ -124,32 +160,68 @@ fn read(text: &str) -> Reading {
     r
 }
 
+impl Reading {
+    /// The matching terms: content words and number keys, without repeats.
+    fn terms(&self) -> Vec<String> {
+        let mut t: Vec<String> = self.content.iter().cloned().collect();
+        t.extend(self.numbers.iter().map(number_key));
+        t.sort();
+        t.dedup();
+        t
+    }
+}
+
+impl Reading {
+    /// Adds another text's reading to this one (a window is the union of its sentences).
+    fn merge(&mut self, other: &Reading) {
+        self.content.extend(other.content.iter().cloned());
+        self.numbers.extend(other.numbers.iter().copied());
+        for (w, (p, n)) in &other.polarity {
+            let e = self.polarity.entry(w.clone()).or_insert((false, false));
+            e.0 |= p;
+            e.1 |= n;
+        }
+    }
+}
+
 struct IndexedWindow {
     window: Window,
     reading: Reading,
-    /// Readings and raw text of the window's sentences.
-    sentences: Vec<(String, Reading)>,
+    /// The window's sentences, as a range of [`ContextIndex::sentences`].
+    sentences: std::ops::Range<usize>,
 }
 
 struct ContextIndex {
+    /// Every sentence of the context set, read once.
+    sentences: Vec<(String, Reading)>,
     windows: Vec<IndexedWindow>,
-    by_word: HashMap<String, Vec<usize>>,
+    /// Term (content word or number key) -> term id.
+    vocab: HashMap<String, u32>,
+    /// Term id -> windows containing it (the index).
+    postings: Vec<Vec<u32>>,
+    /// Window -> its sorted term ids (for the compare-every-window baseline).
+    window_terms: Vec<Vec<u32>>,
 }
 
 impl ContextIndex {
     fn build(ctx: &Context, max_sentences: usize) -> Self {
         let sents = passage_sentences(&ctx.passages);
+        let mut sentences: Vec<(String, Reading)> = Vec::new();
         let mut windows = Vec::new();
         for (pi, ps) in sents.iter().enumerate() {
+            let base = sentences.len();
+            sentences.extend(ps.iter().map(|s| (s.clone(), read(s))));
             for len in 1..=max_sentences.max(1) {
                 for first in 0..ps.len().saturating_sub(len - 1) {
                     let text = ps[first..first + len].join(" ");
+                    let range = base + first..base + first + len;
+                    let mut reading = Reading::default();
+                    for (_, r) in &sentences[range.clone()] {
+                        reading.merge(r);
+                    }
                     windows.push(IndexedWindow {
-                        reading: read(&text),
-                        sentences: ps[first..first + len]
-                            .iter()
-                            .map(|s| (s.clone(), read(s)))
-                            .collect(),
+                        reading,
+                        sentences: range,
                         window: Window {
                             passage: pi,
                             first,
@@ -160,13 +232,30 @@ impl ContextIndex {
                 }
             }
         }
-        let mut by_word: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut vocab: HashMap<String, u32> = HashMap::new();
+        let mut postings: Vec<Vec<u32>> = Vec::new();
+        let mut window_terms = Vec::with_capacity(windows.len());
         for (i, w) in windows.iter().enumerate() {
-            for word in &w.reading.content {
-                by_word.entry(word.clone()).or_default().push(i);
+            let mut ids = Vec::new();
+            for term in w.reading.terms() {
+                let next = vocab.len() as u32;
+                let id = *vocab.entry(term).or_insert(next);
+                if id as usize == postings.len() {
+                    postings.push(Vec::new());
+                }
+                postings[id as usize].push(i as u32);
+                ids.push(id);
             }
+            ids.sort_unstable();
+            window_terms.push(ids);
         }
-        ContextIndex { windows, by_word }
+        ContextIndex {
+            sentences,
+            windows,
+            vocab,
+            postings,
+            window_terms,
+        }
     }
 }
 
@@ -175,7 +264,11 @@ fn coverage(claim: &Reading, w: &Reading) -> f64 {
     if total == 0 {
         return 0.0;
     }
-    let words = claim.content.iter().filter(|c| w.content.contains(*c)).count();
+    let words = claim
+        .content
+        .iter()
+        .filter(|c| w.content.contains(*c))
+        .count();
     let nums = claim
         .numbers
         .iter()
@@ -188,6 +281,7 @@ fn conflicts(
     claim_text: &str,
     claim: &Reading,
     w: &IndexedWindow,
+    sentences: &[(String, Reading)],
     entities: &[EntityGroup],
 ) -> Vec<String> {
     let mut out = Vec::new();
@@ -220,8 +314,7 @@ fn conflicts(
         }
     }
     // the window sentence that best matches the claim decides entity conflicts
-    let best_sentence = w
-        .sentences
+    let best_sentence = sentences[w.sentences.clone()]
         .iter()
         .max_by(|a, b| {
             coverage(claim, &a.1)
@@ -232,7 +325,11 @@ fn conflicts(
         .map(|(s, _)| s.as_str())
         .unwrap_or("");
     for g in entities {
-        for named in g.members.iter().filter(|m| find_word(claim_text, m, 0).is_some()) {
+        for named in g
+            .members
+            .iter()
+            .filter(|m| find_word(claim_text, m, 0).is_some())
+        {
             if find_word(best_sentence, named, 0).is_some() {
                 continue;
             }
@@ -260,31 +357,41 @@ impl LexicalChecker {
         entities: &[EntityGroup],
     ) -> Verdict {
         let claim = read(text);
-        let candidates: Vec<usize> = if self.settings.indexed && !claim.content.is_empty() {
-            let mut c: Vec<usize> = claim
-                .content
-                .iter()
-                .filter_map(|w| index.by_word.get(w))
-                .flatten()
-                .copied()
-                .collect();
-            c.sort_unstable();
-            c.dedup();
-            c
-        } else {
-            (0..index.windows.len()).collect()
-        };
-        let best = candidates
+        let terms = claim.terms();
+        let total = terms.len();
+        // terms the context has never seen match no window but still count in the total
+        let ids: Vec<u32> = terms
             .iter()
-            .map(|&i| (i, coverage(&claim, &index.windows[i].reading)))
-            .filter(|(_, c)| *c > 0.0)
-            // highest coverage; on a tie the shorter window, then the earlier one
+            .filter_map(|t| index.vocab.get(t).copied())
+            .collect();
+        let mut counts = vec![0u32; index.windows.len()];
+        if self.settings.indexed {
+            for id in &ids {
+                for &w in &index.postings[*id as usize] {
+                    counts[w as usize] += 1;
+                }
+            }
+        } else {
+            for (w, wt) in index.window_terms.iter().enumerate() {
+                counts[w] = ids.iter().filter(|id| wt.binary_search(id).is_ok()).count() as u32;
+            }
+        }
+        let best = counts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            // most terms covered; on a tie the shorter window, then the earlier one
             .max_by(|(ia, ca), (ib, cb)| {
-                ca.partial_cmp(cb)
-                    .unwrap_or(std::cmp::Ordering::Equal)
-                    .then(index.windows[*ib].window.len.cmp(&index.windows[*ia].window.len))
+                ca.cmp(cb)
+                    .then(
+                        index.windows[*ib]
+                            .window
+                            .len
+                            .cmp(&index.windows[*ia].window.len),
+                    )
                     .then(ib.cmp(ia))
-            });
+            })
+            .map(|(i, c)| (i, *c as f64 / total.max(1) as f64));
         let Some((bi, cov)) = best else {
             return Verdict {
                 label: Label::NotFound,
@@ -294,12 +401,11 @@ impl LexicalChecker {
             };
         };
         let w = &index.windows[bi];
-        let found = conflicts(text, &claim, w, entities);
+        let found = conflicts(text, &claim, w, &index.sentences, entities);
         let evidence = Some(Evidence {
             passage: ctx.passages[w.window.passage].id.clone(),
             window: w.window.text.clone(),
         });
-        let total = claim.content.len() + claim.numbers.len();
         let covered = (cov * total as f64).round() as usize;
         let cover_note = format!("covers {covered}/{total} content words and numbers");
         if !found.is_empty() && cov >= self.settings.topic_floor {
@@ -429,8 +535,14 @@ mod tests {
 
     #[test]
     fn a_swapped_number_is_contradicted_and_a_number_word_is_read() {
-        assert_eq!(check("Each Team user gets 100 GB of storage.").label, Label::Contradicted);
-        assert_eq!(check("Each Team user gets fifty GB of storage.").label, Label::Supported);
+        assert_eq!(
+            check("Each Team user gets 100 GB of storage.").label,
+            Label::Contradicted
+        );
+        assert_eq!(
+            check("Each Team user gets fifty GB of storage.").label,
+            Label::Supported
+        );
     }
 
     #[test]
@@ -461,7 +573,10 @@ mod tests {
             entities: &e,
             claims: claims
                 .iter()
-                .map(|t| super::super::ClaimToCheck { context: 0, text: t })
+                .map(|t| super::super::ClaimToCheck {
+                    context: 0,
+                    text: t,
+                })
                 .collect(),
         };
         let fast = LexicalChecker::new("a", LexicalSettings::default()).check(&input, &mut |_| {});

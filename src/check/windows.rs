@@ -67,7 +67,14 @@ mod tests {
         let texts: Vec<_> = w.iter().map(|w| w.text.as_str()).collect();
         assert_eq!(
             texts,
-            vec!["One.", "Two.", "Three.", "One. Two.", "Two. Three.", "Four."]
+            vec![
+                "One.",
+                "Two.",
+                "Three.",
+                "One. Two.",
+                "Two. Three.",
+                "Four."
+            ]
         );
         assert!(w.iter().all(|w| !w.text.contains("Three. Four")));
     }

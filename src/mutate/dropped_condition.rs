@@ -57,7 +57,10 @@ mod tests {
             drop("Annual Enterprise contracts can be refunded in full within 14 days of signing."),
             vec!["Annual Enterprise contracts can be refunded in full."]
         );
-        assert_eq!(drop("Support replies within 24 hours."), vec!["Support replies."]);
+        assert_eq!(
+            drop("Support replies within 24 hours."),
+            vec!["Support replies."]
+        );
         assert_eq!(drop("Trials end after two weeks."), vec!["Trials end."]);
     }
 

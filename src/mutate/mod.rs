@@ -84,7 +84,12 @@ impl MutantSet {
     pub fn counts(&self) -> Vec<(&'static str, usize)> {
         OPERATORS
             .iter()
-            .map(|op| (*op, self.mutants.iter().filter(|m| m.operator == *op).count()))
+            .map(|op| {
+                (
+                    *op,
+                    self.mutants.iter().filter(|m| m.operator == *op).count(),
+                )
+            })
             .collect()
     }
 }
@@ -106,7 +111,9 @@ pub fn mutant_id(operator: &str, parent_id: &str, text: &str) -> String {
 pub fn operators(rules: &Rules) -> Vec<Box<dyn Mutator + Send + Sync>> {
     vec![
         Box::new(number_swap::NumberSwap::new(rules.number_swap.clone())),
-        Box::new(negation_flip::NegationFlip::new(rules.negation_flip.clone())),
+        Box::new(negation_flip::NegationFlip::new(
+            rules.negation_flip.clone(),
+        )),
         Box::new(entity_swap::EntitySwap::new(rules.entity_swap.clone())),
         Box::new(dropped_condition::DroppedCondition::new(
             rules.dropped_condition.clone(),

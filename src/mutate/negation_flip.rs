@@ -27,8 +27,14 @@ fn replace_first(text: &str, from: &str, to: &str) -> Option<String> {
         return Some(format!("{}{}{}", &text[..at], to, &text[at + from.len()..]));
     }
     let cap = capitalised(from);
-    find_word(text, &cap, 0)
-        .map(|at| format!("{}{}{}", &text[..at], capitalised(to), &text[at + cap.len()..]))
+    find_word(text, &cap, 0).map(|at| {
+        format!(
+            "{}{}{}",
+            &text[..at],
+            capitalised(to),
+            &text[at + cap.len()..]
+        )
+    })
 }
 
 impl Mutator for NegationFlip {
@@ -88,6 +94,9 @@ mod tests {
     #[test]
     fn flipping_twice_gives_back_the_claim() {
         let once = flip("Storage is pooled across the workspace.");
-        assert_eq!(flip(&once[0]), vec!["Storage is pooled across the workspace."]);
+        assert_eq!(
+            flip(&once[0]),
+            vec!["Storage is pooled across the workspace."]
+        );
     }
 }

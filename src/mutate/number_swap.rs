@@ -40,7 +40,7 @@ fn with_thousands(v: f64) -> String {
     let digits: Vec<char> = int.chars().collect();
     let mut out = String::new();
     for (i, c) in digits.iter().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(*c);
@@ -57,7 +57,9 @@ impl Mutator for NumberSwap {
         let mut out = Vec::new();
         for tok in tokenize(claim) {
             let raw = &claim[tok.start..tok.end];
-            let digits = raw.chars().all(|c| c.is_ascii_digit() || c == '.' || c == ',');
+            let digits = raw
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == ',');
             let value = if digits {
                 raw.replace(',', "").parse::<f64>().ok()
             } else {
@@ -121,10 +123,7 @@ mod tests {
     #[test]
     fn zero_falls_through_to_the_next_change_and_words_stay_words() {
         assert_eq!(op().mutate("It has 0 fees.", &[]), vec!["It has 1 fees."]);
-        assert_eq!(
-            op().mutate("Fifty users.", &[]),
-            vec!["Hundred users."]
-        );
+        assert_eq!(op().mutate("Fifty users.", &[]), vec!["Hundred users."]);
         assert_eq!(op().mutate("S3 and p-2071.", &[]), Vec::<String>::new());
     }
 }

@@ -133,7 +133,11 @@ impl Rules {
         fn one<T: for<'de> Deserialize<'de>>(dir: &Path, name: &str, text: &str) -> Result<T> {
             let path = dir.join(name);
             serde_yaml::from_str(text).map_err(|e| {
-                Error::from_yaml(&path, &e, "compare with the rule files shipped in mutators/")
+                Error::from_yaml(
+                    &path,
+                    &e,
+                    "compare with the rule files shipped in mutators/",
+                )
             })
         }
         let rules = Rules {
@@ -148,7 +152,10 @@ impl Rules {
                 return Err(Error::input(
                     &dir.join(FILES[3]),
                     None,
-                    format!("pattern `{}` is not a valid regular expression: {e}", p.name),
+                    format!(
+                        "pattern `{}` is not a valid regular expression: {e}",
+                        p.name
+                    ),
                     "fix the regex (Rust `regex` syntax: no look-around or back-references)",
                 ));
             }

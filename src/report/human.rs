@@ -109,7 +109,10 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
                 Ok(v) => (
                     v.label.as_str().to_string(),
                     fmt_score(v.score),
-                    v.evidence.as_ref().map(|e| e.passage.clone()).unwrap_or_else(|| "-".into()),
+                    v.evidence
+                        .as_ref()
+                        .map(|e| e.passage.clone())
+                        .unwrap_or_else(|| "-".into()),
                 ),
                 Err(_) => ("error".into(), "-".into(), "-".into()),
             };
@@ -139,12 +142,16 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
     listed(&mut o, "False alarms", &|r| {
         r.outcome == Outcome::FalseAlarm && r.case.kind == CaseKind::Original
     });
-    listed(&mut o, "Equivalent mutants (still faithful: listed, not scored)", &|r| {
-        matches!(r.case.review, Some(MutantReview::Equivalent { .. }))
-    });
-    listed(&mut o, "Unreviewed mutants (counted apart: review them in the suite)", &|r| {
-        r.case.review == Some(MutantReview::Unreviewed)
-    });
+    listed(
+        &mut o,
+        "Equivalent mutants (still faithful: listed, not scored)",
+        &|r| matches!(r.case.review, Some(MutantReview::Equivalent { .. })),
+    );
+    listed(
+        &mut o,
+        "Unreviewed mutants (counted apart: review them in the suite)",
+        &|r| r.case.review == Some(MutantReview::Unreviewed),
+    );
 
     let hard: Vec<_> = run
         .results
@@ -162,8 +169,8 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
         );
         let _ = writeln!(
             o,
-            "  {:<6} {:<22} {:<13} {:<13} {:>5}  {}",
-            "id", "type", "person", "checker", "score", "claim"
+            "  {:<6} {:<22} {:<13} {:<13} {:>5}  claim",
+            "id", "type", "person", "checker", "score"
         );
         for r in hard {
             let (label, score) = match &r.result {
@@ -178,7 +185,11 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
                 r.case.id,
                 trunc(r.case.fault_type.as_deref().unwrap_or(""), 22),
                 r.case.expected.as_str(),
-                if agree { paint.good(&shown) } else { paint.bad(&shown) },
+                if agree {
+                    paint.good(&shown)
+                } else {
+                    paint.bad(&shown)
+                },
                 score,
                 r.case.claim
             );

@@ -51,7 +51,10 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
         .iter()
         .filter(|r| {
             r.case.kind != CaseKind::HardCase
-                && matches!(r.outcome, Outcome::Missed | Outcome::FalseAlarm | Outcome::Error)
+                && matches!(
+                    r.outcome,
+                    Outcome::Missed | Outcome::FalseAlarm | Outcome::Error
+                )
                 && !matches!(
                     r.case.review,
                     Some(crate::mutate::MutantReview::Equivalent { .. })

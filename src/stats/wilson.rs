@@ -26,8 +26,16 @@ pub fn wilson(k: u64, n: u64, confidence: f64) -> (f64, f64) {
     let center = (p + z2 / (2.0 * n_f)) / denom;
     let half = z / denom * (p * (1.0 - p) / n_f + z2 / (4.0 * n_f * n_f)).sqrt();
     // exact ends where the data sit on them; clamp rounding dust elsewhere
-    let low = if k == 0 { 0.0 } else { (center - half).max(0.0) };
-    let high = if k == n { 1.0 } else { (center + half).min(1.0) };
+    let low = if k == 0 {
+        0.0
+    } else {
+        (center - half).max(0.0)
+    };
+    let high = if k == n {
+        1.0
+    } else {
+        (center + half).min(1.0)
+    };
     (low, high)
 }
 

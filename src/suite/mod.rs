@@ -86,7 +86,8 @@ impl Suite {
         let file: schema::SuiteFile =
             serde_yaml::from_str(text).map_err(|e| Error::from_yaml(path, &e, SCHEMA_HELP))?;
         let loc = locate::Locator::new(text);
-        let err = |line: Option<usize>, msg: String, help: &str| Error::input(path, line, msg, help);
+        let err =
+            |line: Option<usize>, msg: String, help: &str| Error::input(path, line, msg, help);
 
         if file.suite.trim().is_empty() {
             return Err(err(
@@ -102,7 +103,10 @@ impl Suite {
         {
             return Err(err(
                 loc.key("suite"),
-                format!("suite name `{}` has characters a file name cannot safely carry", file.suite),
+                format!(
+                    "suite name `{}` has characters a file name cannot safely carry",
+                    file.suite
+                ),
                 "use letters, digits, `-`, `_` and `.` only",
             ));
         }
@@ -127,10 +131,18 @@ impl Suite {
             let mut seen = HashSet::new();
             for m in members {
                 if m.trim().is_empty() {
-                    return Err(err(line, format!("entity group `{name}` has an empty name"), "remove it or write the name"));
+                    return Err(err(
+                        line,
+                        format!("entity group `{name}` has an empty name"),
+                        "remove it or write the name",
+                    ));
                 }
                 if !seen.insert(m) {
-                    return Err(err(line, format!("entity group `{name}` lists `{m}` twice"), "list each name once"));
+                    return Err(err(
+                        line,
+                        format!("entity group `{name}` lists `{m}` twice"),
+                        "list each name once",
+                    ));
                 }
             }
             entities.push(EntityGroup {
@@ -145,7 +157,11 @@ impl Suite {
         for c in file.contexts {
             let cline = loc.id(&c.id, 0);
             if c.id.trim().is_empty() {
-                return Err(err(cline, "a context set has an empty `id`".into(), "give every context set an id"));
+                return Err(err(
+                    cline,
+                    "a context set has an empty `id`".into(),
+                    "give every context set an id",
+                ));
             }
             if !context_ids.insert(c.id.clone()) {
                 return Err(err(
@@ -180,7 +196,11 @@ impl Suite {
             }
             let mut check_claim = |id: &str, claim: &str| -> Result<()> {
                 if id.trim().is_empty() {
-                    return Err(err(loc.id_after(id, cline, 0), "a claim has an empty `id`".into(), "give every claim an id"));
+                    return Err(err(
+                        loc.id_after(id, cline, 0),
+                        "a claim has an empty `id`".into(),
+                        "give every claim an id",
+                    ));
                 }
                 if !case_ids.insert(id.to_string()) {
                     return Err(err(
@@ -204,7 +224,11 @@ impl Suite {
             for h in &c.hard_cases {
                 check_claim(&h.id, &h.claim)?;
                 if h.case_type.trim().is_empty() {
-                    return Err(err(loc.id(&h.id, 0), format!("hard case `{}` has an empty `type`", h.id), "name the kind of case, e.g. `paraphrase`"));
+                    return Err(err(
+                        loc.id(&h.id, 0),
+                        format!("hard case `{}` has an empty `type`", h.id),
+                        "name the kind of case, e.g. `paraphrase`",
+                    ));
                 }
             }
             contexts.push(Context {
@@ -213,12 +237,18 @@ impl Suite {
                 passages: c
                     .passages
                     .into_iter()
-                    .map(|p| Passage { id: p.id, text: p.text.trim().to_string() })
+                    .map(|p| Passage {
+                        id: p.id,
+                        text: p.text.trim().to_string(),
+                    })
                     .collect(),
                 faithful: c
                     .faithful
                     .into_iter()
-                    .map(|f| Claim { id: f.id, text: f.claim.trim().to_string() })
+                    .map(|f| Claim {
+                        id: f.id,
+                        text: f.claim.trim().to_string(),
+                    })
                     .collect(),
                 hard_cases: c
                     .hard_cases

@@ -1,0 +1,420 @@
+//! End-to-end tests of the `faithgate` binary.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The binary, run from the repo root with no colour and no CI variable from the caller.
+fn faithgate() -> Command {
+    let mut c = Command::cargo_bin("faithgate").unwrap();
+    c.current_dir(root()).env_remove("CI").env("NO_COLOR", "1");
+    c
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = faithgate().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn the_larkspur_table_reads_as_the_seed_describes() {
+    let out = stdout_of(&["run", "suites/larkspur.yaml"]);
+    assert!(
+        out.contains("26 mutants (24 faults, 2 equivalent, 0 unreviewed)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("0/12  rate 0.00  95% CI [0.00, 0.24]"),
+        "{out}"
+    );
+    insta::assert_snapshot!("larkspur_lexical_human", out);
+}
+
+#[test]
+fn the_audit_logs_table_reports_operators_without_mutants() {
+    let out = stdout_of(&["run", "suites/audit-logs.yaml"]);
+    assert!(
+        out.contains("number_swap        no mutants on this suite"),
+        "{out}"
+    );
+    insta::assert_snapshot!("audit_logs_lexical_human", out);
+}
+
+#[test]
+fn json_output_has_cases_and_summary_with_intervals() {
+    let out = stdout_of(&["run", "suites/larkspur.yaml", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let cases = v["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 48);
+    let mutants = cases.iter().filter(|c| c["kind"] == "mutant").count();
+    assert_eq!(mutants, 26);
+    let equivalent = cases.iter().filter(|c| c["review"] == "equivalent").count();
+    assert_eq!(equivalent, 2);
+    for c in cases {
+        for key in [
+            "id", "kind", "claim", "expected", "verdict", "score", "evidence", "outcome",
+        ] {
+            assert!(c.get(key).is_some(), "case lacks {key}: {c}");
+        }
+    }
+    let fa = &v["summary"]["false_alarms"];
+    assert_eq!((fa["k"].as_u64(), fa["n"].as_u64()), (Some(0), Some(12)));
+    assert!((fa["ci_high"].as_f64().unwrap() - 0.2425).abs() < 1e-3);
+    let types = v["summary"]["fault_types"].as_array().unwrap();
+    let n: Vec<u64> = types.iter().map(|t| t["n"].as_u64().unwrap()).collect();
+    assert_eq!(n, vec![5, 8, 9, 2], "real faults per operator");
+    for t in types {
+        for key in ["fault_type", "k", "n", "rate", "ci_low", "ci_high"] {
+            assert!(t.get(key).is_some(), "fault type lacks {key}: {t}");
+        }
+    }
+}
+
+#[test]
+fn two_suites_give_two_json_lines() {
+    let out = stdout_of(&[
+        "run",
+        "suites/larkspur.yaml",
+        "suites/audit-logs.yaml",
+        "--format",
+        "json",
+    ]);
+    let names: Vec<String> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["suite"].to_string())
+        .collect();
+    assert_eq!(names, vec!["\"larkspur-help-center\"", "\"audit-logs\""]);
+}
+
+#[test]
+fn markdown_output_is_a_table_for_a_pull_request() {
+    let out = stdout_of(&["run", "suites/larkspur.yaml", "--format", "markdown"]);
+    assert!(
+        out.contains("| false alarms on verified claims | 0/12 | 0.00 | [0.00, 0.24] |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("| entity_swap caught | 9/9 | 1.00 | [0.70, 1.00] |"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_suite_from_a_new_domain_gets_mutants_of_all_four_kinds() {
+    let out = stdout_of(&["mutants", "tests/fixtures/clinic.yaml", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    for op in [
+        "number_swap",
+        "negation_flip",
+        "entity_swap",
+        "dropped_condition",
+    ] {
+        assert!(
+            v["mutants"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|m| m["operator"] == op),
+            "no {op} mutant: {out}"
+        );
+    }
+    assert_eq!(v["operators_without_mutants"].as_array().unwrap().len(), 0);
+    // its mutants are unreviewed, so the run counts them apart
+    let run = stdout_of(&["run", "tests/fixtures/clinic.yaml"]);
+    assert!(run.contains("Unreviewed mutants"), "{run}");
+}
+
+#[test]
+fn the_yaml_reviews_block_pastes_back_into_the_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let block = stdout_of(&["mutants", "tests/fixtures/clinic.yaml", "--format", "yaml"]);
+    let suite = std::fs::read_to_string(root().join("tests/fixtures/clinic.yaml")).unwrap();
+    let pasted = dir.path().join("clinic.yaml");
+    std::fs::write(&pasted, format!("{suite}{block}")).unwrap();
+    let out = stdout_of(&["run", pasted.to_str().unwrap()]);
+    assert!(
+        out.contains("10 mutants (10 faults, 0 equivalent, 0 unreviewed)"),
+        "{out}"
+    );
+}
+
+/// Writes `suite` to a temp file, runs it with a snapshot folder, and checks the error.
+fn bad_suite(suite: &str, line: usize, what: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.yaml");
+    std::fs::write(&path, suite).unwrap();
+    let snaps = dir.path().join("snaps");
+    let out = faithgate()
+        .args([
+            "run",
+            path.to_str().unwrap(),
+            "--snapshot",
+            snaps.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let at = format!("{}:{line}", path.display());
+    assert!(err.contains(&at), "expected {at} in: {err}");
+    assert!(err.contains(what), "expected {what:?} in: {err}");
+    assert!(err.contains("help:"), "no fix suggested: {err}");
+    assert!(out.stdout.is_empty(), "wrote a report for a bad suite");
+    assert!(!snaps.exists(), "wrote snapshots for a bad suite");
+}
+
+const GOOD: &str = "suite: s
+contexts:
+  - id: c
+    passages:
+      - {id: p, text: \"Refunds are issued within 14 days.\"}
+    faithful:
+      - {id: f1, claim: \"Refunds are issued within 14 days.\"}
+    hard_cases:
+      - {id: h1, type: paraphrase, claim: \"Refunds come in 14 days.\", label: supported}
+";
+
+#[test]
+fn an_unknown_key_is_an_error_naming_file_and_line() {
+    bad_suite(
+        &GOOD.replace("    faithful:", "    faithfull: []\n    faithful:"),
+        6,
+        "unknown field `faithfull`",
+    );
+}
+
+#[test]
+fn a_duplicate_id_is_an_error_naming_the_second_line() {
+    bad_suite(
+        &GOOD.replace("{id: h1,", "{id: f1,"),
+        9,
+        "claim id `f1` is used twice",
+    );
+}
+
+#[test]
+fn an_unknown_label_is_an_error_naming_its_line() {
+    bad_suite(
+        &GOOD.replace("label: supported", "label: true"),
+        9,
+        "unknown variant `true`",
+    );
+}
+
+#[test]
+fn an_empty_claim_is_an_error_naming_its_line() {
+    bad_suite(
+        &GOOD.replace(
+            "claim: \"Refunds are issued within 14 days.\"",
+            "claim: \"\"",
+        ),
+        7,
+        "claim `f1` is empty",
+    );
+}
+
+#[test]
+fn a_review_of_a_mutant_the_suite_does_not_generate_is_an_error() {
+    bad_suite(
+        &format!("{GOOD}reviews:\n  m-deadbeef: {{review: fault}}\n"),
+        11,
+        "names a mutant this suite does not generate",
+    );
+}
+
+#[test]
+fn a_missing_suite_file_is_a_usage_error() {
+    faithgate()
+        .args(["run", "suites/nope.yaml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("suites/nope.yaml"));
+}
+
+#[test]
+fn an_unknown_checker_is_a_usage_error() {
+    faithgate()
+        .args(["run", "suites/larkspur.yaml", "--checker", "nli"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no checker named `nli`"));
+}
+
+#[test]
+fn a_configured_checker_runs_under_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("faithgate.yaml");
+    std::fs::write(&cfg, "checkers:\n  strict:\n    kind: lexical\n    threshold: 1.0\n    max_window_sentences: 1\n").unwrap();
+    let out = stdout_of(&[
+        "--config",
+        cfg.to_str().unwrap(),
+        "run",
+        "suites/larkspur.yaml",
+        "--checker",
+        "strict",
+    ]);
+    assert!(
+        out.contains("checker strict (lexical: max_window_sentences=1, threshold=1"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_bad_config_names_its_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("faithgate.yaml");
+    std::fs::write(
+        &cfg,
+        "checkers:\n  strict:\n    kind: lexical\n    threshold: 3\n",
+    )
+    .unwrap();
+    faithgate()
+        .args([
+            "--config",
+            cfg.to_str().unwrap(),
+            "run",
+            "suites/larkspur.yaml",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!("{}:2", cfg.display())))
+        .stderr(predicate::str::contains("outside [0, 1]"));
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+#[test]
+fn the_committed_snapshots_match_the_shipped_suites() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("snapshots"), dir.path());
+    faithgate()
+        .args([
+            "run",
+            "suites/larkspur.yaml",
+            "suites/audit-logs.yaml",
+            "--snapshot",
+        ])
+        .arg(dir.path())
+        .arg("--check")
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("snapshot unchanged"));
+}
+
+#[test]
+fn a_changed_snapshot_is_written_beside_the_old_diffed_and_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("s.yaml");
+    std::fs::write(&suite, GOOD).unwrap();
+    let snaps = dir.path().join("snaps");
+    let run = |extra: &[&str]| {
+        let mut c = faithgate();
+        c.args([
+            "run",
+            suite.to_str().unwrap(),
+            "--snapshot",
+            snaps.to_str().unwrap(),
+        ]);
+        c.args(extra);
+        c.output().unwrap()
+    };
+    let first = run(&[]);
+    assert_eq!(first.status.code(), Some(0));
+    let snap = snaps.join("s.lexical.snap");
+    let before = std::fs::read_to_string(&snap).unwrap();
+    assert!(
+        before.contains(
+            "f1\toriginal\t-\tsupported\tsupported\t1.000\tp\tRefunds are issued within 14 days."
+        ),
+        "{before}"
+    );
+    assert!(
+        !before.contains("20"),
+        "no timestamps or durations: {before}"
+    );
+
+    // the same run again changes nothing
+    assert_eq!(run(&["--check"]).status.code(), Some(0));
+
+    // a changed passage changes verdicts: .snap.new beside the old, a diff, exit 1 under --check
+    std::fs::write(
+        &suite,
+        GOOD.replace(
+            "text: \"Refunds are issued within 14 days.\"",
+            "text: \"Refunds are issued within 30 days.\"",
+        ),
+    )
+    .unwrap();
+    let changed = run(&["--check"]);
+    let err = String::from_utf8_lossy(&changed.stderr);
+    assert_eq!(changed.status.code(), Some(1), "{err}");
+    assert!(err.contains("-f1\toriginal"), "{err}");
+    assert!(
+        err.contains("+f1\toriginal\t-\tsupported\tcontradicted"),
+        "{err}"
+    );
+    assert!(snaps.join("s.lexical.snap.new").exists());
+    assert_eq!(
+        std::fs::read_to_string(&snap).unwrap(),
+        before,
+        "the old snapshot is kept"
+    );
+
+    // CI in the environment gates like --check; without either the change only informs
+    let mut ci = faithgate();
+    ci.env("CI", "true").args([
+        "run",
+        suite.to_str().unwrap(),
+        "--snapshot",
+        snaps.to_str().unwrap(),
+    ]);
+    assert_eq!(ci.output().unwrap().status.code(), Some(1));
+    assert_eq!(run(&[]).status.code(), Some(0));
+
+    faithgate()
+        .args(["snapshot", "accept", snaps.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("accepted"));
+    assert!(!snaps.join("s.lexical.snap.new").exists());
+    assert_eq!(run(&["--check"]).status.code(), Some(0));
+}
+
+#[test]
+fn a_missing_snapshot_under_ci_fails_instead_of_passing_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    faithgate()
+        .env("CI", "1")
+        .args(["run", "suites/audit-logs.yaml", "--snapshot"])
+        .arg(dir.path())
+        .assert()
+        .code(1);
+    assert!(dir.path().join("audit-logs.lexical.snap.new").exists());
+    assert!(!dir.path().join("audit-logs.lexical.snap").exists());
+}
+
+#[test]
+fn colour_is_off_under_no_color_and_on_when_forced() {
+    let plain = stdout_of(&["run", "suites/audit-logs.yaml"]);
+    assert!(!plain.contains('\u{1b}'));
+    let out = faithgate()
+        .args(["--color", "always", "run", "suites/audit-logs.yaml"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains('\u{1b}'));
+}
