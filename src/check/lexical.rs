@@ -25,7 +25,7 @@
 //! "score at least the threshold". It is an honest baseline, not an NLI model: it cannot
 //! paraphrase, multiply or read across passages, and the report shows where that costs it.
 
-use super::windows::{passage_sentences, Window};
+use super::windows::{passage_sentences, windows_of, Window};
 use super::{CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
 use crate::mutate::find_word;
 use crate::suite::{Context, EntityGroup};
@@ -206,32 +206,29 @@ struct ContextIndex {
 impl ContextIndex {
     fn build(ctx: &Context, max_sentences: usize) -> Self {
         let sents = passage_sentences(&ctx.passages);
+        // every sentence is read once; a window's reading is the union of its sentences'
+        let mut starts = Vec::with_capacity(sents.len());
         let mut sentences: Vec<(String, Reading)> = Vec::new();
-        let mut windows = Vec::new();
-        for (pi, ps) in sents.iter().enumerate() {
-            let base = sentences.len();
+        for ps in &sents {
+            starts.push(sentences.len());
             sentences.extend(ps.iter().map(|s| (s.clone(), read(s))));
-            for len in 1..=max_sentences.max(1) {
-                for first in 0..ps.len().saturating_sub(len - 1) {
-                    let text = ps[first..first + len].join(" ");
-                    let range = base + first..base + first + len;
-                    let mut reading = Reading::default();
-                    for (_, r) in &sentences[range.clone()] {
-                        reading.merge(r);
-                    }
-                    windows.push(IndexedWindow {
-                        reading,
-                        sentences: range,
-                        window: Window {
-                            passage: pi,
-                            first,
-                            len,
-                            text,
-                        },
-                    });
-                }
-            }
         }
+        let windows: Vec<IndexedWindow> = windows_of(&sents, max_sentences)
+            .into_iter()
+            .map(|window| {
+                let first = starts[window.passage] + window.first;
+                let range = first..first + window.len;
+                let mut reading = Reading::default();
+                for (_, r) in &sentences[range.clone()] {
+                    reading.merge(r);
+                }
+                IndexedWindow {
+                    window,
+                    reading,
+                    sentences: range,
+                }
+            })
+            .collect();
         let mut vocab: HashMap<String, u32> = HashMap::new();
         let mut postings: Vec<Vec<u32>> = Vec::new();
         let mut window_terms = Vec::with_capacity(windows.len());

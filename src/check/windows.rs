@@ -33,8 +33,13 @@ pub fn passage_sentences(passages: &[Passage]) -> Vec<Vec<String>> {
 
 /// Every window of 1..=`max_sentences` adjacent sentences, passage by passage, shortest first.
 pub fn windows(passages: &[Passage], max_sentences: usize) -> Vec<Window> {
+    windows_of(&passage_sentences(passages), max_sentences)
+}
+
+/// [`windows`] over passages already split into sentences.
+pub fn windows_of(sentences: &[Vec<String>], max_sentences: usize) -> Vec<Window> {
     let mut out = Vec::new();
-    for (pi, sents) in passage_sentences(passages).iter().enumerate() {
+    for (pi, sents) in sentences.iter().enumerate() {
         for len in 1..=max_sentences.max(1) {
             for first in 0..sents.len().saturating_sub(len - 1) {
                 out.push(Window {

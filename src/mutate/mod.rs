@@ -215,7 +215,8 @@ pub fn reviews_yaml(suite: &Suite, set: &MutantSet) -> String {
     out
 }
 
-/// Replaces whole-word occurrences: `word` must not touch a letter or digit on either side.
+/// Finds the first whole-word occurrence of `word` at or after byte `from`: it must not touch a
+/// letter or digit on either side.
 pub(crate) fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
     let mut start = from;
     while let Some(pos) = text[start..].find(word) {
