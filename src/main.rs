@@ -63,7 +63,26 @@ enum Command {
         /// Folder of mutator rule files (default: the built-in rules from mutators/).
         #[arg(long)]
         mutators: Option<PathBuf>,
+        /// Verdict cache file for model checkers.
+        #[arg(long, default_value = faithgate::check::cache::DEFAULT_CACHE)]
+        cache: PathBuf,
+        /// Do not read or write the verdict cache.
+        #[arg(long, conflicts_with = "cache")]
+        no_cache: bool,
     },
+    /// Score one premise and claim with a checker and print every number it has for the pair
+    /// (each label's probability, a cosine, a coverage).
+    Probe {
+        #[arg(long, default_value = "lexical")]
+        checker: String,
+        #[arg(long)]
+        premise: String,
+        #[arg(long)]
+        claim: String,
+    },
+    /// Say what faithgate found (ONNX Runtime, each configured model's inputs, outputs and
+    /// labels) and what to do about anything missing.
+    Doctor,
     /// List the mutants the rules generate for the suites.
     Mutants {
         #[arg(required = true)]
@@ -145,6 +164,8 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             snapshot,
             check,
             mutators,
+            cache,
+            no_cache,
         } => {
             if !(confidence > 0.0 && confidence < 1.0) {
                 return Err(Error::Usage(format!(
@@ -154,7 +175,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             }
             let rules = config.rules(mutators.as_deref())?;
             let loaded = load_all(&suites, &rules)?;
-            let checker = config.checker(&checker)?;
+            let checker = config.checker(&checker, (!no_cache).then_some(cache.as_path()))?;
             let strict = check || std::env::var_os("CI").is_some_and(|v| !v.is_empty());
             let mut exit = Exit::Ok;
             let mut out = std::io::stdout().lock();
@@ -177,6 +198,9 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
                     checker.name(),
                     started.elapsed()
                 );
+                for note in checker.notes() {
+                    eprintln!("{}: {note}", suite.name);
+                }
                 let summary = summarize(&run, confidence);
                 let text = match format {
                     Format::Human => report::human::render(
@@ -257,6 +281,22 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             print!("{out}");
             Ok(Exit::Ok)
         }
+        Command::Probe {
+            checker,
+            premise,
+            claim,
+        } => {
+            let checker = config.checker(&checker, None)?;
+            let values = checker
+                .probe(&premise, &claim)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", checker.name()))?;
+            println!("{} ({})", checker.name(), checker.kind());
+            for (k, v) in values {
+                println!("  {k:<14} {v:.3}");
+            }
+            Ok(Exit::Ok)
+        }
+        Command::Doctor => Ok(doctor(&config)),
         Command::Snapshot {
             action: SnapshotAction::Accept { dir },
         } => {
@@ -269,6 +309,72 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             }
             Ok(Exit::Ok)
         }
+    }
+}
+
+fn doctor(config: &Config) -> Exit {
+    use faithgate::check::onnx::{self, Model};
+    let mut ok = true;
+    match onnx::runtime() {
+        Ok(rt) => println!(
+            "onnx runtime: {} (version {})",
+            rt.path.display(),
+            onnx::runtime_version(&rt.path)
+        ),
+        Err(e) => {
+            ok = false;
+            println!("onnx runtime: MISSING: {e}");
+        }
+    }
+    match &config.path {
+        Some(p) => println!("config: {}", p.display()),
+        None => println!("config: none (no ./faithgate.yaml; only the built-in `lexical` checker)"),
+    }
+    println!("checker lexical: built in, always available");
+    for (name, c) in &config.checkers {
+        if let Err(e) = config.validate(name) {
+            ok = false;
+            println!("checker {name}: PROBLEM: {e}");
+            continue;
+        }
+        let Some(dir) = &c.model else {
+            println!("checker {name}: kind {}", c.kind);
+            continue;
+        };
+        match Model::load(dir, 1) {
+            Ok(m) => {
+                println!(
+                    "checker {name}: kind {}, model {} (sha256 {}…, max {} tokens)",
+                    c.kind,
+                    dir.display(),
+                    m.hash,
+                    m.max_len
+                );
+                for p in &m.inputs {
+                    println!("  input  {:<20} {}", p.name, p.description);
+                }
+                for p in &m.outputs {
+                    println!("  output {:<20} {}", p.name, p.description);
+                }
+                if c.kind == "nli" {
+                    println!("  labels {}", m.labels.join(", "));
+                    if !m.labels.iter().any(|l| l.contains("entail")) {
+                        ok = false;
+                        println!("  PROBLEM: no entailment label in config.json id2label; export the model with its labels (optimum does)");
+                    }
+                }
+            }
+            Err(e) => {
+                ok = false;
+                println!("checker {name}: PROBLEM: {e}");
+            }
+        }
+    }
+    if ok {
+        println!("all good");
+        Exit::Ok
+    } else {
+        Exit::Usage
     }
 }
 

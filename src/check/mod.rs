@@ -3,7 +3,11 @@
 //! A checker sees claims and their passages, never the label a person gave; the run compares
 //! the two afterwards. Each checker kind lives in its own file.
 
+pub mod cache;
 pub mod lexical;
+pub mod nli;
+pub mod onnx;
+pub mod similarity;
 pub mod windows;
 
 use crate::suite::{Context, EntityGroup};
@@ -78,4 +82,34 @@ pub trait Checker: Send + Sync {
     fn settings(&self) -> BTreeMap<String, String>;
     /// One result per claim, in order. `progress` is called with the number of claims done.
     fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult>;
+
+    /// Lines for stderr after a run: what it cost, what came from the cache.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Scores one premise and claim and returns every number the checker has for the pair
+    /// (label probabilities, a cosine, a coverage), for `faithgate probe`.
+    fn probe(&self, premise: &str, claim: &str) -> Result<Vec<(String, f64)>, String> {
+        let ctx = [crate::suite::Context {
+            id: "probe".into(),
+            question: None,
+            passages: vec![crate::suite::Passage {
+                id: "premise".into(),
+                text: premise.into(),
+            }],
+            faithful: vec![],
+            hard_cases: vec![],
+        }];
+        let input = CheckInput {
+            contexts: &ctx,
+            entities: &[],
+            claims: vec![ClaimToCheck {
+                context: 0,
+                text: claim,
+            }],
+        };
+        let v = self.check(&input, &mut |_| {}).remove(0)?;
+        Ok(vec![("score".into(), v.score.unwrap_or(f64::NAN))])
+    }
 }

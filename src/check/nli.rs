@@ -1,0 +1,511 @@
+//! The `nli` checker: a natural-language-inference cross-encoder through ONNX Runtime.
+//!
+//! - Premises are sentence windows of the claim's own context set (up to `max_window_sentences`
+//!   adjacent sentences of one passage, never across passages). The score is the best
+//!   entailment probability over windows; `supported` when it reaches the threshold.
+//! - Label order comes from `config.json` `id2label`, never from an assumed index.
+//! - `contradicted` versus `not_found` is read only from the windows of the passage that best
+//!   matches the claim (most shared words), never from off-topic passages, which NLI models
+//!   readily call contradictions.
+//! - No silent truncation: a window that with the claim exceeds the model's length is dropped
+//!   (its shorter windows remain); if a single sentence plus the claim does not fit, the case is
+//!   an `error` with the reason.
+//! - Every distinct (window, claim) pair is scored once per run (mutants share windows with their
+//!   parents), length-sorted and batched with padding to the longest in the batch; outputs go to
+//!   the verdict cache, so a re-run or a threshold change makes no model call.
+//! - Softmax in f32 with max-subtraction; NaN or infinite logits are an error, never a pass.
+
+use super::cache::Cache;
+use super::onnx::Model;
+use super::windows::{passage_sentences, windows_of, Window};
+use super::{CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
+use crate::text::tokenize;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// Settings of the NLI checker.
+#[derive(Debug, Clone)]
+pub struct NliSettings {
+    pub threshold: f64,
+    pub batch_size: usize,
+    pub threads: usize,
+    pub max_window_sentences: usize,
+}
+
+impl Default for NliSettings {
+    fn default() -> Self {
+        NliSettings {
+            threshold: 0.5,
+            batch_size: 32,
+            threads: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            max_window_sentences: 2,
+        }
+    }
+}
+
+/// What one run cost.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModelUse {
+    /// Distinct inputs the run needed.
+    pub needed: usize,
+    /// Of those, found in the cache.
+    pub cached: usize,
+    /// Scored by the model.
+    pub scored: usize,
+    /// Model calls (batches).
+    pub batches: usize,
+}
+
+impl ModelUse {
+    pub fn note(&self, name: &str, what: &str) -> String {
+        if self.needed > 0 && self.scored == 0 {
+            format!(
+                "{name}: all {} distinct {what} came from the cache; no model call",
+                self.needed
+            )
+        } else {
+            format!(
+                "{name}: {} distinct {what}: {} from the cache, {} scored by the model in {} batches",
+                self.needed, self.cached, self.scored, self.batches
+            )
+        }
+    }
+}
+
+/// One model output per input (label probabilities or an embedding), or why it has none.
+pub type Output = Result<Vec<f32>, String>;
+
+/// Scores one batch of keys: one output per key, or an error for the whole batch.
+pub type BatchScorer<'a> = dyn FnMut(&[&(String, String)]) -> Result<Vec<Output>, String> + 'a;
+
+/// Scores inputs with the cache in front of the model: each distinct key once, misses sorted by
+/// length and batched, each batch stored as soon as it is scored. `run` maps one batch of keys
+/// to one output vector per key (or an error for the whole batch).
+pub(crate) fn score_all(
+    keys: &[(String, String)],
+    lengths: &[usize],
+    batch_size: usize,
+    cache: Option<&Cache>,
+    fingerprint: &str,
+    usage: &mut ModelUse,
+    run: &mut BatchScorer<'_>,
+) -> Result<Vec<Output>, String> {
+    let mut out: Vec<Option<Output>> = vec![None; keys.len()];
+    usage.needed += keys.len();
+    let mut missing = Vec::new();
+    for (i, (a, b)) in keys.iter().enumerate() {
+        match cache
+            .map(|c| c.get(fingerprint, a, b))
+            .transpose()?
+            .flatten()
+        {
+            Some(v) => {
+                usage.cached += 1;
+                out[i] = Some(Ok(v));
+            }
+            None => missing.push(i),
+        }
+    }
+    missing.sort_by_key(|&i| lengths[i]);
+    for chunk in missing.chunks(batch_size.max(1)) {
+        let batch: Vec<&(String, String)> = chunk.iter().map(|&i| &keys[i]).collect();
+        usage.batches += 1;
+        match run(&batch) {
+            Ok(results) => {
+                let mut rows = Vec::new();
+                for (&i, r) in chunk.iter().zip(results) {
+                    if let Ok(v) = &r {
+                        rows.push((keys[i].0.as_str(), keys[i].1.as_str(), v.clone()));
+                        usage.scored += 1;
+                    }
+                    out[i] = Some(r);
+                }
+                if let Some(c) = cache {
+                    let refs: Vec<(&str, &str, &[f32])> = rows
+                        .iter()
+                        .map(|(a, b, v)| (*a, *b, v.as_slice()))
+                        .collect();
+                    c.put_many(fingerprint, &refs)?;
+                }
+            }
+            Err(e) => {
+                for &i in chunk {
+                    out[i] = Some(Err(e.clone()));
+                }
+            }
+        }
+    }
+    Ok(out
+        .into_iter()
+        .map(|o| o.unwrap_or_else(|| Err("not scored".into())))
+        .collect())
+}
+
+/// Softmax in f32 with max-subtraction; non-finite logits are an error.
+pub fn softmax(logits: &[f32]) -> Result<Vec<f32>, String> {
+    if logits.iter().any(|x| !x.is_finite()) {
+        return Err(format!("the model returned non-finite logits {logits:?}"));
+    }
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let exps: Vec<f32> = logits.iter().map(|x| (x - max).exp()).collect();
+    let sum: f32 = exps.iter().sum();
+    Ok(exps.iter().map(|e| e / sum).collect())
+}
+
+pub struct NliChecker {
+    name: String,
+    model: Model,
+    settings: NliSettings,
+    entail: usize,
+    contra: Option<usize>,
+    cache: Option<Arc<Cache>>,
+    usage: Mutex<ModelUse>,
+}
+
+fn find_label(labels: &[String], stem: &str) -> Option<usize> {
+    labels.iter().position(|l| l.contains(stem))
+}
+
+impl NliChecker {
+    pub fn new(
+        name: &str,
+        dir: &Path,
+        settings: NliSettings,
+        cache: Option<Arc<Cache>>,
+    ) -> Result<NliChecker, String> {
+        let model = Model::load(dir, settings.threads)?;
+        let Some(entail) = find_label(&model.labels, "entail") else {
+            return Err(format!(
+                "{}: id2label has no entailment label (it has: {}); an NLI model needs one, and faithgate never guesses an index",
+                dir.join("config.json").display(),
+                if model.labels.is_empty() { "none".to_string() } else { model.labels.join(", ") }
+            ));
+        };
+        let contra = find_label(&model.labels, "contradict");
+        Ok(NliChecker {
+            name: name.to_string(),
+            model,
+            settings,
+            entail,
+            contra,
+            cache,
+            usage: Mutex::new(ModelUse::default()),
+        })
+    }
+
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    fn fingerprint(&self) -> String {
+        format!(
+            "nli|{}|{}|max{}",
+            self.model.hash,
+            self.model.labels.join(","),
+            self.model.max_len
+        )
+    }
+
+    /// Label probabilities for a batch of pairs.
+    fn probabilities(
+        &self,
+        batch: &[&(String, String)],
+    ) -> Result<Vec<Result<Vec<f32>, String>>, String> {
+        let pairs: Vec<(&str, Option<&str>)> = batch
+            .iter()
+            .map(|(p, c)| (p.as_str(), Some(c.as_str())))
+            .collect();
+        let (shape, data, _) = self.model.run(&pairs)?;
+        let n_labels = self.model.labels.len();
+        if shape.len() != 2 || shape[0] != batch.len() || shape[1] != n_labels {
+            return Err(format!(
+                "model {}: output shape {shape:?} does not match {} pairs x {n_labels} labels in config.json",
+                self.model.dir.display(),
+                batch.len()
+            ));
+        }
+        Ok(data.chunks(n_labels).map(softmax).collect())
+    }
+
+    /// Every label's probability for one premise and claim, as given (no windows).
+    pub fn probe_pair(&self, premise: &str, claim: &str) -> Result<Vec<(String, f64)>, String> {
+        let len = self.model.token_len(premise, Some(claim))?;
+        if len > self.model.max_len {
+            return Err(format!(
+                "premise plus claim is {len} tokens; the model takes {}",
+                self.model.max_len
+            ));
+        }
+        let key = (premise.to_string(), claim.to_string());
+        let probs = self.probabilities(&[&key])?.remove(0)?;
+        Ok(self
+            .model
+            .labels
+            .iter()
+            .cloned()
+            .zip(probs.iter().map(|p| *p as f64))
+            .collect())
+    }
+
+    pub fn last_use(&self) -> ModelUse {
+        self.usage.lock().map(|u| u.clone()).unwrap_or_default()
+    }
+}
+
+/// Words shared by a claim and a passage, for choosing the passage a claim is about.
+fn overlap(claim: &HashSet<String>, passage: &str) -> usize {
+    let words: HashSet<String> = tokenize(passage)
+        .into_iter()
+        .map(|t| t.norm)
+        .filter(|w| w.len() > 2)
+        .collect();
+    claim.intersection(&words).count()
+}
+
+struct Prepared {
+    windows: Vec<Window>,
+    passage_words: Vec<String>,
+}
+
+impl Checker for NliChecker {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn kind(&self) -> &'static str {
+        "nli"
+    }
+
+    fn settings(&self) -> BTreeMap<String, String> {
+        let s = &self.settings;
+        BTreeMap::from([
+            ("model".into(), self.model.dir.display().to_string()),
+            ("model_sha256".into(), self.model.hash.clone()),
+            ("labels".into(), self.model.labels.join(",")),
+            ("threshold".into(), format!("{}", s.threshold)),
+            (
+                "max_window_sentences".into(),
+                s.max_window_sentences.to_string(),
+            ),
+        ])
+    }
+
+    fn notes(&self) -> Vec<String> {
+        vec![self.last_use().note(&self.name, "premise-claim pairs")]
+    }
+
+    fn probe(&self, premise: &str, claim: &str) -> Result<Vec<(String, f64)>, String> {
+        self.probe_pair(premise, claim)
+    }
+
+    fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult> {
+        let mut usage = ModelUse::default();
+        // windows per context set
+        let mut prepared: HashMap<usize, Prepared> = HashMap::new();
+        for c in &input.claims {
+            prepared.entry(c.context).or_insert_with(|| {
+                let ctx = &input.contexts[c.context];
+                Prepared {
+                    windows: windows_of(
+                        &passage_sentences(&ctx.passages),
+                        self.settings.max_window_sentences,
+                    ),
+                    passage_words: ctx.passages.iter().map(|p| p.text.clone()).collect(),
+                }
+            });
+        }
+        // distinct pairs, with their token lengths
+        let mut index: HashMap<(String, String), usize> = HashMap::new();
+        let mut keys: Vec<(String, String)> = Vec::new();
+        let mut lengths: Vec<usize> = Vec::new();
+        let mut claim_pairs: Vec<Result<Vec<(usize, usize)>, String>> = Vec::new(); // (window idx, pair idx)
+        for c in &input.claims {
+            let prep = &prepared[&c.context];
+            let mut pairs = Vec::new();
+            let mut failure = None;
+            for (wi, w) in prep.windows.iter().enumerate() {
+                let key = (w.text.clone(), c.text.to_string());
+                let pi = match index.get(&key) {
+                    Some(&pi) => pi,
+                    None => {
+                        let len = match self.model.token_len(&w.text, Some(c.text)) {
+                            Ok(l) => l,
+                            Err(e) => {
+                                failure = Some(e);
+                                break;
+                            }
+                        };
+                        keys.push(key.clone());
+                        lengths.push(len);
+                        index.insert(key, keys.len() - 1);
+                        keys.len() - 1
+                    }
+                };
+                if lengths[pi] > self.model.max_len {
+                    if w.len == 1 {
+                        let ctx = &input.contexts[c.context];
+                        failure = Some(format!(
+                            "a sentence of passage {} plus the claim is {} tokens and the model takes {}; a single sentence cannot be narrowed further, so this case was not scored (nothing was truncated)",
+                            ctx.passages[w.passage].id, lengths[pi], self.model.max_len
+                        ));
+                        break;
+                    }
+                    continue; // narrowed: the window's shorter windows are scored instead
+                }
+                pairs.push((wi, pi));
+            }
+            claim_pairs.push(match failure {
+                Some(e) => Err(e),
+                None => Ok(pairs),
+            });
+        }
+        // score only the pairs some claim uses
+        let used: HashSet<usize> = claim_pairs
+            .iter()
+            .filter_map(|r| r.as_ref().ok())
+            .flatten()
+            .map(|(_, pi)| *pi)
+            .collect();
+        let mut used: Vec<usize> = used.into_iter().collect();
+        used.sort_unstable();
+        let used_keys: Vec<(String, String)> = used.iter().map(|&i| keys[i].clone()).collect();
+        let used_lengths: Vec<usize> = used.iter().map(|&i| lengths[i]).collect();
+        let total_claims = input.claims.len();
+        let n_batches = used_keys
+            .len()
+            .div_ceil(self.settings.batch_size.max(1))
+            .max(1);
+        let mut done_batches = 0;
+        let scored = score_all(
+            &used_keys,
+            &used_lengths,
+            self.settings.batch_size,
+            self.cache.as_deref(),
+            &self.fingerprint(),
+            &mut usage,
+            &mut |batch| {
+                let r = self.probabilities(batch);
+                done_batches += 1;
+                progress(total_claims * done_batches / n_batches);
+                r
+            },
+        );
+        let mut probs: HashMap<usize, Result<Vec<f32>, String>> = HashMap::new();
+        match scored {
+            Ok(results) => {
+                for (&pi, r) in used.iter().zip(results) {
+                    probs.insert(pi, r);
+                }
+            }
+            Err(e) => {
+                for &pi in &used {
+                    probs.insert(pi, Err(e.clone()));
+                }
+            }
+        }
+        if let Ok(mut u) = self.usage.lock() {
+            *u = usage;
+        }
+
+        let out = input
+            .claims
+            .iter()
+            .zip(claim_pairs)
+            .map(|(c, pairs)| {
+                let pairs = pairs?;
+                let prep = &prepared[&c.context];
+                let ctx = &input.contexts[c.context];
+                let mut scored_windows: Vec<(&Window, &Vec<f32>)> = Vec::new();
+                for (wi, pi) in pairs {
+                    match &probs[&pi] {
+                        Ok(p) => scored_windows.push((&prep.windows[wi], p)),
+                        Err(e) => return Err(e.clone()),
+                    }
+                }
+                let Some(&(best_w, best_p)) = scored_windows
+                    .iter()
+                    .max_by(|a, b| a.1[self.entail].total_cmp(&b.1[self.entail]))
+                else {
+                    return Err("the context set has no sentence to check against".into());
+                };
+                let score = best_p[self.entail] as f64;
+                let evidence = |w: &Window| Evidence {
+                    passage: ctx.passages[w.passage].id.clone(),
+                    window: w.text.clone(),
+                };
+                if score >= self.settings.threshold {
+                    return Ok(Verdict {
+                        label: Label::Supported,
+                        score: Some(score),
+                        evidence: Some(evidence(best_w)),
+                        reason: format!("entailment {score:.3} in {}", ctx.passages[best_w.passage].id),
+                    });
+                }
+                // contradiction is read only from the passage the claim is about
+                let claim_words: HashSet<String> = tokenize(c.text)
+                    .into_iter()
+                    .map(|t| t.norm)
+                    .filter(|w| w.len() > 2)
+                    .collect();
+                let best_entail_of = |pi: usize| {
+                    scored_windows
+                        .iter()
+                        .filter(|(w, _)| w.passage == pi)
+                        .map(|(_, p)| p[self.entail])
+                        .fold(f32::NEG_INFINITY, f32::max)
+                };
+                let topic = (0..ctx.passages.len())
+                    .filter(|pi| scored_windows.iter().any(|(w, _)| w.passage == *pi))
+                    .max_by(|a, b| {
+                        overlap(&claim_words, &prep.passage_words[*a])
+                            .cmp(&overlap(&claim_words, &prep.passage_words[*b]))
+                            .then(best_entail_of(*a).total_cmp(&best_entail_of(*b)))
+                    })
+                    .unwrap_or(best_w.passage);
+                if let Some(ci) = self.contra {
+                    let contradicting = scored_windows
+                        .iter()
+                        .filter(|(w, p)| {
+                            w.passage == topic && p.iter().enumerate().all(|(i, x)| i == ci || p[ci] > *x)
+                        })
+                        .max_by(|a, b| a.1[ci].total_cmp(&b.1[ci]));
+                    if let Some((w, p)) = contradicting {
+                        return Ok(Verdict {
+                            label: Label::Contradicted,
+                            score: Some(score),
+                            evidence: Some(evidence(w)),
+                            reason: format!(
+                                "best entailment {score:.3}; contradiction {:.3} in {}, the passage the claim is about",
+                                p[ci], ctx.passages[topic].id
+                            ),
+                        });
+                    }
+                }
+                Ok(Verdict {
+                    label: Label::NotFound,
+                    score: Some(score),
+                    evidence: Some(evidence(best_w)),
+                    reason: format!("best entailment {score:.3} is below the threshold {}", self.settings.threshold),
+                })
+            })
+            .collect();
+        progress(total_claims);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn softmax_is_stable_and_rejects_nan() {
+        let p = softmax(&[1000.0, 1000.0]).unwrap();
+        assert!((p[0] - 0.5).abs() < 1e-6);
+        assert!(softmax(&[f32::NAN, 1.0]).is_err());
+        assert!(softmax(&[f32::INFINITY, 1.0]).is_err());
+    }
+}

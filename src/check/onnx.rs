@@ -1,0 +1,326 @@
+//! ONNX Runtime and model directories, shared by the `nli` and `similarity` checkers.
+//!
+//! ONNX Runtime is loaded at run time (ort `load-dynamic`): from `ORT_DYLIB_PATH`, else from
+//! `onnxruntime/capi/libonnxruntime.so*` under the site-packages of the `python3` on PATH (the
+//! `onnxruntime` wheel ships it). A model directory holds `model.onnx`, `tokenizer.json` and
+//! `config.json`, as `optimum` exports them.
+
+use ndarray::Array2;
+use ort::session::Session;
+use ort::value::TensorRef;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer};
+
+/// The ONNX Runtime version the `ort` crate's API (feature `api-31`) is built against; the setup
+/// installs the matching `onnxruntime` wheel.
+pub const ORT_WHEEL: &str = "onnxruntime==1.31.1";
+
+/// How to install ONNX Runtime, for error messages and `doctor`.
+pub fn install_hint() -> String {
+    format!("install it with `python3 -m pip install {ORT_WHEEL}`, or set ORT_DYLIB_PATH to a libonnxruntime.so")
+}
+
+/// Finds the ONNX Runtime shared library.
+pub fn find_runtime() -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os("ORT_DYLIB_PATH").filter(|p| !p.is_empty()) {
+        let p = PathBuf::from(p);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!(
+                "ORT_DYLIB_PATH is {}, which is not a file",
+                p.display()
+            ))
+        };
+    }
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import site, sys\nfor p in site.getsitepackages() + [site.getusersitepackages()] + sys.path: print(p)",
+        ])
+        .output()
+        .map_err(|e| format!("could not run python3 to find site-packages ({e}); {}", install_hint()))?;
+    let mut looked = Vec::new();
+    for dir in String::from_utf8_lossy(&out.stdout).lines() {
+        let capi = Path::new(dir).join("onnxruntime").join("capi");
+        looked.push(capi.display().to_string());
+        let Ok(entries) = std::fs::read_dir(&capi) else {
+            continue;
+        };
+        let mut libs: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                    n.starts_with("libonnxruntime.so") || n == "libonnxruntime.dylib"
+                })
+            })
+            .collect();
+        libs.sort();
+        if let Some(lib) = libs.pop() {
+            return Ok(lib);
+        }
+    }
+    Err(format!("ONNX Runtime not found (ORT_DYLIB_PATH unset; no onnxruntime/capi/libonnxruntime.so* in python3's site-packages); {}", install_hint()))
+}
+
+/// The loaded runtime: its library path and the process-wide environment sessions are built in.
+pub struct Runtime {
+    pub path: PathBuf,
+    env: ort::environment::Environment,
+}
+
+static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
+
+/// Loads ONNX Runtime once per process.
+pub fn runtime() -> Result<&'static Runtime, String> {
+    let r = RUNTIME.get_or_init(|| {
+        let path = find_runtime()?;
+        let builder = ort::init_from(&path).map_err(|e| {
+            format!(
+                "could not load ONNX Runtime from {}: {e}; {}",
+                path.display(),
+                install_hint()
+            )
+        })?;
+        let env = builder
+            .with_name("faithgate")
+            .build()
+            .map_err(|e| format!("could not start ONNX Runtime from {}: {e}", path.display()))?;
+        Ok(Runtime { path, env })
+    });
+    r.as_ref().map_err(|e| e.clone())
+}
+
+/// The runtime's version: from the library's file name (`libonnxruntime.so.1.31.1`), else its
+/// build info.
+pub fn runtime_version(path: &Path) -> String {
+    if let Some(v) = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.split_once(".so."))
+        .map(|(_, v)| v.to_string())
+    {
+        return v;
+    }
+    let info = ort::info();
+    info.split(',')
+        .find_map(|p| p.trim().strip_prefix("git-branch=rel-"))
+        .map(str::to_string)
+        .unwrap_or_else(|| info.to_string())
+}
+
+/// A batch's first output: its shape, its values (row-major) and the attention mask used.
+pub type RunOutput = (Vec<usize>, Vec<f32>, Array2<i64>);
+
+/// One input or output of a model, for `doctor`.
+#[derive(Debug, Clone)]
+pub struct Port {
+    pub name: String,
+    pub description: String,
+}
+
+/// A loaded model directory.
+pub struct Model {
+    pub dir: PathBuf,
+    session: Mutex<Session>,
+    tokenizer: Tokenizer,
+    /// Labels in output order, from `config.json` `id2label` (empty for embedding models).
+    pub labels: Vec<String>,
+    /// Longest input in tokens the model takes.
+    pub max_len: usize,
+    /// SHA-256 of model.onnx, first 16 hex digits.
+    pub hash: String,
+    pub inputs: Vec<Port>,
+    pub outputs: Vec<Port>,
+}
+
+fn model_err(dir: &Path, what: impl std::fmt::Display) -> String {
+    format!("model {}: {what}", dir.display())
+}
+
+impl Model {
+    /// Loads `model.onnx`, `tokenizer.json` and `config.json` from `dir`. The tokenizer's own
+    /// padding and truncation settings are replaced: pad to the longest in the batch, never
+    /// truncate (faithgate checks lengths itself).
+    pub fn load(dir: &Path, threads: usize) -> Result<Model, String> {
+        if !dir.is_dir() {
+            return Err(model_err(
+                dir,
+                "is not a directory (it should hold model.onnx, tokenizer.json and config.json)",
+            ));
+        }
+        let onnx_path = dir.join("model.onnx");
+        let bytes = std::fs::read(&onnx_path)
+            .map_err(|e| model_err(dir, format!("cannot read model.onnx: {e}")))?;
+        let hash: String = Sha256::digest(&bytes)
+            .iter()
+            .take(8)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+
+        let config_path = dir.join("config.json");
+        let config_text = std::fs::read_to_string(&config_path)
+            .map_err(|e| format!("{}: cannot read: {e}", config_path.display()))?;
+        let config: serde_json::Value = serde_json::from_str(&config_text).map_err(|e| {
+            format!(
+                "{}:{}: not valid JSON: {e}",
+                config_path.display(),
+                e.line()
+            )
+        })?;
+        let mut labels: Vec<(usize, String)> = Vec::new();
+        if let Some(map) = config.get("id2label").and_then(|v| v.as_object()) {
+            for (k, v) in map {
+                let i: usize = k.parse().map_err(|_| {
+                    format!(
+                        "{}: id2label key `{k}` is not a number",
+                        config_path.display()
+                    )
+                })?;
+                labels.push((i, v.as_str().unwrap_or_default().to_lowercase()));
+            }
+        }
+        labels.sort();
+        if labels.iter().enumerate().any(|(pos, (i, _))| pos != *i) {
+            return Err(format!(
+                "{}: id2label ids are not 0..n",
+                config_path.display()
+            ));
+        }
+        let labels: Vec<String> = labels.into_iter().map(|(_, l)| l).collect();
+        let max_len = config
+            .get("max_position_embeddings")
+            .and_then(|v| v.as_u64())
+            .unwrap_or(512) as usize;
+
+        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
+            .map_err(|e| model_err(dir, format!("cannot read tokenizer.json: {e}")))?;
+        let pad = tokenizer.get_padding().cloned().unwrap_or_default();
+        tokenizer.with_padding(Some(PaddingParams {
+            strategy: PaddingStrategy::BatchLongest,
+            pad_to_multiple_of: None,
+            ..pad
+        }));
+        tokenizer
+            .with_truncation(None)
+            .map_err(|e| model_err(dir, format!("cannot switch truncation off: {e}")))?;
+
+        let rt = runtime()?;
+        let session = Session::builder(&rt.env)
+            .map_err(|e| model_err(dir, format!("session: {e}")))?
+            .with_intra_threads(threads.max(1))
+            .map_err(|e| model_err(dir, format!("session options: {e}")))?
+            .commit_from_memory(&bytes)
+            .map_err(|e| model_err(dir, format!("ONNX Runtime cannot load model.onnx: {e}")))?;
+        let port = |name: &str, ty: &ort::value::ValueType| Port {
+            name: name.to_string(),
+            description: format!("{ty}"),
+        };
+        let inputs = session
+            .inputs()
+            .iter()
+            .map(|i| port(i.name(), i.dtype()))
+            .collect();
+        let outputs = session
+            .outputs()
+            .iter()
+            .map(|o| port(o.name(), o.dtype()))
+            .collect();
+        Ok(Model {
+            dir: dir.to_path_buf(),
+            session: Mutex::new(session),
+            tokenizer,
+            labels,
+            max_len,
+            hash,
+            inputs,
+            outputs,
+        })
+    }
+
+    /// Token count of a text or a (premise, claim) pair, special tokens included.
+    pub fn token_len(&self, first: &str, second: Option<&str>) -> Result<usize, String> {
+        let enc = match second {
+            Some(s) => self.tokenizer.encode((first, s), true),
+            None => self.tokenizer.encode(first, true),
+        };
+        enc.map(|e| e.len()).map_err(|e| format!("tokenizer: {e}"))
+    }
+
+    /// Runs one batch of texts or pairs; returns the first output as a flat f32 vector with its
+    /// shape, and the attention mask used.
+    pub fn run(&self, batch: &[(&str, Option<&str>)]) -> Result<RunOutput, String> {
+        let encodings = if batch.iter().all(|(_, s)| s.is_some()) {
+            self.tokenizer.encode_batch(
+                batch
+                    .iter()
+                    .map(|(a, b)| (*a, b.unwrap_or("")))
+                    .collect::<Vec<_>>(),
+                true,
+            )
+        } else {
+            self.tokenizer
+                .encode_batch(batch.iter().map(|(a, _)| *a).collect::<Vec<_>>(), true)
+        }
+        .map_err(|e| format!("tokenizer: {e}"))?;
+        let n = encodings.len();
+        let len = encodings.iter().map(|e| e.len()).max().unwrap_or(0);
+        let mut ids = Array2::<i64>::zeros((n, len));
+        let mut mask = Array2::<i64>::zeros((n, len));
+        let mut types = Array2::<i64>::zeros((n, len));
+        for (r, e) in encodings.iter().enumerate() {
+            for (c, ((id, m), t)) in e
+                .get_ids()
+                .iter()
+                .zip(e.get_attention_mask())
+                .zip(e.get_type_ids())
+                .enumerate()
+            {
+                ids[[r, c]] = *id as i64;
+                mask[[r, c]] = *m as i64;
+                types[[r, c]] = *t as i64;
+            }
+        }
+        self.run_arrays(&ids, &mask, &types)
+            .map(|(shape, data)| (shape, data, mask))
+    }
+
+    /// Runs pre-tokenised arrays (the bare-session benchmark uses this directly).
+    pub fn run_arrays(
+        &self,
+        ids: &Array2<i64>,
+        mask: &Array2<i64>,
+        types: &Array2<i64>,
+    ) -> Result<(Vec<usize>, Vec<f32>), String> {
+        let mut session = self
+            .session
+            .lock()
+            .map_err(|_| "model session poisoned".to_string())?;
+        let mut feed: Vec<(String, TensorRef<'_, i64>)> = Vec::new();
+        for input in session.inputs() {
+            let arr = match input.name() {
+                "input_ids" => ids,
+                "attention_mask" => mask,
+                "token_type_ids" => types,
+                other => {
+                    return Err(model_err(
+                        &self.dir,
+                        format!("unexpected model input `{other}`"),
+                    ))
+                }
+            };
+            let t = TensorRef::from_array_view(arr.view())
+                .map_err(|e| model_err(&self.dir, format!("input tensor: {e}")))?;
+            feed.push((input.name().to_string(), t));
+        }
+        let outputs = session
+            .run(feed)
+            .map_err(|e| model_err(&self.dir, format!("inference failed: {e}")))?;
+        let (shape, data) = outputs[0]
+            .try_extract_tensor::<f32>()
+            .map_err(|e| model_err(&self.dir, format!("output is not f32: {e}")))?;
+        Ok((shape.iter().map(|d| *d as usize).collect(), data.to_vec()))
+    }
+}

@@ -1,0 +1,285 @@
+//! The `similarity` checker: an embedding model's cosine between a claim and its best window.
+//!
+//! It exists to audit the similarity "groundedness" scores many teams run: embeddings, mean-pooled
+//! over the attention mask and L2-normalised, say what a text is about, not whether it follows
+//! from another, so a flipped negation barely moves the score. It can only say `supported` (cosine
+//! at or above the threshold) or `not_found`; it has no notion of contradiction.
+
+use super::cache::Cache;
+use super::nli::{score_all, ModelUse};
+use super::onnx::Model;
+use super::windows::{passage_sentences, windows_of, Window};
+use super::{CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+#[derive(Debug, Clone)]
+pub struct SimilaritySettings {
+    pub threshold: f64,
+    pub batch_size: usize,
+    pub threads: usize,
+    pub max_window_sentences: usize,
+}
+
+impl Default for SimilaritySettings {
+    fn default() -> Self {
+        SimilaritySettings {
+            threshold: 0.7,
+            batch_size: 32,
+            threads: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            max_window_sentences: 2,
+        }
+    }
+}
+
+pub struct SimilarityChecker {
+    name: String,
+    model: Model,
+    settings: SimilaritySettings,
+    cache: Option<Arc<Cache>>,
+    usage: Mutex<ModelUse>,
+}
+
+/// Mean over the attention mask of [batch, seq, hidden] states, L2-normalised; a [batch, hidden]
+/// output is taken as already pooled and only normalised.
+pub fn pool(
+    shape: &[usize],
+    data: &[f32],
+    mask: &ndarray::Array2<i64>,
+) -> Result<Vec<Vec<f32>>, String> {
+    let normalise = |mut v: Vec<f32>| -> Result<Vec<f32>, String> {
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if !norm.is_finite() || norm == 0.0 {
+            return Err("the model returned a zero or non-finite embedding".into());
+        }
+        v.iter_mut().for_each(|x| *x /= norm);
+        Ok(v)
+    };
+    match shape {
+        [b, l, h] => (0..*b)
+            .map(|i| {
+                let mut sum = vec![0f32; *h];
+                let mut count = 0f32;
+                for t in 0..*l {
+                    if mask[[i, t]] == 0 {
+                        continue;
+                    }
+                    count += 1.0;
+                    let row = &data[(i * l + t) * h..(i * l + t + 1) * h];
+                    sum.iter_mut().zip(row).for_each(|(s, x)| *s += x);
+                }
+                normalise(sum.into_iter().map(|s| s / count.max(1.0)).collect())
+            })
+            .collect(),
+        [b, h] => (0..*b)
+            .map(|i| normalise(data[i * h..(i + 1) * h].to_vec()))
+            .collect(),
+        other => Err(format!(
+            "embedding output has shape {other:?}; expected [batch, sequence, hidden]"
+        )),
+    }
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (*x as f64) * (*y as f64))
+        .sum()
+}
+
+impl SimilarityChecker {
+    pub fn new(
+        name: &str,
+        dir: &Path,
+        settings: SimilaritySettings,
+        cache: Option<Arc<Cache>>,
+    ) -> Result<SimilarityChecker, String> {
+        Ok(SimilarityChecker {
+            name: name.to_string(),
+            model: Model::load(dir, settings.threads)?,
+            settings,
+            cache,
+            usage: Mutex::new(ModelUse::default()),
+        })
+    }
+
+    fn fingerprint(&self) -> String {
+        format!("embed|{}|max{}", self.model.hash, self.model.max_len)
+    }
+
+    fn lengths(&self, texts: &[String]) -> Result<Vec<usize>, String> {
+        texts
+            .iter()
+            .map(|t| self.model.token_len(t, None))
+            .collect()
+    }
+
+    /// Embeddings of distinct texts (that fit the model), through the cache.
+    fn embed(
+        &self,
+        texts: &[String],
+        lengths: &[usize],
+        usage: &mut ModelUse,
+    ) -> Result<Vec<Result<Vec<f32>, String>>, String> {
+        let keys: Vec<(String, String)> =
+            texts.iter().map(|t| (String::new(), t.clone())).collect();
+        score_all(
+            &keys,
+            lengths,
+            self.settings.batch_size,
+            self.cache.as_deref(),
+            &self.fingerprint(),
+            usage,
+            &mut |batch| {
+                let items: Vec<(&str, Option<&str>)> =
+                    batch.iter().map(|(_, t)| (t.as_str(), None)).collect();
+                let (shape, data, mask) = self.model.run(&items)?;
+                Ok(pool(&shape, &data, &mask)?.into_iter().map(Ok).collect())
+            },
+        )
+    }
+}
+
+impl Checker for SimilarityChecker {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn kind(&self) -> &'static str {
+        "similarity"
+    }
+
+    fn settings(&self) -> BTreeMap<String, String> {
+        BTreeMap::from([
+            ("model".into(), self.model.dir.display().to_string()),
+            ("model_sha256".into(), self.model.hash.clone()),
+            ("threshold".into(), format!("{}", self.settings.threshold)),
+            (
+                "max_window_sentences".into(),
+                self.settings.max_window_sentences.to_string(),
+            ),
+        ])
+    }
+
+    fn notes(&self) -> Vec<String> {
+        vec![self
+            .usage
+            .lock()
+            .map(|u| u.note(&self.name, "texts"))
+            .unwrap_or_default()]
+    }
+
+    fn probe(&self, premise: &str, claim: &str) -> Result<Vec<(String, f64)>, String> {
+        let mut usage = ModelUse::default();
+        let texts = [premise.to_string(), claim.to_string()];
+        let lengths = self.lengths(&texts)?;
+        if let Some(len) = lengths.iter().find(|l| **l > self.model.max_len) {
+            return Err(format!(
+                "a text is {len} tokens; the model takes {}",
+                self.model.max_len
+            ));
+        }
+        let e = self.embed(&texts, &lengths, &mut usage)?;
+        let (a, b) = (e[0].clone()?, e[1].clone()?);
+        Ok(vec![("cosine".into(), cosine(&a, &b))])
+    }
+
+    fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult> {
+        let mut usage = ModelUse::default();
+        let mut windows: HashMap<usize, Vec<Window>> = HashMap::new();
+        let mut texts: Vec<String> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut intern = |t: &str| -> usize {
+            *index.entry(t.to_string()).or_insert_with(|| {
+                texts.push(t.to_string());
+                texts.len() - 1
+            })
+        };
+        // per claim: its text and its windows, as text ids
+        let mut plan: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
+        for c in &input.claims {
+            let ws = windows.entry(c.context).or_insert_with(|| {
+                windows_of(
+                    &passage_sentences(&input.contexts[c.context].passages),
+                    self.settings.max_window_sentences,
+                )
+            });
+            let wids = ws
+                .iter()
+                .enumerate()
+                .map(|(wi, w)| (wi, intern(&w.text)))
+                .collect();
+            plan.push((intern(c.text), wids));
+        }
+        let lengths = match self.lengths(&texts) {
+            Ok(l) => l,
+            Err(e) => return input.claims.iter().map(|_| Err(e.clone())).collect(),
+        };
+        let max = self.model.max_len;
+        // texts over the model's length are never embedded (and never truncated)
+        let fits: Vec<usize> = (0..texts.len()).filter(|&i| lengths[i] <= max).collect();
+        let fit_texts: Vec<String> = fits.iter().map(|&i| texts[i].clone()).collect();
+        let fit_lengths: Vec<usize> = fits.iter().map(|&i| lengths[i]).collect();
+        let mut embedded: Vec<Option<Result<Vec<f32>, String>>> = vec![None; texts.len()];
+        match self.embed(&fit_texts, &fit_lengths, &mut usage) {
+            Ok(e) => {
+                for (&i, r) in fits.iter().zip(e) {
+                    embedded[i] = Some(r);
+                }
+            }
+            Err(e) => return input.claims.iter().map(|_| Err(e.clone())).collect(),
+        }
+        if let Ok(mut u) = self.usage.lock() {
+            *u = usage;
+        }
+        let out = input
+            .claims
+            .iter()
+            .zip(plan)
+            .map(|(c, (claim_id, wids))| {
+                let ctx = &input.contexts[c.context];
+                let ce = match &embedded[claim_id] {
+                    Some(r) => r.clone()?,
+                    None => {
+                        return Err(format!(
+                            "the claim is {} tokens, longer than the model's {max}; it was not scored (nothing was truncated)",
+                            lengths[claim_id]
+                        ))
+                    }
+                };
+                let mut best: Option<(f64, &Window)> = None;
+                for (wi, tid) in wids {
+                    let w = &windows[&c.context][wi];
+                    let Some(we) = &embedded[tid] else {
+                        if w.len == 1 {
+                            return Err(format!(
+                                "a sentence of passage {} is {} tokens, longer than the model's {max}; it cannot be narrowed, so this case was not scored",
+                                ctx.passages[w.passage].id, lengths[tid]
+                            ));
+                        }
+                        continue; // narrowed: its single sentences are compared instead
+                    };
+                    let s = cosine(&ce, we.as_ref().map_err(|e| e.clone())?);
+                    if best.is_none_or(|(b, _)| s > b) {
+                        best = Some((s, w));
+                    }
+                }
+                let (score, w) = best.ok_or("the context set has no sentence to compare with")?;
+                Ok(Verdict {
+                    label: if score >= self.settings.threshold { Label::Supported } else { Label::NotFound },
+                    score: Some(score),
+                    evidence: Some(Evidence {
+                        passage: ctx.passages[w.passage].id.clone(),
+                        window: w.text.clone(),
+                    }),
+                    reason: format!("cosine {score:.3} with the closest window"),
+                })
+            })
+            .collect();
+        progress(input.claims.len());
+        out
+    }
+}
