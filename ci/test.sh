@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the tests need and runs every test. This is the README's test command and what
-# .ci/run calls. Needs only a Rust toolchain (cargo) and the crates.io registry.
+# .ci/run calls. Needs a Rust toolchain (cargo), python3 with pip, and the crates.io and PyPI
+# registries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# ONNX Runtime for the model checkers, at the version the ort crate's API matches
+bash ci/setup.sh
+
 cargo build --locked --all-targets
 cargo test --locked
-# keep the benchmark target working (one small run; the numbers come from `cargo bench`)
+# keep the benchmark targets working (one small run each; the numbers come from `cargo bench`)
 cargo bench --locked --bench lexical_run -- --quick

@@ -1,0 +1,526 @@
+//! End-to-end tests of the model checkers (`nli`, `similarity`) through ONNX Runtime, with the
+//! tiny models under tests/fixtures/models (made by tests/fixtures/make_models.py), and of the
+//! verdict cache. ONNX Runtime comes from the `onnxruntime` wheel that ci/test.sh installs.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn models() -> PathBuf {
+    root().join("tests/fixtures/models")
+}
+
+/// A temp folder with a faithgate.yaml naming the tiny models.
+struct Setup {
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new(extra: &str) -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        let m = models();
+        let cfg = format!(
+            "checkers:\n  nli: {{kind: nli, model: {m}/tiny-nli}}\n  nli-permuted: {{kind: nli, model: {m}/tiny-nli-permuted}}\n  nli-b1: {{kind: nli, model: {m}/tiny-nli, batch_size: 1}}\n  nli-b64: {{kind: nli, model: {m}/tiny-nli, batch_size: 64}}\n  nli-strict: {{kind: nli, model: {m}/tiny-nli, threshold: 0.99}}\n  nli-permuted-strict: {{kind: nli, model: {m}/tiny-nli-permuted, threshold: 0.99}}\n  nli-nan: {{kind: nli, model: {m}/tiny-nli-nan}}\n  sim: {{kind: similarity, model: {m}/tiny-embed}}\n{extra}",
+            m = m.display()
+        );
+        std::fs::write(dir.path().join("faithgate.yaml"), cfg).unwrap();
+        Setup { dir }
+    }
+
+    fn cmd(&self) -> Command {
+        let mut c = Command::cargo_bin("faithgate").unwrap();
+        c.current_dir(self.dir.path())
+            .env_remove("CI")
+            .env("NO_COLOR", "1")
+            .arg("--config")
+            .arg(self.dir.path().join("faithgate.yaml"));
+        c
+    }
+
+    fn cache(&self) -> PathBuf {
+        self.dir.path().join("cache.sqlite")
+    }
+
+    /// Runs a suite with a checker; returns (exit code, JSON, stderr).
+    fn run(&self, suite: &Path, checker: &str, extra: &[&str]) -> (i32, Value, String) {
+        let out = self
+            .cmd()
+            .args([
+                "run",
+                suite.to_str().unwrap(),
+                "--checker",
+                checker,
+                "--format",
+                "json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out.status.code().unwrap_or(-1), json, stderr)
+    }
+}
+
+fn larkspur() -> PathBuf {
+    root().join("suites/larkspur.yaml")
+}
+
+fn verdicts(v: &Value) -> Vec<(String, String, f64)> {
+    v["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap().to_string(),
+                c["verdict"].as_str().unwrap_or("error").to_string(),
+                c["score"].as_f64().unwrap_or(f64::NAN),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn permuting_the_label_order_with_id2label_to_match_gives_identical_verdicts() {
+    let s = Setup::new("");
+    // a high threshold so the tiny model's verdicts are a mix of labels
+    let (code_a, a, err) = s.run(&larkspur(), "nli-strict", &["--no-cache"]);
+    assert_eq!(code_a, 0, "{err}");
+    let (code_b, b, err) = s.run(&larkspur(), "nli-permuted-strict", &["--no-cache"]);
+    assert_eq!(code_b, 0, "{err}");
+    let (va, vb) = (verdicts(&a), verdicts(&b));
+    assert_eq!(va.len(), 48);
+    for (x, y) in va.iter().zip(&vb) {
+        assert_eq!((&x.0, &x.1), (&y.0, &y.1));
+        assert!((x.2 - y.2).abs() < 1e-6, "{x:?} vs {y:?}");
+    }
+    // the verdicts are not all the same label, so the comparison means something
+    let labels: std::collections::HashSet<_> = va.iter().map(|v| v.1.clone()).collect();
+    assert!(labels.len() >= 2, "{labels:?}");
+}
+
+#[test]
+fn batch_size_1_and_64_give_the_same_scores() {
+    let s = Setup::new("");
+    let (_, a, err) = s.run(&larkspur(), "nli-b1", &["--no-cache"]);
+    assert!(a != Value::Null, "{err}");
+    let (_, b, _) = s.run(&larkspur(), "nli-b64", &["--no-cache"]);
+    for (x, y) in verdicts(&a).iter().zip(&verdicts(&b)) {
+        assert_eq!(x.1, y.1);
+        assert!((x.2 - y.2).abs() < 1e-5, "{x:?} vs {y:?}");
+    }
+}
+
+#[test]
+fn evidence_windows_never_cross_passages() {
+    let s = Setup::new("");
+    let (_, v, err) = s.run(&larkspur(), "nli", &["--no-cache"]);
+    let suite = std::fs::read_to_string(larkspur()).unwrap();
+    let passages: Vec<(String, String)> = serde_yaml::from_str::<serde_yaml::Value>(&suite)
+        .unwrap()["contexts"][0]["passages"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["id"].as_str().unwrap().to_string(),
+                p["text"]
+                    .as_str()
+                    .unwrap()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
+        })
+        .collect();
+    for c in v["cases"].as_array().expect(&err) {
+        let pid = c["evidence"]["passage"].as_str().unwrap();
+        let window = c["evidence"]["window"].as_str().unwrap();
+        let text = &passages.iter().find(|(id, _)| id == pid).unwrap().1;
+        assert!(
+            text.contains(window),
+            "window {window:?} is not inside passage {pid}"
+        );
+    }
+}
+
+fn write_suite(dir: &Path, passage: &str) -> PathBuf {
+    let p = dir.join("long.yaml");
+    std::fs::write(
+        &p,
+        format!("suite: long\ncontexts:\n  - id: c\n    passages:\n      - {{id: p1, text: \"{passage}\"}}\n      - {{id: p2, text: \"Export links expire after 7 days.\"}}\n    faithful:\n      - {{id: f1, claim: \"Export links expire after 7 days.\"}}\n"),
+    )
+    .unwrap();
+    p
+}
+
+#[test]
+fn an_over_long_window_is_narrowed_to_single_sentences() {
+    let s = Setup::new("");
+    // two sentences of ~30 tokens each: together with the claim over the model's 64 tokens
+    let sentence = "The team plan costs twelve euros per user per month and includes up to ten users with pooled storage across the workspace for every member";
+    let suite = write_suite(s.dir.path(), &format!("{sentence}. {sentence}."));
+    let (code, v, err) = s.run(&suite, "nli", &["--no-cache"]);
+    assert_eq!(code, 0, "{err}");
+    for c in v["cases"].as_array().unwrap() {
+        assert_ne!(c["outcome"], "error", "{c}");
+        let w = c["evidence"]["window"].as_str().unwrap();
+        assert!(
+            w.matches('.').count() <= 1,
+            "a window over the limit was used: {w}"
+        );
+    }
+}
+
+#[test]
+fn a_single_sentence_too_long_for_the_model_is_an_error_never_a_pass() {
+    let s = Setup::new("");
+    let long = "word ".repeat(80).trim().to_string();
+    let suite = write_suite(s.dir.path(), &format!("{long}."));
+    let (code, v, err) = s.run(&suite, "nli", &["--no-cache"]);
+    assert_eq!(code, 3, "{err}");
+    let errors: Vec<&Value> = v["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["outcome"] == "error")
+        .collect();
+    assert!(!errors.is_empty());
+    assert!(
+        errors[0]["error"].as_str().unwrap().contains("tokens"),
+        "{}",
+        errors[0]
+    );
+    assert_eq!(v["summary"]["errors"].as_u64(), Some(errors.len() as u64));
+    assert!(v["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["outcome"] != "passed" || c["verdict"] == "supported"));
+}
+
+#[test]
+fn nan_logits_are_errors_never_passes() {
+    let s = Setup::new("");
+    let (code, v, _) = s.run(&larkspur(), "nli-nan", &["--no-cache"]);
+    assert_eq!(code, 3);
+    let cases = v["cases"].as_array().unwrap();
+    assert!(cases.iter().all(|c| c["outcome"] == "error"));
+    assert!(cases[0]["error"].as_str().unwrap().contains("non-finite"));
+    assert_eq!(v["summary"]["false_alarms"]["n"].as_u64(), Some(0));
+}
+
+#[test]
+fn a_missing_model_directory_is_a_clear_config_error() {
+    let s = Setup::new("  gone: {kind: nli, model: /nonexistent/model}\n");
+    let out = s
+        .cmd()
+        .args(["run", larkspur().to_str().unwrap(), "--checker", "gone"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("/nonexistent/model") && err.contains("not a directory"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_config_without_an_entailment_label_is_an_error_naming_the_file() {
+    let s = Setup::new("");
+    let broken = s.dir.path().join("broken");
+    std::fs::create_dir(&broken).unwrap();
+    for f in ["model.onnx", "tokenizer.json"] {
+        std::fs::copy(models().join("tiny-nli").join(f), broken.join(f)).unwrap();
+    }
+    std::fs::write(
+        broken.join("config.json"),
+        r#"{"id2label": {"0": "LABEL_0", "1": "LABEL_1", "2": "LABEL_2"}}"#,
+    )
+    .unwrap();
+    let cfg = s.dir.path().join("faithgate.yaml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(
+        &cfg,
+        format!(
+            "{text}  broken: {{kind: nli, model: {}}}\n",
+            broken.display()
+        ),
+    )
+    .unwrap();
+    let out = s
+        .cmd()
+        .args(["run", larkspur().to_str().unwrap(), "--checker", "broken"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{}", broken.join("config.json").display())),
+        "{err}"
+    );
+    assert!(err.contains("no entailment label"), "{err}");
+}
+
+#[test]
+fn a_broken_model_file_is_a_clear_error() {
+    let s = Setup::new("");
+    let broken = s.dir.path().join("broken");
+    std::fs::create_dir(&broken).unwrap();
+    for f in ["config.json", "tokenizer.json"] {
+        std::fs::copy(models().join("tiny-nli").join(f), broken.join(f)).unwrap();
+    }
+    std::fs::write(broken.join("model.onnx"), b"not an onnx model").unwrap();
+    let cfg = s.dir.path().join("faithgate.yaml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(
+        &cfg,
+        format!(
+            "{text}  broken: {{kind: nli, model: {}}}\n",
+            broken.display()
+        ),
+    )
+    .unwrap();
+    let out = s
+        .cmd()
+        .args(["run", larkspur().to_str().unwrap(), "--checker", "broken"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot load model.onnx"), "{err}");
+}
+
+#[test]
+fn the_second_run_is_free_and_a_threshold_change_needs_no_model_call() {
+    let s = Setup::new("");
+    let cache = s.cache();
+    let c = ["--cache", cache.to_str().unwrap()];
+    let (_, first, err1) = s.run(&larkspur(), "nli", &c);
+    assert!(err1.contains("0 from the cache"), "{err1}");
+    let (_, second, err2) = s.run(&larkspur(), "nli", &c);
+    assert!(
+        err2.contains("came from the cache; no model call"),
+        "{err2}"
+    );
+    assert_eq!(verdicts(&first), verdicts(&second));
+    let (_, strict, err3) = s.run(&larkspur(), "nli-strict", &c);
+    assert!(err3.contains("no model call"), "{err3}");
+    assert_ne!(
+        verdicts(&first),
+        verdicts(&strict),
+        "the new threshold applies to cached scores"
+    );
+    // a different model never reuses another model's outputs
+    let (_, _, err4) = s.run(&larkspur(), "nli-permuted", &c);
+    assert!(err4.contains("0 from the cache"), "{err4}");
+}
+
+#[test]
+fn the_similarity_checker_scores_with_cosines_and_uses_the_cache() {
+    let s = Setup::new("");
+    let cache = s.cache();
+    let c = ["--cache", cache.to_str().unwrap()];
+    let (code, v, err) = s.run(&larkspur(), "sim", &c);
+    assert_eq!(code, 0, "{err}");
+    for case in v["cases"].as_array().unwrap() {
+        let score = case["score"].as_f64().unwrap();
+        assert!((-1.0..=1.0 + 1e-6).contains(&score));
+        assert_ne!(
+            case["verdict"], "contradicted",
+            "similarity cannot say contradicted"
+        );
+    }
+    let (_, _, err2) = s.run(&larkspur(), "sim", &c);
+    assert!(err2.contains("no model call"), "{err2}");
+}
+
+#[test]
+fn probe_prints_every_label_probability() {
+    let s = Setup::new("");
+    let out = s
+        .cmd()
+        .args([
+            "probe",
+            "--checker",
+            "nli",
+            "--premise",
+            "Team plans are billed monthly.",
+            "--claim",
+            "Team plans are billed yearly.",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let probs: Vec<f64> = ["contradiction", "entailment", "neutral"]
+        .iter()
+        .map(|l| {
+            let line = text
+                .lines()
+                .find(|x| x.trim_start().starts_with(l))
+                .unwrap_or_else(|| panic!("{l} missing: {text}"));
+            line.split_whitespace().last().unwrap().parse().unwrap()
+        })
+        .collect();
+    assert!((probs.iter().sum::<f64>() - 1.0).abs() < 0.01, "{probs:?}");
+    let sim = s
+        .cmd()
+        .args([
+            "probe",
+            "--checker",
+            "sim",
+            "--premise",
+            "a b",
+            "--claim",
+            "a b",
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&sim.stdout).contains("cosine         1.000"));
+}
+
+#[test]
+fn doctor_reports_the_runtime_and_each_models_inputs_outputs_and_labels() {
+    let s = Setup::new("");
+    let out = s.cmd().arg("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("onnx runtime: ") && text.contains("libonnxruntime"),
+        "{text}"
+    );
+    assert!(text.contains("output logits"), "{text}");
+    assert!(
+        text.contains("labels contradiction, entailment, neutral"),
+        "{text}"
+    );
+    assert!(text.contains("output last_hidden_state"), "{text}");
+    let missing = s
+        .cmd()
+        .env("ORT_DYLIB_PATH", "/nonexistent/libonnxruntime.so")
+        .arg("doctor")
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stdout).contains("MISSING"));
+}
+
+#[test]
+fn a_corrupt_cache_is_a_clear_error_and_no_cache_is_the_way_out() {
+    let s = Setup::new("");
+    std::fs::write(s.cache(), vec![7u8; 4096]).unwrap();
+    let (code, _, err) = s.run(
+        &larkspur(),
+        "nli",
+        &["--cache", s.cache().to_str().unwrap()],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--no-cache") && err.contains("cache.sqlite"),
+        "{err}"
+    );
+    let (code, _, err) = s.run(&larkspur(), "nli", &["--no-cache"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn a_killed_run_keeps_what_it_paid_for_and_the_rerun_scores_only_the_rest() {
+    let s = Setup::new("");
+    // many distinct pairs, one per model call, so the run is still going when it is killed
+    let mut yaml = String::from("suite: big\ncontexts:\n  - id: c\n    passages:\n");
+    for i in 0..30 {
+        yaml.push_str(&format!("      - {{id: p{i}, text: \"Export links expire after {i} days. Team plans are billed monthly.\"}}\n"));
+    }
+    yaml.push_str("    faithful:\n");
+    for i in 0..40 {
+        yaml.push_str(&format!(
+            "      - {{id: f{i}, claim: \"Export links expire after {} days.\"}}\n",
+            i + 100
+        ));
+    }
+    let suite = s.dir.path().join("big.yaml");
+    std::fs::write(&suite, yaml).unwrap();
+    let cache = s.cache();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithgate"))
+        .current_dir(s.dir.path())
+        .args([
+            "--config",
+            s.dir.path().join("faithgate.yaml").to_str().unwrap(),
+        ])
+        .args([
+            "run",
+            suite.to_str().unwrap(),
+            "--checker",
+            "nli-b1",
+            "--cache",
+            cache.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // wait until some batches are committed, then kill it hard
+    let rows = |p: &Path| -> i64 {
+        rusqlite::Connection::open(p)
+            .and_then(|c| c.query_row("SELECT COUNT(*) FROM outputs", [], |r| r.get(0)))
+            .unwrap_or(0)
+    };
+    let started = std::time::Instant::now();
+    while rows(&cache) < 20 {
+        assert!(started.elapsed().as_secs() < 120, "no batch was committed");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run finished before it could be killed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let kept = rows(&cache);
+    let (code, _, err) = s.run(&suite, "nli-b1", &["--cache", cache.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let line = err
+        .lines()
+        .find(|l| l.contains("distinct premise-claim pairs"))
+        .unwrap();
+    let counts = line.split_once("nli-b1: ").unwrap().1;
+    let nums: Vec<i64> = counts
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|t| !t.is_empty())
+        .map(|t| t.parse().unwrap())
+        .collect();
+    // "<needed> distinct ...: <cached> from the cache, <scored> scored by the model in <batches>"
+    let (needed, cached, scored) = (nums[0], nums[1], nums[2]);
+    assert!(cached >= kept, "{line}");
+    assert!(scored > 0 && cached + scored == needed, "{line}");
+}
+
+#[test]
+fn the_tokenizers_own_padding_and_truncation_are_overridden() {
+    let m = faithgate::check::onnx::Model::load(&models().join("tiny-nli"), 1).unwrap();
+    // tokenizer.json truncates at 16 and pads to 128; faithgate does neither
+    let long = "team plan ".repeat(20);
+    assert_eq!(m.token_len(&long, None).unwrap(), 42);
+    let (shape, _, mask) = m
+        .run(&[("team plan", None), ("team plan costs", None)])
+        .unwrap();
+    assert_eq!(
+        mask.ncols(),
+        5,
+        "padded to the longest in the batch: [CLS] team plan costs [SEP]"
+    );
+    assert_eq!(mask.row(0).sum(), 4);
+    assert_eq!(shape, vec![2, 3]);
+}
