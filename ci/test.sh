@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 
 # ONNX Runtime for the model checkers, at the version the ort crate's API matches
 bash ci/setup.sh
+# the real MiniLM models (embedding model for the seed's cosines, cross-encoder for benchmarks)
+bash ci/make-minilm.sh
 
 cargo build --locked --all-targets
 cargo test --locked
