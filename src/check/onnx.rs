@@ -114,6 +114,9 @@ pub fn runtime_version(path: &Path) -> String {
 /// A batch's first output: its shape, its values (row-major) and the attention mask used.
 pub type RunOutput = (Vec<usize>, Vec<f32>, Array2<i64>);
 
+/// A tokenised batch: input_ids, attention_mask, token_type_ids, each [batch, longest].
+pub type Encoded = (Array2<i64>, Array2<i64>, Array2<i64>);
+
 /// One input or output of a model, for `doctor`.
 #[derive(Debug, Clone)]
 pub struct Port {
@@ -252,6 +255,14 @@ impl Model {
     /// Runs one batch of texts or pairs; returns the first output as a flat f32 vector with its
     /// shape, and the attention mask used.
     pub fn run(&self, batch: &[(&str, Option<&str>)]) -> Result<RunOutput, String> {
+        let (ids, mask, types) = self.encode(batch)?;
+        self.run_arrays(&ids, &mask, &types)
+            .map(|(shape, data)| (shape, data, mask))
+    }
+
+    /// Tokenises a batch, padded to its longest member: (input_ids, attention_mask,
+    /// token_type_ids).
+    pub fn encode(&self, batch: &[(&str, Option<&str>)]) -> Result<Encoded, String> {
         let encodings = if batch.iter().all(|(_, s)| s.is_some()) {
             self.tokenizer.encode_batch(
                 batch
@@ -283,8 +294,7 @@ impl Model {
                 types[[r, c]] = *t as i64;
             }
         }
-        self.run_arrays(&ids, &mask, &types)
-            .map(|(shape, data)| (shape, data, mask))
+        Ok((ids, mask, types))
     }
 
     /// Runs pre-tokenised arrays (the bare-session benchmark uses this directly).

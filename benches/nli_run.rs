@@ -1,0 +1,127 @@
+//! Benchmark: NLI pairs per second, the full `run` pipeline against bare `session.run` calls.
+//!
+//! Model: the real-size all-MiniLM-L6-v2 cross-encoder from `ci/make-minilm.sh`
+//! (target/models/minilm-xenc: the real encoder's cost, a random head, so speed only).
+//! Pairs: every distinct (sentence window, claim) pair of the shipped Larkspur suite.
+//!
+//! - full: `run_suite` with the `nli` checker and no cache: window building, tokenising, length
+//!   checks, sorting, batching, inference, softmax and verdicts; pairs / wall time.
+//! - bare: the same pairs pre-tokenised into length-sorted batches of the same size, timing only
+//!   the ONNX Runtime session calls: the limit for this model on this machine.
+//!
+//! `cargo bench --bench nli_run` (median of 5 of each); `-- --quick` runs each once.
+
+use faithgate::check::nli::{NliChecker, NliSettings};
+use faithgate::check::onnx::Model;
+use faithgate::check::windows::{passage_sentences, windows_of};
+use faithgate::mutate::{generate, Rules};
+use faithgate::run::{cases, run_suite};
+use faithgate::suite::Suite;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Instant;
+
+const BATCH: usize = 32;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let reps = if quick { 1 } else { 5 };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let model_dir = root.join("target/models/minilm-xenc");
+    assert!(model_dir.join("model.onnx").is_file(), "run `bash ci/make-minilm.sh` first");
+    let suite = Suite::load(&root.join("suites/larkspur.yaml")).unwrap();
+    let mutants = generate(&suite, &Rules::builtin()).unwrap();
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+
+    // the distinct pairs the run needs
+    let mut pairs = BTreeSet::new();
+    for c in cases(&suite, &mutants) {
+        let ctx = &suite.contexts[c.context];
+        for w in windows_of(&passage_sentences(&ctx.passages), 2) {
+            pairs.insert((w.text, c.claim.clone()));
+        }
+    }
+    let pairs: Vec<(String, String)> = pairs.into_iter().collect();
+    println!(
+        "model: {} ({} threads, batch {BATCH}); {} distinct pairs from suites/larkspur.yaml",
+        model_dir.display(),
+        threads,
+        pairs.len()
+    );
+
+    let settings = NliSettings {
+        batch_size: BATCH,
+        threads,
+        ..Default::default()
+    };
+    let checker = NliChecker::new("bench", &model_dir, settings, None).unwrap();
+    let mut full = Vec::new();
+    for _ in 0..reps {
+        let t = Instant::now();
+        let run = run_suite(&suite, &mutants, &checker, &mut |_, _| {});
+        let secs = t.elapsed().as_secs_f64();
+        assert_eq!(run.errors(), 0);
+        assert_eq!(checker.last_use().scored, pairs.len(), "the run scored a different pair set");
+        full.push(pairs.len() as f64 / secs);
+    }
+
+    let model = Model::load(&model_dir, threads).unwrap();
+    let mut order: Vec<usize> = (0..pairs.len()).collect();
+    let lens: Vec<usize> = pairs
+        .iter()
+        .map(|(p, c)| model.token_len(p, Some(c)).unwrap())
+        .collect();
+    order.sort_by_key(|&i| lens[i]);
+    let batches: Vec<_> = order
+        .chunks(BATCH)
+        .map(|chunk| {
+            let items: Vec<(&str, Option<&str>)> = chunk
+                .iter()
+                .map(|&i| (pairs[i].0.as_str(), Some(pairs[i].1.as_str())))
+                .collect();
+            model.encode(&items).unwrap()
+        })
+        .collect();
+    let mut bare = Vec::new();
+    for _ in 0..reps {
+        let t = Instant::now();
+        for (ids, mask, types) in &batches {
+            model.run_arrays(ids, mask, types).unwrap();
+        }
+        bare.push(pairs.len() as f64 / t.elapsed().as_secs_f64());
+    }
+    // what the tokenizer.json's own setting (fixed padding to 128) would cost
+    let padded: Vec<_> = batches
+        .iter()
+        .map(|(ids, mask, types)| {
+            let pad = |a: &ndarray::Array2<i64>| {
+                let mut p = ndarray::Array2::<i64>::zeros((a.nrows(), 128.max(a.ncols())));
+                p.slice_mut(ndarray::s![.., ..a.ncols()]).assign(a);
+                p
+            };
+            (pad(ids), pad(mask), pad(types))
+        })
+        .collect();
+    let mut fixed = Vec::new();
+    for _ in 0..reps {
+        let t = Instant::now();
+        for (ids, mask, types) in &padded {
+            model.run_arrays(ids, mask, types).unwrap();
+        }
+        fixed.push(pairs.len() as f64 / t.elapsed().as_secs_f64());
+    }
+    println!(
+        "bare, fixed padding to 128 (the tokenizer.json setting faithgate overrides): median {:.0} pairs/s",
+        median(fixed)
+    );
+    let (f, b) = (median(full.clone()), median(bare.clone()));
+    let show = |v: &[f64]| v.iter().map(|x| format!("{x:.0}")).collect::<Vec<_>>().join(", ");
+    println!("full run pipeline     median {f:>8.0} pairs/s  (runs: {})", show(&full));
+    println!("bare session.run      median {b:>8.0} pairs/s  (runs: {})", show(&bare));
+    println!("ratio full / bare: {:.2}", f / b);
+}
