@@ -33,10 +33,15 @@ fn main() {
     let reps = if quick { 1 } else { 5 };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let model_dir = root.join("target/models/minilm-xenc");
-    assert!(model_dir.join("model.onnx").is_file(), "run `bash ci/make-minilm.sh` first");
+    assert!(
+        model_dir.join("model.onnx").is_file(),
+        "run `bash ci/make-minilm.sh` first"
+    );
     let suite = Suite::load(&root.join("suites/larkspur.yaml")).unwrap();
     let mutants = generate(&suite, &Rules::builtin()).unwrap();
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
 
     // the distinct pairs the run needs
     let mut pairs = BTreeSet::new();
@@ -66,7 +71,11 @@ fn main() {
         let run = run_suite(&suite, &mutants, &checker, &mut |_, _| {});
         let secs = t.elapsed().as_secs_f64();
         assert_eq!(run.errors(), 0);
-        assert_eq!(checker.last_use().scored, pairs.len(), "the run scored a different pair set");
+        assert_eq!(
+            checker.last_use().scored,
+            pairs.len(),
+            "the run scored a different pair set"
+        );
         full.push(pairs.len() as f64 / secs);
     }
 
@@ -120,8 +129,19 @@ fn main() {
         median(fixed)
     );
     let (f, b) = (median(full.clone()), median(bare.clone()));
-    let show = |v: &[f64]| v.iter().map(|x| format!("{x:.0}")).collect::<Vec<_>>().join(", ");
-    println!("full run pipeline     median {f:>8.0} pairs/s  (runs: {})", show(&full));
-    println!("bare session.run      median {b:>8.0} pairs/s  (runs: {})", show(&bare));
+    let show = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.0}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!(
+        "full run pipeline     median {f:>8.0} pairs/s  (runs: {})",
+        show(&full)
+    );
+    println!(
+        "bare session.run      median {b:>8.0} pairs/s  (runs: {})",
+        show(&bare)
+    );
     println!("ratio full / bare: {:.2}", f / b);
 }

@@ -538,7 +538,10 @@ fn minilm() -> PathBuf {
 
 #[test]
 fn real_minilm_similarity_reproduces_the_seed_cosines_and_cannot_see_negation() {
-    let s = Setup::new(&format!("  minilm: {{kind: similarity, model: {}}}\n", minilm().display()));
+    let s = Setup::new(&format!(
+        "  minilm: {{kind: similarity, model: {}}}\n",
+        minilm().display()
+    ));
     let passage = "Team plans are billed monthly and can be cancelled at any time, but the current month is not refunded. Annual Enterprise contracts can be refunded in full within 14 days of signing; after that they are not refundable.";
     let answers = [
         ("You can cancel your Team plan at any time, but the current month is not refunded.", 0.769),
@@ -546,15 +549,46 @@ fn real_minilm_similarity_reproduces_the_seed_cosines_and_cannot_see_negation() 
         ("You can stop your Team subscription whenever you like, but you will not get this month's payment back.", 0.548),
     ];
     for (answer, seed) in answers {
-        let out = s.cmd().args(["probe", "--checker", "minilm", "--premise", passage, "--claim", answer]).output().unwrap();
+        let out = s
+            .cmd()
+            .args([
+                "probe",
+                "--checker",
+                "minilm",
+                "--premise",
+                passage,
+                "--claim",
+                answer,
+            ])
+            .output()
+            .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
-        let cos: f64 = text.lines().last().unwrap().split_whitespace().last().unwrap().parse().unwrap();
-        assert!((cos - seed).abs() < 0.005, "{answer}: {cos} vs the seed's {seed}");
+        let cos: f64 = text
+            .lines()
+            .last()
+            .unwrap()
+            .split_whitespace()
+            .last()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(
+            (cos - seed).abs() < 0.005,
+            "{answer}: {cos} vs the seed's {seed}"
+        );
     }
     // the harness shows the blind spot: most negation flips pass the 0.7 similarity bar
     let (code, v, err) = s.run(&larkspur(), "minilm", &["--no-cache"]);
     assert_eq!(code, 0, "{err}");
-    let neg = v["summary"]["fault_types"].as_array().unwrap().iter().find(|t| t["fault_type"] == "negation_flip").unwrap();
+    let neg = v["summary"]["fault_types"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["fault_type"] == "negation_flip")
+        .unwrap();
     assert_eq!(neg["n"].as_u64(), Some(8));
-    assert!(neg["k"].as_u64().unwrap() <= 4, "similarity caught most negation flips? {neg}");
+    assert!(
+        neg["k"].as_u64().unwrap() <= 4,
+        "similarity caught most negation flips? {neg}"
+    );
 }

@@ -255,19 +255,19 @@ impl NliChecker {
     }
 }
 
-/// Words shared by a claim and a passage, for choosing the passage a claim is about.
-fn overlap(claim: &HashSet<String>, passage: &str) -> usize {
-    let words: HashSet<String> = tokenize(passage)
+/// The words of a text that say what it is about (normalised, longer than two letters).
+fn topic_words(text: &str) -> HashSet<String> {
+    tokenize(text)
         .into_iter()
         .map(|t| t.norm)
         .filter(|w| w.len() > 2)
-        .collect();
-    claim.intersection(&words).count()
+        .collect()
 }
 
 struct Prepared {
     windows: Vec<Window>,
-    passage_words: Vec<String>,
+    /// Topic words of each passage, for choosing the passage a claim is about.
+    passage_words: Vec<HashSet<String>>,
 }
 
 impl Checker for NliChecker {
@@ -313,7 +313,7 @@ impl Checker for NliChecker {
                         &passage_sentences(&ctx.passages),
                         self.settings.max_window_sentences,
                     ),
-                    passage_words: ctx.passages.iter().map(|p| p.text.clone()).collect(),
+                    passage_words: ctx.passages.iter().map(|p| topic_words(&p.text)).collect(),
                 }
             });
         }
@@ -445,11 +445,8 @@ impl Checker for NliChecker {
                     });
                 }
                 // contradiction is read only from the passage the claim is about
-                let claim_words: HashSet<String> = tokenize(c.text)
-                    .into_iter()
-                    .map(|t| t.norm)
-                    .filter(|w| w.len() > 2)
-                    .collect();
+                let claim_words = topic_words(c.text);
+                let overlap = |pi: usize| claim_words.intersection(&prep.passage_words[pi]).count();
                 let best_entail_of = |pi: usize| {
                     scored_windows
                         .iter()
@@ -460,8 +457,8 @@ impl Checker for NliChecker {
                 let topic = (0..ctx.passages.len())
                     .filter(|pi| scored_windows.iter().any(|(w, _)| w.passage == *pi))
                     .max_by(|a, b| {
-                        overlap(&claim_words, &prep.passage_words[*a])
-                            .cmp(&overlap(&claim_words, &prep.passage_words[*b]))
+                        overlap(*a)
+                            .cmp(&overlap(*b))
                             .then(best_entail_of(*a).total_cmp(&best_entail_of(*b)))
                     })
                     .unwrap_or(best_w.passage);
