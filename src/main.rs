@@ -83,6 +83,11 @@ enum Command {
     /// Say what faithgate found (ONNX Runtime, each configured model's inputs, outputs and
     /// labels) and what to do about anything missing.
     Doctor,
+    /// Quick sums: Wilson intervals, exact McNemar p-values, sample sizes.
+    Stats {
+        #[command(subcommand)]
+        what: StatsCommand,
+    },
     /// List the mutants the rules generate for the suites.
     Mutants {
         #[arg(required = true)]
@@ -96,6 +101,28 @@ enum Command {
     Snapshot {
         #[command(subcommand)]
         action: SnapshotAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum StatsCommand {
+    /// Wilson interval for K successes in N trials.
+    Wilson {
+        k: u64,
+        n: u64,
+        #[arg(long, default_value_t = 0.95)]
+        confidence: f64,
+    },
+    /// Exact two-sided McNemar p-value for B and C discordant pairs.
+    Mcnemar { b: u64, c: u64 },
+    /// Labelled cases needed to pin a rate near P to within ±E.
+    SampleSize {
+        #[arg(long)]
+        rate: f64,
+        #[arg(long)]
+        margin: f64,
+        #[arg(long, default_value_t = 0.95)]
+        confidence: f64,
     },
 }
 
@@ -167,12 +194,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             cache,
             no_cache,
         } => {
-            if !(confidence > 0.0 && confidence < 1.0) {
-                return Err(Error::Usage(format!(
-                    "--confidence {confidence} must be between 0 and 1 (e.g. 0.95)"
-                ))
-                .into());
-            }
+            check_confidence(confidence)?;
             let rules = config.rules(mutators.as_deref())?;
             let loaded = load_all(&suites, &rules)?;
             let checker = config.checker(&checker, (!no_cache).then_some(cache.as_path()))?;
@@ -297,6 +319,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Ok)
         }
         Command::Doctor => Ok(doctor(&config)),
+        Command::Stats { what } => stats(what),
         Command::Snapshot {
             action: SnapshotAction::Accept { dir },
         } => {
@@ -310,6 +333,62 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Ok)
         }
     }
+}
+
+fn check_confidence(c: f64) -> Result<(), Error> {
+    if c > 0.0 && c < 1.0 {
+        Ok(())
+    } else {
+        Err(Error::Usage(format!(
+            "--confidence {c} must be between 0 and 1 (e.g. 0.95)"
+        )))
+    }
+}
+
+fn stats(what: StatsCommand) -> anyhow::Result<Exit> {
+    use faithgate::stats;
+    match what {
+        StatsCommand::Wilson { k, n, confidence } => {
+            check_confidence(confidence)?;
+            if k > n {
+                return Err(Error::Usage(format!("K ({k}) cannot exceed N ({n})")).into());
+            }
+            let r = stats::Rate::new(k, n, confidence);
+            println!(
+                "{k}/{n}  rate {}  {}% Wilson interval [{:.4}, {:.4}]",
+                report::fmt_rate(r.rate),
+                (confidence * 100.0).round(),
+                r.ci_low,
+                r.ci_high
+            );
+        }
+        StatsCommand::Mcnemar { b, c } => {
+            println!(
+                "b={b} c={c}  exact two-sided McNemar p = {:.4} ({} discordant pairs)",
+                stats::mcnemar_exact(b, c),
+                b + c
+            );
+        }
+        StatsCommand::SampleSize {
+            rate,
+            margin,
+            confidence,
+        } => {
+            check_confidence(confidence)?;
+            if !(0.0..=1.0).contains(&rate) || !(margin > 0.0 && margin < 1.0) {
+                return Err(Error::Usage(
+                    "--rate must be in [0, 1] and --margin in (0, 1)".into(),
+                )
+                .into());
+            }
+            println!(
+                "{} labelled cases to pin a rate near {rate} to within ±{margin} at {}% confidence",
+                stats::sample_size(rate, margin, confidence),
+                (confidence * 100.0).round()
+            );
+        }
+    }
+    Ok(Exit::Ok)
 }
 
 fn doctor(config: &Config) -> Exit {

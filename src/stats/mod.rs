@@ -1,5 +1,11 @@
 //! Statistics: pure functions, no I/O.
 
+pub mod kappa;
+pub mod mcnemar;
+pub mod sample_size;
 pub mod wilson;
 
+pub use kappa::cohen_kappa;
+pub use mcnemar::mcnemar_exact;
+pub use sample_size::sample_size;
 pub use wilson::{wilson, Rate};
