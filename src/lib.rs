@@ -33,9 +33,11 @@
 //! ```
 
 pub mod check;
+pub mod compare;
 pub mod config;
 pub mod error;
 pub mod mutate;
+pub mod record;
 pub mod report;
 pub mod run;
 pub mod snapshot;

@@ -2,11 +2,13 @@
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
+use faithgate::compare;
 use faithgate::config::Config;
 use faithgate::error::{Error, Exit};
 use faithgate::mutate::{self, MutantSet};
+use faithgate::record::{Record, RecordRun};
 use faithgate::report::{self, Format, Paint};
-use faithgate::run::run_suite;
+use faithgate::run::{run_suite, SuiteRun};
 use faithgate::snapshot::{self, SnapshotStatus};
 use faithgate::suite::Suite;
 use faithgate::summary::summarize;
@@ -67,6 +69,36 @@ enum Command {
         #[arg(long, default_value = faithgate::check::cache::DEFAULT_CACHE)]
         cache: PathBuf,
         /// Do not read or write the verdict cache.
+        #[arg(long, conflicts_with = "cache")]
+        no_cache: bool,
+        /// Save a run record (every case, verdict, score, outcome, fingerprints) for `compare`.
+        #[arg(long)]
+        record: Option<PathBuf>,
+    },
+    /// Compare two run records case by case (exact McNemar on the changes), or run two checkers
+    /// on suites and compare them. Exit 1 when the candidate is significantly worse on any fault
+    /// type or on false alarms, or newly misses more faults than allowed.
+    Compare {
+        /// BASE.json CANDIDATE.json, or suite files with --checker A --checker B.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Base checker, then candidate checker (run both on the suites given).
+        #[arg(long = "checker")]
+        checkers: Vec<String>,
+        /// Significance level of the gate.
+        #[arg(long, default_value_t = 0.05)]
+        alpha: f64,
+        /// Fail when more faults than this are newly missed.
+        #[arg(long, default_value_t = 0)]
+        max_new_misses: u64,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        #[arg(long, default_value_t = 0.95)]
+        confidence: f64,
+        #[arg(long)]
+        mutators: Option<PathBuf>,
+        #[arg(long, default_value = faithgate::check::cache::DEFAULT_CACHE)]
+        cache: PathBuf,
         #[arg(long, conflicts_with = "cache")]
         no_cache: bool,
     },
@@ -178,6 +210,37 @@ fn load_all(paths: &[PathBuf], rules: &mutate::Rules) -> Result<Vec<(Suite, Muta
         .collect()
 }
 
+/// Runs a checker over every loaded suite, with progress and cost notes on stderr.
+fn score_suites(
+    loaded: &[(Suite, MutantSet)],
+    checker: &dyn faithgate::check::Checker,
+) -> Vec<SuiteRun> {
+    let mut runs = Vec::new();
+    for (suite, set) in loaded {
+        let bar =
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+        bar.set_message(format!("{} · {}", suite.name, checker.name()));
+        let started = std::time::Instant::now();
+        let run = run_suite(suite, set, checker, &mut |done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        });
+        bar.finish_and_clear();
+        eprintln!(
+            "{}: scored {} cases with {} in {:.2?}",
+            suite.name,
+            run.results.len(),
+            checker.name(),
+            started.elapsed()
+        );
+        for note in checker.notes() {
+            eprintln!("{}: {note}", suite.name);
+        }
+        runs.push(run);
+    }
+    runs
+}
+
 fn run(cli: Cli) -> anyhow::Result<Exit> {
     let config = Config::load(cli.config.as_deref())?;
     let stdout_color = color_on(cli.color, std::io::stdout().is_terminal());
@@ -193,6 +256,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             mutators,
             cache,
             no_cache,
+            record,
         } => {
             check_confidence(confidence)?;
             let rules = config.rules(mutators.as_deref())?;
@@ -201,39 +265,35 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             let strict = check || std::env::var_os("CI").is_some_and(|v| !v.is_empty());
             let mut exit = Exit::Ok;
             let mut out = std::io::stdout().lock();
-            for (suite, set) in &loaded {
-                let bar = indicatif::ProgressBar::with_draw_target(
-                    None,
-                    indicatif::ProgressDrawTarget::stderr(),
+            let runs = score_suites(&loaded, checker.as_ref());
+            if let Some(path) = &record {
+                let rec = Record::new(
+                    loaded
+                        .iter()
+                        .zip(&runs)
+                        .map(|((suite, _), run)| RecordRun::from_run(run, &suite.sha256))
+                        .collect(),
                 );
-                bar.set_message(format!("{} · {}", suite.name, checker.name()));
-                let started = std::time::Instant::now();
-                let run = run_suite(suite, set, checker.as_ref(), &mut |done, total| {
-                    bar.set_length(total as u64);
-                    bar.set_position(done as u64);
-                });
-                bar.finish_and_clear();
-                eprintln!(
-                    "{}: scored {} cases with {} in {:.2?}",
-                    suite.name,
-                    run.results.len(),
-                    checker.name(),
-                    started.elapsed()
-                );
-                for note in checker.notes() {
-                    eprintln!("{}: {note}", suite.name);
-                }
-                let summary = summarize(&run, confidence);
+                rec.write(path)?;
+                eprintln!("record written: {}", path.display());
+            }
+            let mut junit = Vec::new();
+            for run in &runs {
+                let summary = summarize(run, confidence);
                 let text = match format {
                     Format::Human => report::human::render(
-                        &run,
+                        run,
                         &summary,
                         Paint {
                             color: stdout_color,
                         },
                     ),
-                    Format::Json => report::json::render(&run, &summary),
-                    Format::Markdown => report::markdown::render(&run, &summary),
+                    Format::Json => report::json::render(run, &summary),
+                    Format::Markdown => report::markdown::render(run, &summary),
+                    Format::Junit => {
+                        junit.push(report::junit::testsuite(run));
+                        String::new()
+                    }
                 };
                 out.write_all(text.as_bytes())
                     .context("writing the report")?;
@@ -244,7 +304,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
                     exit = Exit::CheckerFailed;
                 }
                 if let Some(dir) = &snapshot {
-                    match snapshot::write(dir, &run, strict, stderr_color)? {
+                    match snapshot::write(dir, run, strict, stderr_color)? {
                         SnapshotStatus::Created(p) => {
                             eprintln!("snapshot written: {}", p.display())
                         }
@@ -270,7 +330,82 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
                     }
                 }
             }
+            if format == Format::Junit {
+                out.write_all(report::junit::document(&junit).as_bytes())?;
+            }
             Ok(exit)
+        }
+        Command::Compare {
+            inputs,
+            checkers,
+            alpha,
+            max_new_misses,
+            format,
+            confidence,
+            mutators,
+            cache,
+            no_cache,
+        } => {
+            check_confidence(confidence)?;
+            if !(alpha > 0.0 && alpha < 1.0) {
+                return Err(
+                    Error::Usage(format!("--alpha {alpha} must be between 0 and 1")).into(),
+                );
+            }
+            let (base, candidate) = match checkers.len() {
+                0 => {
+                    if inputs.len() != 2 {
+                        return Err(Error::Usage(
+                            "compare takes two run records (BASE.json CANDIDATE.json), or --checker A --checker B and suites".into(),
+                        )
+                        .into());
+                    }
+                    (Record::load(&inputs[0])?, Record::load(&inputs[1])?)
+                }
+                2 => {
+                    if inputs.is_empty() {
+                        return Err(Error::Usage(
+                            "compare --checker A --checker B needs suite files".into(),
+                        )
+                        .into());
+                    }
+                    let rules = config.rules(mutators.as_deref())?;
+                    let loaded = load_all(&inputs, &rules)?;
+                    let cache_path = (!no_cache).then_some(cache.as_path());
+                    let mut records = Vec::new();
+                    for name in &checkers {
+                        let checker = config.checker(name, cache_path)?;
+                        let runs = score_suites(&loaded, checker.as_ref());
+                        records.push(Record::new(
+                            loaded
+                                .iter()
+                                .zip(&runs)
+                                .map(|((suite, _), run)| RecordRun::from_run(run, &suite.sha256))
+                                .collect(),
+                        ));
+                    }
+                    let c = records.pop().expect("two records");
+                    (records.pop().expect("two records"), c)
+                }
+                n => return Err(Error::Usage(format!(
+                    "compare takes --checker exactly twice (base, then candidate), not {n} times"
+                ))
+                .into()),
+            };
+            let cmp = compare::compare(&base, &candidate, alpha, max_new_misses, confidence);
+            let text = match format {
+                Format::Human => report::compare::human(
+                    &cmp,
+                    Paint {
+                        color: stdout_color,
+                    },
+                ),
+                Format::Json => serde_json::to_string(&cmp)? + "\n",
+                Format::Markdown => report::compare::markdown(&cmp),
+                Format::Junit => report::compare::junit(&cmp),
+            };
+            print!("{text}");
+            Ok(cmp.exit_code())
         }
         Command::Mutants {
             suites,
@@ -376,10 +511,9 @@ fn stats(what: StatsCommand) -> anyhow::Result<Exit> {
         } => {
             check_confidence(confidence)?;
             if !(0.0..=1.0).contains(&rate) || !(margin > 0.0 && margin < 1.0) {
-                return Err(Error::Usage(
-                    "--rate must be in [0, 1] and --margin in (0, 1)".into(),
-                )
-                .into());
+                return Err(
+                    Error::Usage("--rate must be in [0, 1] and --margin in (0, 1)".into()).into(),
+                );
             }
             println!(
                 "{} labelled cases to pin a rate near {rate} to within ±{margin} at {}% confidence",

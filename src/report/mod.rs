@@ -1,7 +1,9 @@
 //! Reporters: turn a finished run into text. They never re-run a checker.
 
+pub mod compare;
 pub mod human;
 pub mod json;
+pub mod junit;
 pub mod markdown;
 
 use owo_colors::OwoColorize;
@@ -12,6 +14,7 @@ pub enum Format {
     Human,
     Json,
     Markdown,
+    Junit,
 }
 
 /// Colours for human output; off means plain text.

@@ -69,6 +69,8 @@ pub struct Suite {
     pub entities: Vec<EntityGroup>,
     pub contexts: Vec<Context>,
     pub reviews: BTreeMap<String, Review>,
+    /// SHA-256 of the suite file's text: the suite's fingerprint in records and reports.
+    pub sha256: String,
 }
 
 const SCHEMA_HELP: &str = "a suite has `suite`, optional `description` and `entities`, `contexts` (each with `id`, optional `question`, `passages`, `faithful`, `hard_cases`) and optional `reviews`; see README.md, 'Suite format'";
@@ -283,7 +285,13 @@ impl Suite {
             );
         }
 
+        use sha2::{Digest, Sha256};
+        let sha256 = Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         Ok(Suite {
+            sha256,
             name: file.suite,
             description: file.description,
             path: path.to_path_buf(),

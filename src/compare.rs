@@ -1,0 +1,239 @@
+//! Paired comparison of two run records: what a checker or prompt change gained and lost.
+//!
+//! Cases are paired by suite and id. For each group (false alarms on faithful cases, every fault
+//! type, all faults together) it reports both sides' rates with Wilson intervals and the paired
+//! change: cases that got better, cases that got worse, and the exact McNemar p-value on those
+//! discordant cases. Regressions are listed case by case. An error is never a good outcome.
+
+use crate::error::Exit;
+use crate::record::{Record, RecordCase};
+use crate::stats::{mcnemar_exact, Rate};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// One row of the comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupRow {
+    /// `false alarms`, `all faults`, or a fault type.
+    pub group: String,
+    /// True for the false-alarm row: rates are false-alarm rates (lower is better).
+    pub faithful: bool,
+    pub base: Rate,
+    pub candidate: Rate,
+    /// Cases bad in the base and good in the candidate (b).
+    pub better: u64,
+    /// Cases good in the base and bad in the candidate (c).
+    pub worse: u64,
+    pub p_value: f64,
+    /// Worse more often than better, with p below alpha.
+    pub significantly_worse: bool,
+}
+
+/// A case that got worse.
+#[derive(Debug, Clone, Serialize)]
+pub struct Change {
+    pub suite: String,
+    pub id: String,
+    pub kind: String,
+    pub fault_type: Option<String>,
+    pub claim: String,
+    pub expected: String,
+    pub base_verdict: Option<String>,
+    pub base_score: Option<f64>,
+    pub candidate_verdict: Option<String>,
+    pub candidate_score: Option<f64>,
+    pub candidate_error: Option<String>,
+    /// `newly_missed` (a fault) or `new_false_alarm` (a faithful case).
+    pub change: String,
+}
+
+/// The whole comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub base: String,
+    pub candidate: String,
+    pub alpha: f64,
+    pub max_new_misses: u64,
+    pub rows: Vec<GroupRow>,
+    pub regressions: Vec<Change>,
+    pub newly_missed: u64,
+    pub new_false_alarms: u64,
+    /// (suite, id) of cases present in only one record: listed, never silently dropped.
+    pub only_in_base: Vec<(String, String)>,
+    pub only_in_candidate: Vec<(String, String)>,
+    /// Suites whose file differs between the two records.
+    pub suites_changed: Vec<String>,
+    /// Why the gate failed, one line each; empty when it passed.
+    pub failures: Vec<String>,
+}
+
+impl Comparison {
+    /// 1 when the gate failed, else 0.
+    pub fn exit_code(&self) -> Exit {
+        if self.failures.is_empty() {
+            Exit::Ok
+        } else {
+            Exit::GateFailed
+        }
+    }
+}
+
+fn label_of(r: &Record) -> String {
+    let mut names: Vec<String> = r.runs.iter().map(|x| x.checker.name.clone()).collect();
+    names.dedup();
+    names.join("+")
+}
+
+/// Compares a base record with a candidate record.
+pub fn compare(
+    base: &Record,
+    candidate: &Record,
+    alpha: f64,
+    max_new_misses: u64,
+    confidence: f64,
+) -> Comparison {
+    let key = |suite: &str, c: &RecordCase| (suite.to_string(), c.id.clone());
+    let mut base_cases: BTreeMap<(String, String), &RecordCase> = BTreeMap::new();
+    let mut base_sha: HashMap<&str, &str> = HashMap::new();
+    for run in &base.runs {
+        base_sha.insert(&run.suite, &run.suite_sha256);
+        for c in &run.cases {
+            base_cases.insert(key(&run.suite, c), c);
+        }
+    }
+    let mut pairs: Vec<(String, &RecordCase, &RecordCase)> = Vec::new();
+    let mut only_in_candidate = Vec::new();
+    let mut suites_changed = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for run in &candidate.runs {
+        if base_sha
+            .get(run.suite.as_str())
+            .is_some_and(|s| *s != run.suite_sha256)
+        {
+            suites_changed.push(run.suite.clone());
+        }
+        for c in &run.cases {
+            let k = key(&run.suite, c);
+            match base_cases.get(&k) {
+                Some(b) => {
+                    seen.insert(k);
+                    pairs.push((run.suite.clone(), *b, c));
+                }
+                None => only_in_candidate.push(k),
+            }
+        }
+    }
+    let only_in_base: Vec<(String, String)> = base_cases
+        .keys()
+        .filter(|k| !seen.contains(*k))
+        .cloned()
+        .collect();
+
+    // groups: false alarms, each fault type, all faults
+    let mut groups: BTreeMap<(u8, String), Vec<(&RecordCase, &RecordCase)>> = BTreeMap::new();
+    for (_, b, c) in &pairs {
+        // a case counts when both sides agree on what it is
+        if b.faithful() && c.faithful() {
+            groups
+                .entry((0, "false alarms".into()))
+                .or_default()
+                .push((b, c));
+        } else if b.fault() && c.fault() {
+            let ft = c.fault_type.clone().unwrap_or_else(|| "unknown".into());
+            groups.entry((1, ft)).or_default().push((b, c));
+            groups
+                .entry((2, "all faults".into()))
+                .or_default()
+                .push((b, c));
+        }
+    }
+    let mut rows = Vec::new();
+    for ((order, name), cases) in groups {
+        let faithful = order == 0;
+        let n = cases.len() as u64;
+        let count = |side: usize| -> u64 {
+            cases
+                .iter()
+                .filter(|(b, c)| {
+                    let x = if side == 0 { b } else { c };
+                    if faithful {
+                        !x.good()
+                    } else {
+                        x.good()
+                    }
+                })
+                .count() as u64
+        };
+        let better = cases.iter().filter(|(b, c)| !b.good() && c.good()).count() as u64;
+        let worse = cases.iter().filter(|(b, c)| b.good() && !c.good()).count() as u64;
+        let p = mcnemar_exact(better, worse);
+        rows.push(GroupRow {
+            group: name,
+            faithful,
+            base: Rate::new(count(0), n, confidence),
+            candidate: Rate::new(count(1), n, confidence),
+            better,
+            worse,
+            p_value: p,
+            significantly_worse: worse > better && p < alpha,
+        });
+    }
+
+    let mut regressions = Vec::new();
+    for (suite, b, c) in &pairs {
+        let counted = (b.faithful() && c.faithful()) || (b.fault() && c.fault());
+        if counted && b.good() && !c.good() {
+            regressions.push(Change {
+                suite: suite.clone(),
+                id: c.id.clone(),
+                kind: c.kind.clone(),
+                fault_type: c.fault_type.clone(),
+                claim: c.claim.clone(),
+                expected: c.expected.clone(),
+                base_verdict: b.verdict.clone(),
+                base_score: b.score,
+                candidate_verdict: c.verdict.clone(),
+                candidate_score: c.score,
+                candidate_error: c.error.clone(),
+                change: if c.faithful() {
+                    "new_false_alarm"
+                } else {
+                    "newly_missed"
+                }
+                .into(),
+            });
+        }
+    }
+    let newly_missed = regressions
+        .iter()
+        .filter(|r| r.change == "newly_missed")
+        .count() as u64;
+    let new_false_alarms = regressions.len() as u64 - newly_missed;
+
+    let mut failures = Vec::new();
+    for r in rows.iter().filter(|r| r.significantly_worse) {
+        failures.push(format!(
+            "{}: significantly worse ({} worse, {} better, exact McNemar p = {:.4} < {alpha})",
+            r.group, r.worse, r.better, r.p_value
+        ));
+    }
+    if newly_missed > max_new_misses {
+        failures.push(format!(
+            "{newly_missed} fault(s) newly missed, more than --max-new-misses {max_new_misses}"
+        ));
+    }
+    Comparison {
+        base: label_of(base),
+        candidate: label_of(candidate),
+        alpha,
+        max_new_misses,
+        rows,
+        regressions,
+        newly_missed,
+        new_false_alarms,
+        only_in_base,
+        only_in_candidate,
+        suites_changed,
+        failures,
+    }
+}

@@ -1,0 +1,235 @@
+//! Reports of a paired comparison: terminal, Markdown for a pull-request comment, JUnit.
+
+use super::{fmt_ci, fmt_rate, fmt_score, Paint};
+use crate::compare::{Comparison, GroupRow};
+use std::fmt::Write;
+
+fn side(r: &crate::stats::Rate) -> String {
+    format!(
+        "{}/{} {} {}",
+        r.k,
+        r.n,
+        fmt_rate(r.rate),
+        fmt_ci(r.ci_low, r.ci_high)
+    )
+}
+
+fn what(row: &GroupRow) -> &'static str {
+    if row.faithful {
+        "false-alarm rate"
+    } else {
+        "catch rate"
+    }
+}
+
+fn verdict(v: &Option<String>, s: Option<f64>) -> String {
+    format!("{} {}", v.as_deref().unwrap_or("error"), fmt_score(s))
+}
+
+/// The terminal report.
+pub fn human(c: &Comparison, paint: Paint) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} base {} → candidate {}",
+        paint.head("compare"),
+        c.base,
+        c.candidate
+    );
+    for s in &c.suites_changed {
+        let _ = writeln!(o, "{}", paint.bad(&format!("note: suite {s} differs between the records (its file changed); cases are paired by id")));
+    }
+    let _ = writeln!(
+        o,
+        "\n  {:<20} {:<16} {:<24} {:<24} {:>6} {:>6} {:>8}",
+        "group", "measure", "base", "candidate", "better", "worse", "p"
+    );
+    for r in &c.rows {
+        let line = format!(
+            "  {:<20} {:<16} {:<24} {:<24} {:>6} {:>6} {:>8.4}",
+            r.group,
+            what(r),
+            side(&r.base),
+            side(&r.candidate),
+            r.better,
+            r.worse,
+            r.p_value
+        );
+        let _ = writeln!(
+            o,
+            "{}",
+            if r.significantly_worse {
+                paint.bad(&line)
+            } else {
+                line
+            }
+        );
+    }
+    if !c.regressions.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n{}",
+            paint.head("Regressions (read these before celebrating an average)")
+        );
+        for r in &c.regressions {
+            let _ = writeln!(
+                o,
+                "  {:<16} {:<11} {:<18} base {:<18} candidate {:<18} {}",
+                r.change,
+                r.id,
+                r.fault_type.as_deref().unwrap_or(r.kind.as_str()),
+                verdict(&r.base_verdict, r.base_score),
+                verdict(&r.candidate_verdict, r.candidate_score),
+                r.claim
+            );
+        }
+    }
+    for (title, list) in [
+        ("only in the base record", &c.only_in_base),
+        ("only in the candidate record", &c.only_in_candidate),
+    ] {
+        if !list.is_empty() {
+            let ids: Vec<String> = list.iter().map(|(s, i)| format!("{s}/{i}")).collect();
+            let _ = writeln!(
+                o,
+                "\n{} cases {title} (not compared): {}",
+                list.len(),
+                ids.join(", ")
+            );
+        }
+    }
+    let _ = writeln!(o);
+    if c.failures.is_empty() {
+        let _ = writeln!(
+            o,
+            "{} {} newly missed (allowed {}), {} new false alarms, nothing significantly worse at alpha {}",
+            paint.good("gate passed:"),
+            c.newly_missed,
+            c.max_new_misses,
+            c.new_false_alarms,
+            c.alpha
+        );
+    } else {
+        for f in &c.failures {
+            let _ = writeln!(o, "{} {f}", paint.bad("gate failed:"));
+        }
+    }
+    o
+}
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// Markdown for a pull-request comment.
+pub fn markdown(c: &Comparison) -> String {
+    let mut o = String::new();
+    let status = if c.failures.is_empty() {
+        "✅ gate passed"
+    } else {
+        "❌ gate failed"
+    };
+    let _ = writeln!(
+        o,
+        "### faithgate compare: `{}` → `{}` — {status}\n",
+        c.base, c.candidate
+    );
+    for f in &c.failures {
+        let _ = writeln!(o, "- **{}**", cell(f));
+    }
+    if !c.failures.is_empty() {
+        let _ = writeln!(o);
+    }
+    let _ = writeln!(o, "| group | measure | base | candidate | better | worse | exact McNemar p |\n|---|---|---|---|---|---|---|");
+    for r in &c.rows {
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} | {} | {} | {:.4} |",
+            r.group,
+            what(r),
+            side(&r.base),
+            side(&r.candidate),
+            r.better,
+            r.worse,
+            r.p_value
+        );
+    }
+    if !c.regressions.is_empty() {
+        let _ = writeln!(o, "\n**Regressions** ({} newly missed, {} new false alarms)\n\n| change | id | fault type | base | candidate | claim |\n|---|---|---|---|---|---|", c.newly_missed, c.new_false_alarms);
+        for r in &c.regressions {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} | {} |",
+                r.change,
+                r.id,
+                r.fault_type.as_deref().unwrap_or(r.kind.as_str()),
+                verdict(&r.base_verdict, r.base_score),
+                verdict(&r.candidate_verdict, r.candidate_score),
+                cell(&r.claim)
+            );
+        }
+    }
+    let unpaired = c.only_in_base.len() + c.only_in_candidate.len();
+    if unpaired > 0 {
+        let _ = writeln!(
+            o,
+            "\n{unpaired} case(s) are in only one record and were not compared."
+        );
+    }
+    o
+}
+
+pub(crate) fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// JUnit XML: one test case per regression group row, failing where the gate fails.
+pub fn junit(c: &Comparison) -> String {
+    let mut o = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let failures = c.rows.iter().filter(|r| r.significantly_worse).count() + c.regressions.len();
+    let _ = writeln!(
+        o,
+        "<testsuites name=\"faithgate compare\" tests=\"{}\" failures=\"{failures}\">",
+        c.rows.len() + c.regressions.len()
+    );
+    let _ = writeln!(
+        o,
+        "  <testsuite name=\"{} vs {}\" tests=\"{}\" failures=\"{failures}\">",
+        xml(&c.base),
+        xml(&c.candidate),
+        c.rows.len() + c.regressions.len()
+    );
+    for r in &c.rows {
+        let _ = write!(
+            o,
+            "    <testcase classname=\"compare\" name=\"{}\">",
+            xml(&r.group)
+        );
+        if r.significantly_worse {
+            let _ = write!(
+                o,
+                "<failure message=\"significantly worse: p = {:.4}\">{} worse, {} better</failure>",
+                r.p_value, r.worse, r.better
+            );
+        }
+        let _ = writeln!(o, "</testcase>");
+    }
+    for r in &c.regressions {
+        let _ = writeln!(
+            o,
+            "    <testcase classname=\"{}.{}\" name=\"{}\"><failure message=\"{}\">{}: base {} candidate {}</failure></testcase>",
+            xml(&r.suite),
+            xml(r.fault_type.as_deref().unwrap_or(&r.kind)),
+            xml(&r.id),
+            xml(&r.change),
+            xml(&r.claim),
+            xml(&verdict(&r.base_verdict, r.base_score)),
+            xml(&verdict(&r.candidate_verdict, r.candidate_score))
+        );
+    }
+    o.push_str("  </testsuite>\n</testsuites>\n");
+    o
+}

@@ -1,0 +1,288 @@
+//! End-to-end tests of the gate: run records, paired comparison, calculators, CI outputs.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn faithgate(dir: &Path) -> Command {
+    let mut c = Command::cargo_bin("faithgate").unwrap();
+    c.current_dir(dir).env_remove("CI").env("NO_COLOR", "1");
+    c
+}
+
+fn stdout(c: &mut Command) -> (i32, String) {
+    let out = c.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+/// Writes the base record of the Larkspur suite with the lexical checker.
+fn base_record(dir: &Path) -> PathBuf {
+    let path = dir.join("base.json");
+    let suite = root().join("suites/larkspur.yaml");
+    faithgate(dir)
+        .args([
+            "run",
+            suite.to_str().unwrap(),
+            "--record",
+            path.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    path
+}
+
+fn edit(record: &Path, out: &Path, f: impl Fn(&mut Value)) {
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(record).unwrap()).unwrap();
+    f(&mut v);
+    std::fs::write(out, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+}
+
+#[test]
+fn calculators_reproduce_the_seed_figures() {
+    let d = tempfile::tempdir().unwrap();
+    let (_, o) = stdout(faithgate(d.path()).args(["stats", "mcnemar", "18", "7"]));
+    assert!(o.contains("p = 0.0433"), "{o}");
+    let (_, o) = stdout(faithgate(d.path()).args(["stats", "wilson", "9", "9"]));
+    assert!(o.contains("[0.7009, 1.0000]"), "{o}");
+    let (_, o) = stdout(faithgate(d.path()).args(["stats", "wilson", "0", "12"]));
+    assert!(o.contains("[0.0000, 0.2425]"), "{o}");
+    let (_, o) = stdout(faithgate(d.path()).args([
+        "stats",
+        "sample-size",
+        "--rate",
+        "0.9",
+        "--margin",
+        "0.05",
+    ]));
+    assert!(o.starts_with("139 labelled cases"), "{o}");
+    let (code, o) = stdout(faithgate(d.path()).args(["stats", "wilson", "5", "3"]));
+    assert_eq!(code, 2, "{o}");
+}
+
+#[test]
+fn identical_records_pass_the_gate() {
+    let d = tempfile::tempdir().unwrap();
+    let base = base_record(d.path());
+    let (code, o) = stdout(faithgate(d.path()).args([
+        "compare",
+        base.to_str().unwrap(),
+        base.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 0, "{o}");
+    assert!(o.contains("gate passed: 0 newly missed"), "{o}");
+}
+
+#[test]
+fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
+    let d = tempfile::tempdir().unwrap();
+    let base = base_record(d.path());
+    let cand = d.path().join("cand.json");
+    // the candidate passes one entity swap the base caught
+    edit(&base, &cand, |v| {
+        let case = v["runs"][0]["cases"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|c| c["id"] == "m-c96bcca3")
+            .unwrap();
+        assert_eq!(case["outcome"], "caught");
+        case["outcome"] = "missed".into();
+        case["verdict"] = "supported".into();
+        case["score"] = 0.97.into();
+    });
+    let (code, o) = stdout(faithgate(d.path()).args([
+        "compare",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 1, "{o}");
+    assert!(o.contains("newly_missed     m-c96bcca3"), "{o}");
+    assert!(
+        o.contains("The Enterprise plan costs €12 per user per month."),
+        "{o}"
+    );
+    assert!(o.contains("gate failed: 1 fault(s) newly missed"), "{o}");
+    // allowed by --max-new-misses, and one miss is far from significant
+    let (code, o) = stdout(faithgate(d.path()).args([
+        "compare",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+        "--max-new-misses",
+        "1",
+    ]));
+    assert_eq!(code, 0, "{o}");
+    // the machine formats carry the same regression
+    let (_, md) = stdout(faithgate(d.path()).args([
+        "compare",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+        "--format",
+        "markdown",
+    ]));
+    assert!(
+        md.contains("❌ gate failed") && md.contains("| newly_missed | m-c96bcca3 |"),
+        "{md}"
+    );
+    let (_, xml) = stdout(faithgate(d.path()).args([
+        "compare",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+        "--format",
+        "junit",
+    ]));
+    assert!(
+        xml.contains("name=\"m-c96bcca3\"><failure message=\"newly_missed\""),
+        "{xml}"
+    );
+    let (_, json) = stdout(faithgate(d.path()).args([
+        "compare",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    let v: Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    assert_eq!(v["newly_missed"], 1);
+    let entity = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["group"] == "entity_swap")
+        .unwrap();
+    assert_eq!(
+        (entity["better"].as_u64(), entity["worse"].as_u64()),
+        (Some(0), Some(1))
+    );
+    assert_eq!(entity["p_value"].as_f64(), Some(1.0));
+}
+
+#[test]
+fn a_significantly_worse_fault_type_fails_even_when_misses_are_allowed() {
+    let d = tempfile::tempdir().unwrap();
+    let base = base_record(d.path());
+    let cand = d.path().join("cand.json");
+    // every one of the 9 entity swaps is newly missed: exact McNemar p = 2 * 0.5^9 = 0.0039
+    edit(&base, &cand, |v| {
+        for c in v["runs"][0]["cases"].as_array_mut().unwrap() {
+            if c["fault_type"] == "entity_swap" {
+                c["outcome"] = "missed".into();
+                c["verdict"] = "supported".into();
+            }
+        }
+    });
+    let (code, o) = stdout(faithgate(d.path()).args([
+        "compare",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+        "--max-new-misses",
+        "100",
+    ]));
+    assert_eq!(code, 1, "{o}");
+    assert!(
+        o.contains("entity_swap: significantly worse (9 worse, 0 better, exact McNemar p = 0.0039"),
+        "{o}"
+    );
+}
+
+#[test]
+fn an_error_in_the_candidate_is_never_a_pass() {
+    let d = tempfile::tempdir().unwrap();
+    let base = base_record(d.path());
+    let cand = d.path().join("cand.json");
+    edit(&base, &cand, |v| {
+        let case = &mut v["runs"][0]["cases"][0];
+        assert_eq!(case["id"], "f01");
+        case["outcome"] = "error".into();
+        case["verdict"] = Value::Null;
+        case["error"] = "timeout".into();
+    });
+    let (_, o) = stdout(faithgate(d.path()).args([
+        "compare",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+    ]));
+    assert!(o.contains("new_false_alarm  f01"), "{o}");
+}
+
+#[test]
+fn cases_in_only_one_record_are_listed_not_dropped() {
+    let d = tempfile::tempdir().unwrap();
+    let base = base_record(d.path());
+    let cand = d.path().join("cand.json");
+    edit(&base, &cand, |v| {
+        v["runs"][0]["cases"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|c| c["id"] != "h05");
+    });
+    let (code, o) = stdout(faithgate(d.path()).args([
+        "compare",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 0, "{o}");
+    assert!(
+        o.contains("1 cases only in the base record (not compared): larkspur-help-center/h05"),
+        "{o}"
+    );
+}
+
+#[test]
+fn a_malformed_record_names_its_file_and_line() {
+    let d = tempfile::tempdir().unwrap();
+    let bad = d.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        "{\n  \"faithgate_record\": 1,\n  \"runs\": [oops]\n}\n",
+    )
+    .unwrap();
+    let (code, o) =
+        stdout(faithgate(d.path()).args(["compare", bad.to_str().unwrap(), bad.to_str().unwrap()]));
+    assert_eq!(code, 2, "{o}");
+    assert!(o.contains(&format!("{}:3", bad.display())), "{o}");
+}
+
+#[test]
+fn compare_runs_two_configured_checkers_on_suites() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("faithgate.yaml"),
+        "checkers:\n  single: {kind: lexical, max_window_sentences: 1}\n",
+    )
+    .unwrap();
+    let suite = root().join("suites/larkspur.yaml");
+    let (code, o) = stdout(faithgate(d.path()).args([
+        "compare",
+        "--checker",
+        "lexical",
+        "--checker",
+        "single",
+        suite.to_str().unwrap(),
+    ]));
+    assert!(code == 0 || code == 1, "{o}");
+    assert!(o.contains("compare base lexical → candidate single"), "{o}");
+    assert!(o.contains("all faults"), "{o}");
+}
+
+#[test]
+fn run_writes_junit_with_failures_for_missed_faults() {
+    let d = tempfile::tempdir().unwrap();
+    let suite = root().join("suites/larkspur.yaml");
+    let (code, xml) =
+        stdout(faithgate(d.path()).args(["run", suite.to_str().unwrap(), "--format", "junit"]));
+    assert_eq!(code, 0);
+    assert_eq!(xml.matches("<testcase ").count(), 48, "{xml}");
+    assert!(xml.contains("failure message=\"missed fault"), "{xml}");
+    assert_eq!(
+        xml.matches("<skipped").count(),
+        2,
+        "the two equivalent mutants"
+    );
+}
