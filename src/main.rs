@@ -510,7 +510,7 @@ fn stats(what: StatsCommand) -> anyhow::Result<Exit> {
             confidence,
         } => {
             check_confidence(confidence)?;
-            if !(0.0..=1.0).contains(&rate) || !(margin > 0.0 && margin < 1.0) {
+            if !((0.0..=1.0).contains(&rate) && margin > 0.0 && margin < 1.0) {
                 return Err(
                     Error::Usage("--rate must be in [0, 1] and --margin in (0, 1)".into()).into(),
                 );
