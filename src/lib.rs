@@ -44,4 +44,5 @@ pub mod snapshot;
 pub mod stats;
 pub mod suite;
 pub mod summary;
+pub mod sweep;
 pub mod text;

@@ -102,6 +102,38 @@ enum Command {
         #[arg(long, conflicts_with = "cache")]
         no_cache: bool,
     },
+    /// Score once, then report false alarms and detection per fault type at every threshold,
+    /// write an SVG chart, and recommend a threshold under a false-alarm bound.
+    Sweep {
+        #[arg(required = true)]
+        suites: Vec<PathBuf>,
+        #[arg(long, default_value = "lexical")]
+        checker: String,
+        /// Recommend the threshold with the best detection whose false-alarm upper bound is at
+        /// most this.
+        #[arg(long)]
+        max_false_alarm: Option<f64>,
+        /// Choose the threshold on this fraction of the claims (split by a hash of the parent
+        /// claim) and report it on the rest.
+        #[arg(long)]
+        calibrate_on: Option<f64>,
+        /// Warn for fault types whose interval is wider than ±this.
+        #[arg(long, default_value_t = 0.05)]
+        margin: f64,
+        /// Where to write the SVG chart.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        #[arg(long, default_value_t = 0.95)]
+        confidence: f64,
+        #[arg(long)]
+        mutators: Option<PathBuf>,
+        #[arg(long, default_value = faithgate::check::cache::DEFAULT_CACHE)]
+        cache: PathBuf,
+        #[arg(long, conflicts_with = "cache")]
+        no_cache: bool,
+    },
     /// Score one premise and claim with a checker and print every number it has for the pair
     /// (each label's probability, a cosine, a coverage).
     Probe {
@@ -387,10 +419,12 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
                     let c = records.pop().expect("two records");
                     (records.pop().expect("two records"), c)
                 }
-                n => return Err(Error::Usage(format!(
+                n => {
+                    return Err(Error::Usage(format!(
                     "compare takes --checker exactly twice (base, then candidate), not {n} times"
                 ))
-                .into()),
+                    .into())
+                }
             };
             let cmp = compare::compare(&base, &candidate, alpha, max_new_misses, confidence);
             let text = match format {
@@ -406,6 +440,80 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             };
             print!("{text}");
             Ok(cmp.exit_code())
+        }
+        Command::Sweep {
+            suites,
+            checker,
+            max_false_alarm,
+            calibrate_on,
+            margin,
+            svg,
+            format,
+            confidence,
+            mutators,
+            cache,
+            no_cache,
+        } => {
+            check_confidence(confidence)?;
+            for (flag, v) in [
+                ("--max-false-alarm", max_false_alarm),
+                ("--calibrate-on", calibrate_on),
+                ("--margin", Some(margin)),
+            ] {
+                if let Some(v) = v {
+                    if !(v > 0.0 && v < 1.0) && !(flag == "--max-false-alarm" && v == 1.0) {
+                        return Err(
+                            Error::Usage(format!("{flag} {v} must be between 0 and 1")).into()
+                        );
+                    }
+                }
+            }
+            if format == Format::Junit {
+                return Err(Error::Usage(
+                    "sweep has no JUnit output; use human, json or markdown".into(),
+                )
+                .into());
+            }
+            let rules = config.rules(mutators.as_deref())?;
+            let loaded = load_all(&suites, &rules)?;
+            let checker = config.checker(&checker, (!no_cache).then_some(cache.as_path()))?;
+            let runs = score_suites(&loaded, checker.as_ref());
+            let records: Vec<RecordRun> = loaded
+                .iter()
+                .zip(&runs)
+                .map(|((suite, _), run)| RecordRun::from_run(run, &suite.sha256))
+                .collect();
+            let result = faithgate::sweep::run_sweep(
+                &records,
+                confidence,
+                max_false_alarm,
+                calibrate_on,
+                margin,
+            );
+            let svg_path = svg.unwrap_or_else(|| {
+                PathBuf::from(format!("faithgate-sweep-{}.svg", checker.name()))
+            });
+            let names: Vec<&str> = loaded.iter().map(|(s, _)| s.name.as_str()).collect();
+            let chart = report::svg::sweep_chart(
+                &format!("{} on {}", checker.name(), names.join(", ")),
+                &result.points,
+                result.recommended.as_ref(),
+            );
+            std::fs::write(&svg_path, chart).map_err(|e| Error::io(&svg_path, e))?;
+            eprintln!("chart written: {}", svg_path.display());
+            let text = match format {
+                Format::Json => serde_json::to_string(&result)? + "\n",
+                Format::Markdown => faithgate::sweep::render(&result, true),
+                _ => faithgate::sweep::render(&result, false),
+            };
+            print!("{text}");
+            Ok(
+                if runs.iter().any(|r| r.exit_code() == Exit::CheckerFailed) {
+                    Exit::CheckerFailed
+                } else {
+                    Exit::Ok
+                },
+            )
         }
         Command::Mutants {
             suites,

@@ -286,3 +286,76 @@ fn run_writes_junit_with_failures_for_missed_faults() {
         "the two equivalent mutants"
     );
 }
+
+#[test]
+fn sweep_writes_a_chart_and_recommends_a_threshold_under_the_false_alarm_bound() {
+    let d = tempfile::tempdir().unwrap();
+    let suite = root().join("suites/larkspur.yaml");
+    let svg = d.path().join("chart.svg");
+    let (code, o) = stdout(faithgate(d.path()).args([
+        "sweep",
+        suite.to_str().unwrap(),
+        "--max-false-alarm",
+        "0.25",
+        "--svg",
+        svg.to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(code, 0, "{o}");
+    let v: Value = serde_json::from_str(o.lines().next().unwrap()).unwrap();
+    let points = v["points"].as_array().unwrap();
+    assert!(points.len() > 3);
+    // the recommendation is the best detection among thresholds whose upper bound is <= 0.25
+    let rec = &v["recommended"];
+    assert!(rec["false_alarms"]["ci_high"].as_f64().unwrap() <= 0.25);
+    let best = points
+        .iter()
+        .filter(|p| p["false_alarms"]["ci_high"].as_f64().unwrap() <= 0.25)
+        .map(|p| p["detection"]["k"].as_u64().unwrap())
+        .max()
+        .unwrap();
+    assert_eq!(rec["detection"]["k"].as_u64().unwrap(), best);
+    // the sample-size warning names the seed's 139
+    assert!(
+        v["too_small"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["needed"] == 139),
+        "{o}"
+    );
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(chart.starts_with("<svg") && chart.trim_end().ends_with("</svg>"));
+    assert!(
+        chart.matches("<polyline").count() >= 5,
+        "a curve per fault type and overall"
+    );
+    assert!(
+        chart.contains("threshold "),
+        "the recommended point is marked"
+    );
+}
+
+#[test]
+fn sweep_with_a_held_out_split_reports_the_chosen_threshold_on_unseen_claims() {
+    let d = tempfile::tempdir().unwrap();
+    let suite = root().join("suites/larkspur.yaml");
+    let svg = d.path().join("c.svg");
+    let (code, o) = stdout(faithgate(d.path()).args([
+        "sweep",
+        suite.to_str().unwrap(),
+        "--max-false-alarm",
+        "1.0",
+        "--calibrate-on",
+        "0.5",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 0, "{o}");
+    assert!(
+        o.contains("to choose the threshold") && o.contains("held out to judge it"),
+        "{o}"
+    );
+    assert!(o.contains("On the held-out part at"), "{o}");
+}

@@ -5,6 +5,7 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod svg;
 
 use owo_colors::OwoColorize;
 

@@ -3,6 +3,7 @@
 pub mod kappa;
 pub mod mcnemar;
 pub mod sample_size;
+pub mod sweep;
 pub mod wilson;
 
 pub use kappa::cohen_kappa;

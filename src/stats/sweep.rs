@@ -1,0 +1,219 @@
+//! Threshold sweep: every cut point of a score, with false alarms and detection per fault type.
+//!
+//! A case is flagged at threshold `t` when its score is below `t` (supported when it reaches
+//! it). Every distinct score is a cut point, plus one above the highest score (flag everything).
+//! Pure: the items come from a finished run.
+
+use super::sample_size::sample_size;
+use super::wilson::Rate;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One scored case as the sweep sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepItem {
+    pub score: f64,
+    /// None for a faithful case, the fault type for a fault.
+    pub fault_type: Option<String>,
+}
+
+/// Rates at one threshold.
+#[derive(Debug, Clone, Serialize)]
+pub struct SweepPoint {
+    pub threshold: f64,
+    pub false_alarms: Rate,
+    /// All faults together.
+    pub detection: Rate,
+    pub by_fault_type: BTreeMap<String, Rate>,
+}
+
+/// Rates at a threshold.
+pub fn at(items: &[SweepItem], threshold: f64, confidence: f64) -> SweepPoint {
+    let flagged = |i: &SweepItem| i.score < threshold;
+    let faithful: Vec<&SweepItem> = items.iter().filter(|i| i.fault_type.is_none()).collect();
+    let faults: Vec<&SweepItem> = items.iter().filter(|i| i.fault_type.is_some()).collect();
+    let mut by_type: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for f in &faults {
+        let e = by_type
+            .entry(f.fault_type.clone().unwrap_or_default())
+            .or_default();
+        e.1 += 1;
+        if flagged(f) {
+            e.0 += 1;
+        }
+    }
+    SweepPoint {
+        threshold,
+        false_alarms: Rate::new(
+            faithful.iter().filter(|i| flagged(i)).count() as u64,
+            faithful.len() as u64,
+            confidence,
+        ),
+        detection: Rate::new(
+            faults.iter().filter(|i| flagged(i)).count() as u64,
+            faults.len() as u64,
+            confidence,
+        ),
+        by_fault_type: by_type
+            .into_iter()
+            .map(|(k, (a, n))| (k, Rate::new(a, n, confidence)))
+            .collect(),
+    }
+}
+
+/// The cut points: every distinct score, then one just above the highest.
+pub fn thresholds(items: &[SweepItem]) -> Vec<f64> {
+    let mut scores: Vec<f64> = items
+        .iter()
+        .map(|i| i.score)
+        .filter(|s| s.is_finite())
+        .collect();
+    scores.sort_by(f64::total_cmp);
+    scores.dedup();
+    if let Some(max) = scores.last().copied() {
+        scores.push(max + 1e-6);
+    }
+    scores
+}
+
+/// The whole sweep, lowest threshold first.
+pub fn sweep(items: &[SweepItem], confidence: f64) -> Vec<SweepPoint> {
+    thresholds(items)
+        .into_iter()
+        .map(|t| at(items, t, confidence))
+        .collect()
+}
+
+/// The threshold with the best overall detection whose false-alarm upper bound is at most
+/// `max_false_alarm`; the lowest such threshold on a tie (fewest flags). None when no threshold
+/// keeps the upper bound that low.
+pub fn recommend(points: &[SweepPoint], max_false_alarm: f64) -> Option<&SweepPoint> {
+    points
+        .iter()
+        .filter(|p| p.false_alarms.ci_high <= max_false_alarm)
+        .max_by(|a, b| {
+            a.detection
+                .k
+                .cmp(&b.detection.k)
+                .then(b.threshold.total_cmp(&a.threshold))
+        })
+}
+
+/// A fault type whose sample is too small to pin its rate within `margin`.
+#[derive(Debug, Clone, Serialize)]
+pub struct TooSmall {
+    pub fault_type: String,
+    pub n: u64,
+    pub half_width: f64,
+    /// Labelled faults needed to pin a rate near the observed one within the margin.
+    pub needed: u64,
+}
+
+/// Fault types whose interval at `point` is wider than ±`margin`.
+pub fn too_small(point: &SweepPoint, margin: f64, confidence: f64) -> Vec<TooSmall> {
+    point
+        .by_fault_type
+        .iter()
+        .filter(|(_, r)| (r.ci_high - r.ci_low) / 2.0 > margin)
+        .map(|(ft, r)| TooSmall {
+            fault_type: ft.clone(),
+            n: r.n,
+            half_width: (r.ci_high - r.ci_low) / 2.0,
+            // a rate at 0 or 1 would ask for no cases at all: plan for one near it instead
+            needed: sample_size(r.rate.unwrap_or(0.5).clamp(0.1, 0.9), margin, confidence),
+        })
+        .collect()
+}
+
+/// Splits items into (calibration, held-out) by a stable hash of a grouping key, so a threshold
+/// is never chosen and judged on the same cases (mutants go with their parent claim).
+pub fn split<T: Clone>(items: &[(String, T)], fraction: f64) -> (Vec<T>, Vec<T>) {
+    use sha2::{Digest, Sha256};
+    let mut cal = Vec::new();
+    let mut held = Vec::new();
+    for (key, item) in items {
+        let d = Sha256::digest(key.as_bytes());
+        let x = u64::from_be_bytes(d[..8].try_into().expect("8 bytes")) as f64 / u64::MAX as f64;
+        if x < fraction {
+            cal.push(item.clone());
+        } else {
+            held.push(item.clone());
+        }
+    }
+    (cal, held)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(score: f64, ft: Option<&str>) -> SweepItem {
+        SweepItem {
+            score,
+            fault_type: ft.map(str::to_string),
+        }
+    }
+
+    fn fixture() -> Vec<SweepItem> {
+        vec![
+            item(0.99, None),
+            item(0.95, None),
+            item(0.90, None),
+            item(0.10, Some("negation_flip")),
+            item(0.20, Some("negation_flip")),
+            item(0.93, Some("entity_swap")),
+            item(0.97, Some("entity_swap")),
+        ]
+    }
+
+    #[test]
+    fn every_distinct_score_is_a_cut_point() {
+        let t = thresholds(&fixture());
+        assert_eq!(t.len(), 8);
+        let p = at(&fixture(), 0.95, 0.95);
+        assert_eq!((p.false_alarms.k, p.false_alarms.n), (1, 3)); // 0.90 flagged
+        assert_eq!(p.by_fault_type["entity_swap"].k, 1); // 0.93 flagged, 0.97 passes
+        assert_eq!(p.detection.k, 3);
+    }
+
+    #[test]
+    fn the_recommendation_keeps_the_false_alarm_bound_and_maximises_detection() {
+        let points = sweep(&fixture(), 0.95);
+        // with 3 faithful cases the upper bound is 0.56 even with no false alarm
+        let r = recommend(&points, 0.6).unwrap();
+        assert_eq!(r.false_alarms.k, 0);
+        assert_eq!(r.threshold, 0.90); // 0.93 would flag the 0.90 faithful claim
+        assert_eq!(r.detection.k, 2);
+        assert!(recommend(&points, 0.5).is_none());
+        let loose = recommend(&points, 1.0).unwrap();
+        assert_eq!(loose.detection.k, 4);
+    }
+
+    #[test]
+    fn small_samples_are_flagged_with_the_size_needed() {
+        let p = at(&fixture(), 0.95, 0.95);
+        let small = too_small(&p, 0.05, 0.95);
+        assert_eq!(small.len(), 2);
+        let neg = small
+            .iter()
+            .find(|s| s.fault_type == "negation_flip")
+            .unwrap();
+        assert_eq!(neg.needed, 139); // a rate of 1.0 plans for 0.9: 139 at ±0.05
+    }
+
+    #[test]
+    fn the_split_is_stable_and_keeps_groups_together() {
+        let items: Vec<(String, usize)> =
+            (0..200).map(|i| (format!("parent{}", i / 4), i)).collect();
+        let (a, b) = split(&items, 0.5);
+        let (a2, _) = split(&items, 0.5);
+        assert_eq!(a, a2);
+        assert!(a.len() > 40 && b.len() > 40);
+        for i in &a {
+            assert!(
+                !b.iter().any(|j| j / 4 == i / 4),
+                "a parent's cases were split"
+            );
+        }
+    }
+}
