@@ -461,7 +461,8 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
                 ("--margin", Some(margin)),
             ] {
                 if let Some(v) = v {
-                    if !(v > 0.0 && v < 1.0) && !(flag == "--max-false-alarm" && v == 1.0) {
+                    let in_range = v > 0.0 && (v < 1.0 || (flag == "--max-false-alarm" && v == 1.0));
+                    if !in_range {
                         return Err(
                             Error::Usage(format!("{flag} {v} must be between 0 and 1")).into()
                         );
