@@ -134,6 +134,32 @@ enum Command {
         #[arg(long, conflicts_with = "cache")]
         no_cache: bool,
     },
+    /// The quarterly audit: one self-contained HTML file and the same content as Markdown, for
+    /// each checker: rates with intervals, sweep chart, hard cases, agreement with a person,
+    /// unreviewed mutants and fingerprints.
+    Report {
+        #[arg(required = true)]
+        suites: Vec<PathBuf>,
+        /// Checkers to audit (repeat the flag); default the built-in `lexical`.
+        #[arg(long = "checker")]
+        checkers: Vec<String>,
+        /// Folder for report.html, report.md and the charts.
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value = "faithgate audit")]
+        title: String,
+        /// False-alarm bound for the threshold recommendation in the sweep section.
+        #[arg(long, default_value_t = 0.1)]
+        max_false_alarm: f64,
+        #[arg(long, default_value_t = 0.95)]
+        confidence: f64,
+        #[arg(long)]
+        mutators: Option<PathBuf>,
+        #[arg(long, default_value = faithgate::check::cache::DEFAULT_CACHE)]
+        cache: PathBuf,
+        #[arg(long, conflicts_with = "cache")]
+        no_cache: bool,
+    },
     /// Score one premise and claim with a checker and print every number it has for the pair
     /// (each label's probability, a cosine, a coverage).
     Probe {
@@ -461,7 +487,8 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
                 ("--margin", Some(margin)),
             ] {
                 if let Some(v) = v {
-                    let in_range = v > 0.0 && (v < 1.0 || (flag == "--max-false-alarm" && v == 1.0));
+                    let in_range =
+                        v > 0.0 && (v < 1.0 || (flag == "--max-false-alarm" && v == 1.0));
                     if !in_range {
                         return Err(
                             Error::Usage(format!("{flag} {v} must be between 0 and 1")).into()
@@ -515,6 +542,86 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
                     Exit::Ok
                 },
             )
+        }
+        Command::Report {
+            suites,
+            checkers,
+            out,
+            title,
+            max_false_alarm,
+            confidence,
+            mutators,
+            cache,
+            no_cache,
+        } => {
+            use faithgate::report::audit::{self, CheckerAudit};
+            check_confidence(confidence)?;
+            let rules = config.rules(mutators.as_deref())?;
+            let loaded = load_all(&suites, &rules)?;
+            let names = if checkers.is_empty() {
+                vec!["lexical".to_string()]
+            } else {
+                checkers
+            };
+            let built: Vec<_> = names
+                .iter()
+                .map(|n| config.checker(n, (!no_cache).then_some(cache.as_path())))
+                .collect::<Result<_, _>>()?;
+            let mut audits = Vec::new();
+            let mut exit = Exit::Ok;
+            for checker in &built {
+                let runs = score_suites(&loaded, checker.as_ref());
+                if runs.iter().any(|r| r.exit_code() == Exit::CheckerFailed) {
+                    exit = Exit::CheckerFailed;
+                }
+                let records: Vec<RecordRun> = loaded
+                    .iter()
+                    .zip(&runs)
+                    .map(|((suite, _), run)| RecordRun::from_run(run, &suite.sha256))
+                    .collect();
+                let sweep = faithgate::sweep::run_sweep(
+                    &records,
+                    confidence,
+                    Some(max_false_alarm),
+                    None,
+                    0.05,
+                );
+                let chart_svg = report::svg::sweep_chart(
+                    &format!("{}: false alarms against detection", checker.name()),
+                    &sweep.points,
+                    sweep.recommended.as_ref(),
+                );
+                audits.push(CheckerAudit {
+                    checker: checker.name().to_string(),
+                    kind: checker.kind().to_string(),
+                    settings: checker.settings(),
+                    suites: records
+                        .into_iter()
+                        .zip(runs.iter().map(|r| summarize(r, confidence)))
+                        .collect(),
+                    sweep,
+                    chart_svg,
+                });
+            }
+            std::fs::create_dir_all(&out).map_err(|e| Error::io(&out, e))?;
+            let mut charts = Vec::new();
+            for a in &audits {
+                let name = format!(
+                    "sweep-{}.svg",
+                    faithgate::snapshot::file_name(&a.checker, "x").trim_end_matches(".x.snap")
+                );
+                let path = out.join(&name);
+                std::fs::write(&path, &a.chart_svg).map_err(|e| Error::io(&path, e))?;
+                charts.push(name);
+            }
+            let html_path = out.join("report.html");
+            std::fs::write(&html_path, audit::html(&title, &audits))
+                .map_err(|e| Error::io(&html_path, e))?;
+            let md_path = out.join("report.md");
+            std::fs::write(&md_path, audit::markdown(&title, &audits, &charts))
+                .map_err(|e| Error::io(&md_path, e))?;
+            println!("{}\n{}", html_path.display(), md_path.display());
+            Ok(exit)
         }
         Command::Mutants {
             suites,

@@ -217,9 +217,11 @@ pub fn render(s: &SweepResult, markdown: bool) -> String {
             }
         }
         (Some(r), None) => {
+            let z = crate::stats::wilson::z_for(s.confidence);
+            let needed = (z * z * (1.0 - r) / r).ceil();
             let _ = writeln!(
                 o,
-                "No threshold keeps the false-alarm upper bound at or below {r}: there are too few verified claims to promise that (add verified claims), or the checker flags too many of them."
+                "No threshold keeps the false-alarm upper bound at or below {r}: either the checker flags too many verified claims, or there are too few of them to promise it (even with no false alarm at all, it takes at least {needed} verified claims)."
             );
         }
         _ => {}

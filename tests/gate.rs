@@ -359,3 +359,103 @@ fn sweep_with_a_held_out_split_reports_the_chosen_threshold_on_unseen_claims() {
     );
     assert!(o.contains("On the held-out part at"), "{o}");
 }
+
+/// Renders a page with headless Chromium (Debian's `chromium`, which ci/setup.sh installs) to a PNG.
+fn screenshot(html: &Path, png: &Path) {
+    let profile = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1200,1600",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", html.display()))
+        .output()
+        .expect("chromium is installed (bash ci/setup.sh)");
+    assert!(
+        png.is_file(),
+        "no screenshot: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_audit_report_is_self_contained_and_renders_in_a_real_browser() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("audit");
+    let suites = [
+        root().join("suites/larkspur.yaml"),
+        root().join("suites/audit-logs.yaml"),
+    ];
+    let (code, o) = stdout(faithgate(d.path()).args([
+        "report",
+        suites[0].to_str().unwrap(),
+        suites[1].to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 0, "{o}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    // self-contained: inline SVG, no external assets
+    assert!(
+        html.contains("<svg")
+            && !html.contains("src=\"http")
+            && !html.contains("href=\"http")
+            && !html.contains("<script")
+    );
+    for section in [
+        "False alarms on verified claims",
+        "Threshold sweep",
+        "Hard cases",
+        "Agreement with a person",
+        "Cohen&#39;s kappa",
+        "Unreviewed mutants",
+        "Flaky cases",
+        "Fingerprints",
+    ] {
+        let needle = section.replace("&#39;", "'");
+        assert!(
+            html.to_lowercase().contains(&needle.to_lowercase()),
+            "missing {section}"
+        );
+    }
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("| false alarms on verified claims | 0/12 | 0.00 | [0.00, 0.24] |"),
+        "{md}"
+    );
+    assert!(md.contains("![sweep](sweep-lexical.svg)") && out.join("sweep-lexical.svg").is_file());
+
+    let png = d.path().join("report.png");
+    screenshot(&out.join("report.html"), &png);
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&png).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let pixels: Vec<&[u8]> = buf[..info.buffer_size()].chunks(channels).collect();
+    let non_white = pixels
+        .iter()
+        .filter(|p| p[..3].iter().any(|c| *c < 235))
+        .count();
+    let colours: std::collections::HashSet<[u8; 3]> =
+        pixels.iter().map(|p| [p[0], p[1], p[2]]).collect();
+    assert!(
+        non_white * 100 > pixels.len(),
+        "the page rendered (nearly) blank: {non_white} of {} pixels",
+        pixels.len()
+    );
+    assert!(
+        colours.len() > 20,
+        "only {} colours: no chart or text?",
+        colours.len()
+    );
+}

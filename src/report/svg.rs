@@ -79,9 +79,17 @@ pub fn sweep_chart(title: &str, points: &[SweepPoint], marker: Option<&SweepPoin
         top + ph / 2.0
     );
 
+    // fault types with fewer than 3 labelled faults would draw bands over the whole chart; they
+    // stay in the tables and in "all faults"
     let mut types: Vec<String> = points
         .first()
-        .map(|p| p.by_fault_type.keys().cloned().collect())
+        .map(|p| {
+            p.by_fault_type
+                .iter()
+                .filter(|(_, r)| r.n >= 3)
+                .map(|(k, _)| k.clone())
+                .collect()
+        })
         .unwrap_or_default();
     types.push("all faults".into());
     for (i, ft) in types.iter().enumerate() {

@@ -1,0 +1,406 @@
+//! The quarterly audit: one self-contained HTML file (inline SVG, no external assets) and the same
+//! content as Markdown, for each checker: rates with intervals, the sweep chart, hard cases,
+//! agreement with a person's labels, flaky cases, unreviewed mutants and fingerprints.
+
+use super::{fmt_ci, fmt_rate, fmt_score, fmt_settings};
+use crate::record::{RecordCase, RecordRun};
+use crate::stats::{cohen_kappa, Rate};
+use crate::summary::Summary;
+use crate::sweep::SweepResult;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Everything the audit says about one checker.
+pub struct CheckerAudit {
+    pub checker: String,
+    pub kind: String,
+    pub settings: BTreeMap<String, String>,
+    /// Per suite: its run record and summary.
+    pub suites: Vec<(RecordRun, Summary)>,
+    pub sweep: SweepResult,
+    pub chart_svg: String,
+}
+
+/// Precision and recall of "not supported" for one hard-case type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Agreement {
+    pub case_type: String,
+    pub n: usize,
+    /// Flagged by the checker and not supported per the person.
+    pub true_flags: usize,
+    pub flagged: usize,
+    pub not_supported: usize,
+}
+
+impl Agreement {
+    pub fn precision(&self) -> Option<f64> {
+        (self.flagged > 0).then(|| self.true_flags as f64 / self.flagged as f64)
+    }
+    pub fn recall(&self) -> Option<f64> {
+        (self.not_supported > 0).then(|| self.true_flags as f64 / self.not_supported as f64)
+    }
+}
+
+fn hard_cases(a: &CheckerAudit) -> Vec<(&str, &RecordCase)> {
+    a.suites
+        .iter()
+        .flat_map(|(r, _)| {
+            r.cases
+                .iter()
+                .filter(|c| c.kind == "hard_case")
+                .map(move |c| (r.suite.as_str(), c))
+        })
+        .collect()
+}
+
+fn flagged(c: &RecordCase) -> Option<bool> {
+    c.verdict.as_deref().map(|v| v != "supported")
+}
+
+/// Cohen's kappa between the person and the checker on hard cases, on "supported" versus "not
+/// supported" (the checker cannot say "misleading"); cases the checker could not score are left out.
+pub fn kappa(a: &CheckerAudit) -> Option<f64> {
+    let pairs: Vec<(bool, bool)> = hard_cases(a)
+        .iter()
+        .filter_map(|(_, c)| flagged(c).map(|f| (c.expected != "supported", f)))
+        .collect();
+    cohen_kappa(&pairs)
+}
+
+/// Precision and recall for "not supported" per hard-case type.
+pub fn agreement(a: &CheckerAudit) -> Vec<Agreement> {
+    let mut by: BTreeMap<String, Agreement> = BTreeMap::new();
+    for (_, c) in hard_cases(a) {
+        let Some(f) = flagged(c) else { continue };
+        let t = c.fault_type.clone().unwrap_or_default();
+        let e = by.entry(t.clone()).or_insert(Agreement {
+            case_type: t,
+            n: 0,
+            true_flags: 0,
+            flagged: 0,
+            not_supported: 0,
+        });
+        let ns = c.expected != "supported";
+        e.n += 1;
+        e.flagged += f as usize;
+        e.not_supported += ns as usize;
+        e.true_flags += (f && ns) as usize;
+    }
+    by.into_values().collect()
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into())
+}
+
+fn rate(r: &Rate) -> (String, String, String) {
+    (
+        format!("{}/{}", r.k, r.n),
+        fmt_rate(r.rate),
+        fmt_ci(r.ci_low, r.ci_high),
+    )
+}
+
+/// A neutral table: a title, header and rows, rendered as HTML or Markdown.
+struct Table {
+    title: String,
+    head: Vec<String>,
+    rows: Vec<Vec<String>>,
+    note: Option<String>,
+}
+
+fn html_esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn tables(a: &CheckerAudit) -> Vec<Table> {
+    let mut out = Vec::new();
+    for (run, summary) in &a.suites {
+        let pct = (summary.confidence * 100.0).round();
+        let mut rows = Vec::new();
+        let (k, r, ci) = rate(&summary.false_alarms);
+        rows.push(vec![
+            "false alarms on verified claims".into(),
+            k,
+            r,
+            ci,
+            "-".into(),
+            "-".into(),
+        ]);
+        for ft in &summary.fault_types {
+            if ft.mutants == 0 {
+                rows.push(vec![
+                    format!("{} caught", ft.fault_type),
+                    "no mutants".into(),
+                    "-".into(),
+                    "-".into(),
+                    "0".into(),
+                    "0".into(),
+                ]);
+                continue;
+            }
+            let (k, r, ci) = rate(&ft.caught);
+            rows.push(vec![
+                format!("{} caught", ft.fault_type),
+                k,
+                r,
+                ci,
+                ft.equivalent.to_string(),
+                ft.unreviewed.to_string(),
+            ]);
+        }
+        out.push(Table {
+            title: format!(
+                "Suite {} (sha256 {}…)",
+                run.suite,
+                &run.suite_sha256[..12.min(run.suite_sha256.len())]
+            ),
+            head: vec![
+                "measure".into(),
+                "k/n".into(),
+                "rate".into(),
+                format!("{pct}% CI"),
+                "equivalent".into(),
+                "unreviewed".into(),
+            ],
+            rows,
+            note: (summary.errors > 0).then(|| {
+                format!(
+                    "{} case(s) could not be scored: in no rate, never a pass.",
+                    summary.errors
+                )
+            }),
+        });
+    }
+    let hard = hard_cases(a);
+    if !hard.is_empty() {
+        out.push(Table {
+            title: "Hard cases".into(),
+            head: vec![
+                "suite".into(),
+                "id".into(),
+                "type".into(),
+                "person".into(),
+                "checker".into(),
+                "score".into(),
+                "claim".into(),
+            ],
+            rows: hard
+                .iter()
+                .map(|(s, c)| {
+                    vec![
+                        s.to_string(),
+                        c.id.clone(),
+                        c.fault_type.clone().unwrap_or_default(),
+                        c.expected.clone(),
+                        c.verdict.clone().unwrap_or_else(|| "error".into()),
+                        fmt_score(c.score),
+                        c.claim.clone(),
+                    ]
+                })
+                .collect(),
+            note: None,
+        });
+        out.push(Table {
+            title: "Agreement with a person on hard cases".into(),
+            head: vec!["hard-case type".into(), "cases".into(), "precision (not supported)".into(), "recall (not supported)".into()],
+            rows: agreement(a)
+                .iter()
+                .map(|g| vec![g.case_type.clone(), g.n.to_string(), opt(g.precision()), opt(g.recall())])
+                .collect(),
+            note: Some(format!(
+                "Cohen's kappa (supported vs not supported): {}. Precision: of the cases the checker flagged, the share a person says are not supported; recall: of those a person says are not supported, the share the checker flagged.",
+                opt(kappa(a))
+            )),
+        });
+    }
+    let unreviewed: Vec<Vec<String>> = a
+        .suites
+        .iter()
+        .flat_map(|(r, _)| {
+            r.cases
+                .iter()
+                .filter(|c| c.review.as_deref() == Some("unreviewed"))
+                .map(move |c| {
+                    vec![
+                        r.suite.clone(),
+                        c.id.clone(),
+                        c.fault_type.clone().unwrap_or_default(),
+                        c.parent.clone().unwrap_or_default(),
+                        c.claim.clone(),
+                    ]
+                })
+        })
+        .collect();
+    out.push(Table {
+        title: "Unreviewed mutants (need a person)".into(),
+        head: vec![
+            "suite".into(),
+            "id".into(),
+            "operator".into(),
+            "parent".into(),
+            "text".into(),
+        ],
+        note: unreviewed
+            .is_empty()
+            .then(|| "None: every generated mutant has a person's review.".into()),
+        rows: unreviewed,
+    });
+    out.push(Table {
+        title: "Flaky cases".into(),
+        head: vec!["suite".into(), "id".into(), "verdicts".into()],
+        rows: Vec::new(),
+        note: Some("These runs scored each case once, so flakiness could not be measured; a repeated run is needed to see verdicts that change.".into()),
+    });
+    let mut fp = vec![
+        vec!["checker".into(), format!("{} ({})", a.checker, a.kind)],
+        vec!["settings".into(), fmt_settings(&a.settings)],
+    ];
+    for (run, _) in &a.suites {
+        fp.push(vec![
+            format!("suite {}", run.suite),
+            format!("{} sha256 {}", run.path, run.suite_sha256),
+        ]);
+    }
+    out.push(Table {
+        title: "Fingerprints".into(),
+        head: vec!["what".into(), "value".into()],
+        rows: fp,
+        note: None,
+    });
+    out
+}
+
+fn sweep_lines(a: &CheckerAudit) -> Vec<String> {
+    crate::sweep::render(&a.sweep, false)
+        .lines()
+        .filter(|l| {
+            l.starts_with("Recommended")
+                || l.starts_with("No threshold")
+                || l.starts_with("On the held-out")
+                || l.starts_with("warning")
+                || l.starts_with("Split")
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// The audit as one self-contained HTML page.
+pub fn html(title: &str, audits: &[CheckerAudit]) -> String {
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>
+body{{font-family:system-ui,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}}
+h1{{font-size:1.6rem}} h2{{margin-top:2.5rem;border-bottom:2px solid #ddd;padding-bottom:.3rem}} h3{{margin-top:1.6rem}}
+table{{border-collapse:collapse;margin:.6rem 0;font-size:.9rem}} th,td{{border:1px solid #ccc;padding:.3rem .55rem;text-align:left;vertical-align:top}}
+th{{background:#f3f3f3}} .note{{color:#555;font-size:.9rem}} .chart{{margin:1rem 0}}
+</style></head><body>\n<h1>{}</h1>\n<p class=\"note\">Rates carry Wilson intervals; a dozen cases find bugs in a checker but cannot choose a threshold. Errors count in no rate and never as passes.</p>\n",
+        html_esc(title),
+        html_esc(title)
+    );
+    for a in audits {
+        let _ = writeln!(
+            o,
+            "<h2>Checker {} <small>({})</small></h2>",
+            html_esc(&a.checker),
+            html_esc(&a.kind)
+        );
+        for t in tables(a) {
+            let _ = writeln!(o, "<h3>{}</h3>", html_esc(&t.title));
+            if !t.rows.is_empty() {
+                let _ = write!(o, "<table><thead><tr>");
+                for h in &t.head {
+                    let _ = write!(o, "<th>{}</th>", html_esc(h));
+                }
+                let _ = writeln!(o, "</tr></thead><tbody>");
+                for r in &t.rows {
+                    let _ = write!(o, "<tr>");
+                    for c in r {
+                        let _ = write!(o, "<td>{}</td>", html_esc(c));
+                    }
+                    let _ = writeln!(o, "</tr>");
+                }
+                let _ = writeln!(o, "</tbody></table>");
+            }
+            if let Some(n) = &t.note {
+                let _ = writeln!(o, "<p class=\"note\">{}</p>", html_esc(n));
+            }
+            if t.title.starts_with("Suite")
+                && a.suites
+                    .first()
+                    .map(|(r, _)| t.title.contains(&r.suite))
+                    .unwrap_or(false)
+            {
+                let _ = writeln!(
+                    o,
+                    "<h3>Threshold sweep</h3><div class=\"chart\">{}</div>",
+                    a.chart_svg
+                );
+                for l in sweep_lines(a) {
+                    let _ = writeln!(o, "<p class=\"note\">{}</p>", html_esc(&l));
+                }
+            }
+        }
+    }
+    o.push_str("</body></html>\n");
+    o
+}
+
+/// The same audit as Markdown (the chart goes in a file beside it).
+pub fn markdown(title: &str, audits: &[CheckerAudit], chart_files: &[String]) -> String {
+    let mut o = format!(
+        "# {title}\n\nRates carry Wilson intervals. Errors count in no rate and never as passes.\n"
+    );
+    for (i, a) in audits.iter().enumerate() {
+        let _ = writeln!(o, "\n## Checker {} ({})", a.checker, a.kind);
+        for t in tables(a) {
+            let _ = writeln!(o, "\n### {}\n", t.title);
+            if !t.rows.is_empty() {
+                let _ = writeln!(
+                    o,
+                    "| {} |",
+                    t.head
+                        .iter()
+                        .map(|h| md_cell(h))
+                        .collect::<Vec<_>>()
+                        .join(" | ")
+                );
+                let _ = writeln!(o, "|{}", "---|".repeat(t.head.len()));
+                for r in &t.rows {
+                    let _ = writeln!(
+                        o,
+                        "| {} |",
+                        r.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | ")
+                    );
+                }
+            }
+            if let Some(n) = &t.note {
+                let _ = writeln!(o, "\n{n}");
+            }
+            if t.title.starts_with("Suite")
+                && a.suites
+                    .first()
+                    .map(|(r, _)| t.title.contains(&r.suite))
+                    .unwrap_or(false)
+            {
+                let _ = writeln!(
+                    o,
+                    "\n### Threshold sweep\n\n![sweep]({})\n",
+                    chart_files.get(i).cloned().unwrap_or_default()
+                );
+                for l in sweep_lines(a) {
+                    let _ = writeln!(o, "- {l}");
+                }
+            }
+        }
+    }
+    o
+}
