@@ -459,3 +459,66 @@ fn the_audit_report_is_self_contained_and_renders_in_a_real_browser() {
         colours.len()
     );
 }
+
+#[test]
+fn the_pre_merge_script_compares_the_base_branch_config_with_the_working_tree() {
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .current_dir(repo)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["config", "user.email", "t@example.invalid"]);
+    git(&["config", "user.name", "t"]);
+    std::fs::create_dir(repo.join("suites")).unwrap();
+    std::fs::copy(
+        root().join("suites/larkspur.yaml"),
+        repo.join("suites/larkspur.yaml"),
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("faithgate.yaml"),
+        "checkers:\n  gate: {kind: lexical}\n",
+    )
+    .unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-qm", "base"]);
+    // the candidate demands full coverage of single sentences: it raises new false alarms on the
+    // paraphrase and number-in-words hard cases
+    std::fs::write(repo.join("faithgate.yaml"), "checkers:\n  gate: {kind: lexical, threshold: 1.0, topic_floor: 1.0, max_window_sentences: 1}\n").unwrap();
+    let script = root().join("ci/pre-merge.sh");
+    let out = std::process::Command::new("bash")
+        .current_dir(repo)
+        .arg(&script)
+        .args(["gate", "main"])
+        .env("FAITHGATE", assert_cmd::cargo::cargo_bin("faithgate"))
+        .env_remove("CI")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains("compare base gate → candidate gate"),
+        "{text}"
+    );
+    let md = std::fs::read_to_string(repo.join("faithgate-compare.md")).unwrap();
+    assert!(md.starts_with("### faithgate compare"), "{md}");
+    assert!(md.contains("| new_false_alarm | h01 |"), "{md}");
+    assert!(repo.join("faithgate-compare.xml").is_file());
+    let code = out.status.code().unwrap();
+    assert_eq!(
+        code == 1,
+        md.contains("gate failed"),
+        "exit {code} disagrees with the summary: {md}"
+    );
+}
