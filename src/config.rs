@@ -4,6 +4,9 @@
 //! `lexical` checker always exists; configuring a checker named `lexical` changes its settings.
 
 use crate::check::cache::Cache;
+use crate::check::cascade::CascadeChecker;
+use crate::check::command::CommandChecker;
+use crate::check::judge::{JudgeChecker, JudgeSettings, Mode};
 use crate::check::lexical::{LexicalChecker, LexicalSettings};
 use crate::check::nli::{NliChecker, NliSettings};
 use crate::check::similarity::{SimilarityChecker, SimilaritySettings};
@@ -37,13 +40,43 @@ pub struct CheckerConfig {
     pub topic_floor: Option<f64>,
     #[serde(default)]
     pub max_window_sentences: Option<usize>,
-    /// Model directory (`nli`, `similarity`), relative to the config file.
+    /// Model directory (`nli`, `similarity`, relative to the config file) or model name (`judge`).
     #[serde(default)]
-    pub model: Option<PathBuf>,
+    pub model: Option<String>,
     #[serde(default)]
     pub batch_size: Option<usize>,
     #[serde(default)]
     pub threads: Option<usize>,
+    // judge
+    #[serde(default)]
+    pub base_url: Option<String>,
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    /// Prompt template file, relative to the config file.
+    #[serde(default)]
+    pub prompt: Option<String>,
+    #[serde(default)]
+    pub mode: Option<String>,
+    #[serde(default)]
+    pub concurrency: Option<usize>,
+    #[serde(default)]
+    pub timeout_s: Option<f64>,
+    #[serde(default)]
+    pub max_retries: Option<u32>,
+    #[serde(default)]
+    pub backoff_ms: Option<u64>,
+    // cascade
+    #[serde(default)]
+    pub front: Option<String>,
+    #[serde(default)]
+    pub back: Option<String>,
+    #[serde(default)]
+    pub route_below: Option<f64>,
+    #[serde(default)]
+    pub settle_below: Option<f64>,
+    // command
+    #[serde(default)]
+    pub argv: Option<Vec<String>>,
 }
 
 /// Loaded settings.
@@ -53,6 +86,8 @@ pub struct Config {
     pub checkers: BTreeMap<String, CheckerConfig>,
     /// Mutator rule directory, resolved against the config file's folder.
     pub mutators: Option<PathBuf>,
+    /// The config file's folder: relative paths in it resolve here.
+    pub base: PathBuf,
     text: String,
 }
 
@@ -81,13 +116,10 @@ impl Config {
             serde_yaml::from_str(&text).map_err(|e| Error::from_yaml(&path, &e, HELP))?
         };
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let mut checkers = file.checkers;
-        for c in checkers.values_mut() {
-            c.model = c.model.take().map(|m| base.join(m));
-        }
         let cfg = Config {
             mutators: file.mutators.map(|m| base.join(m)),
-            checkers,
+            base,
+            checkers: file.checkers,
             path: Some(path),
             text,
         };
@@ -114,13 +146,21 @@ impl Config {
 
     /// Checks the settings of the checker configured under `name` without loading a model.
     pub fn validate(&self, name: &str) -> Result<()> {
-        self.build(name, None, false).map(|_| ())
+        self.build(name, None, false, 0).map(|_| ())
+    }
+
+    /// The model directory of a model checker, resolved against the config file's folder.
+    pub fn model_dir(&self, name: &str) -> Option<PathBuf> {
+        let c = self.checkers.get(name)?;
+        matches!(c.kind.as_str(), "nli" | "similarity")
+            .then(|| c.model.as_ref().map(|m| self.base.join(m)))
+            .flatten()
     }
 
     /// Builds the checker configured under `name`. Model checkers use the verdict cache at
     /// `cache` (None: no cache); a model that cannot be loaded is a config error naming it.
     pub fn checker(&self, name: &str, cache: Option<&Path>) -> Result<Box<dyn Checker>> {
-        self.build(name, cache, true)
+        self.build(name, cache, true, 0)
             .map(|c| c.expect("built when asked to load"))
     }
 
@@ -137,6 +177,7 @@ impl Config {
         name: &str,
         cache: Option<&Path>,
         load: bool,
+        depth: usize,
     ) -> Result<Option<Box<dyn Checker>>> {
         let cfg_path = self
             .path
@@ -181,89 +222,254 @@ impl Config {
                 "use 1 (single sentences) or more",
             ));
         }
-        if c.batch_size == Some(0) || c.threads == Some(0) {
+        let model_kind = matches!(c.kind.as_str(), "nli" | "similarity");
+        // which settings each kind takes: anything else is a mistake worth naming
+        let allowed: &[&str] = match c.kind.as_str() {
+            "lexical" => &["threshold", "topic_floor", "max_window_sentences"],
+            "nli" | "similarity" => &[
+                "threshold",
+                "max_window_sentences",
+                "model",
+                "batch_size",
+                "threads",
+            ],
+            "judge" => &[
+                "model",
+                "base_url",
+                "api_key_env",
+                "prompt",
+                "mode",
+                "batch_size",
+                "concurrency",
+                "timeout_s",
+                "max_retries",
+                "backoff_ms",
+            ],
+            "cascade" => &["front", "back", "route_below", "settle_below"],
+            "command" => &["argv"],
+            other => {
+                return Err(bad(
+                    format!(
+                        "checker `{name}` has kind `{other}`, which this version does not have"
+                    ),
+                    "available kinds: lexical, nli, similarity, judge, cascade, command",
+                ))
+            }
+        };
+        let given: Vec<&str> = [
+            ("threshold", c.threshold.is_some()),
+            ("topic_floor", c.topic_floor.is_some()),
+            ("max_window_sentences", c.max_window_sentences.is_some()),
+            ("model", c.model.is_some()),
+            ("batch_size", c.batch_size.is_some()),
+            ("threads", c.threads.is_some()),
+            ("base_url", c.base_url.is_some()),
+            ("api_key_env", c.api_key_env.is_some()),
+            ("prompt", c.prompt.is_some()),
+            ("mode", c.mode.is_some()),
+            ("concurrency", c.concurrency.is_some()),
+            ("timeout_s", c.timeout_s.is_some()),
+            ("max_retries", c.max_retries.is_some()),
+            ("backoff_ms", c.backoff_ms.is_some()),
+            ("front", c.front.is_some()),
+            ("back", c.back.is_some()),
+            ("route_below", c.route_below.is_some()),
+            ("settle_below", c.settle_below.is_some()),
+            ("argv", c.argv.is_some()),
+        ]
+        .into_iter()
+        .filter(|(_, set)| *set)
+        .map(|(k, _)| k)
+        .collect();
+        if let Some(extra) = given.iter().find(|k| !allowed.contains(k)) {
             return Err(bad(
-                format!("checker `{name}`: batch_size and threads must be at least 1"),
+                format!(
+                    "checker `{name}` of kind `{}` does not take `{extra}`",
+                    c.kind
+                ),
+                &format!("a `{}` checker takes: {}", c.kind, allowed.join(", ")),
+            ));
+        }
+        if c.batch_size == Some(0) || c.threads == Some(0) || c.concurrency == Some(0) {
+            return Err(bad(
+                format!("checker `{name}`: batch_size, threads and concurrency must be at least 1"),
                 "remove them to use the defaults, or set a positive number",
             ));
         }
-        let model_kind = matches!(c.kind.as_str(), "nli" | "similarity");
-        if c.kind == "lexical" {
-            if c.model.is_some() || c.batch_size.is_some() || c.threads.is_some() {
-                return Err(bad(
-                    format!(
-                        "checker `{name}` of kind `lexical` takes no model, batch_size or threads"
-                    ),
-                    "remove them, or use kind `nli` or `similarity`",
-                ));
+        let open_cache = |cache: Option<&Path>| -> Result<Option<std::sync::Arc<Cache>>> {
+            match cache {
+                Some(p) if load => Ok(Some(std::sync::Arc::new(
+                    Cache::open(p).map_err(Error::Usage)?,
+                ))),
+                _ => Ok(None),
             }
-            let d = LexicalSettings::default();
-            return Ok(Some(Box::new(LexicalChecker::new(
-                name,
-                LexicalSettings {
-                    threshold: c.threshold.unwrap_or(d.threshold),
-                    topic_floor: c.topic_floor.unwrap_or(d.topic_floor),
-                    max_window_sentences: c.max_window_sentences.unwrap_or(d.max_window_sentences),
-                    indexed: true,
-                },
-            ))));
-        }
-        if !model_kind {
-            return Err(bad(
-                format!(
-                    "checker `{name}` has kind `{}`, which this version does not have",
-                    c.kind
-                ),
-                "available kinds: lexical, nli, similarity",
-            ));
-        }
-        let Some(model) = c.model.clone() else {
-            return Err(bad(
-                format!("checker `{name}` of kind `{}` has no `model`", c.kind),
-                "set `model:` to a folder holding model.onnx, tokenizer.json and config.json",
-            ));
         };
-        if c.topic_floor.is_some() {
-            return Err(bad(
-                format!("checker `{name}`: topic_floor is a lexical setting"),
-                "remove it",
-            ));
-        }
-        if !load {
-            return Ok(None);
-        }
-        let cache = match cache {
-            Some(p) => Some(std::sync::Arc::new(Cache::open(p).map_err(Error::Usage)?)),
-            None => None,
-        };
-        let model_err = |e: String| {
+        let load_err = |e: String| {
             Error::input(
                 &cfg_path,
                 line,
                 format!("checker `{name}`: {e}"),
-                "check the `model:` folder and ONNX Runtime; `faithgate doctor` shows what it found",
+                "check the checker's settings; `faithgate doctor` shows what it found",
             )
         };
-        if c.kind == "nli" {
-            let d = NliSettings::default();
-            let s = NliSettings {
-                threshold: c.threshold.unwrap_or(d.threshold),
-                batch_size: c.batch_size.unwrap_or(d.batch_size),
-                threads: c.threads.unwrap_or(d.threads),
-                max_window_sentences: c.max_window_sentences.unwrap_or(d.max_window_sentences),
-            };
-            let checker = NliChecker::new(name, &model, s, cache).map_err(model_err)?;
-            Ok(Some(Box::new(checker)))
-        } else {
-            let d = SimilaritySettings::default();
-            let s = SimilaritySettings {
-                threshold: c.threshold.unwrap_or(d.threshold),
-                batch_size: c.batch_size.unwrap_or(d.batch_size),
-                threads: c.threads.unwrap_or(d.threads),
-                max_window_sentences: c.max_window_sentences.unwrap_or(d.max_window_sentences),
-            };
-            let checker = SimilarityChecker::new(name, &model, s, cache).map_err(model_err)?;
-            Ok(Some(Box::new(checker)))
+        match c.kind.as_str() {
+            "lexical" => {
+                let d = LexicalSettings::default();
+                Ok(Some(Box::new(LexicalChecker::new(
+                    name,
+                    LexicalSettings {
+                        threshold: c.threshold.unwrap_or(d.threshold),
+                        topic_floor: c.topic_floor.unwrap_or(d.topic_floor),
+                        max_window_sentences: c
+                            .max_window_sentences
+                            .unwrap_or(d.max_window_sentences),
+                        indexed: true,
+                    },
+                ))))
+            }
+            _ if model_kind => {
+                let Some(model) = c.model.as_ref().map(|m| self.base.join(m)) else {
+                    return Err(bad(
+                        format!("checker `{name}` of kind `{}` has no `model`", c.kind),
+                        "set `model:` to a folder holding model.onnx, tokenizer.json and config.json",
+                    ));
+                };
+                if !load {
+                    return Ok(None);
+                }
+                let cache = open_cache(cache)?;
+                if c.kind == "nli" {
+                    let d = NliSettings::default();
+                    let s = NliSettings {
+                        threshold: c.threshold.unwrap_or(d.threshold),
+                        batch_size: c.batch_size.unwrap_or(d.batch_size),
+                        threads: c.threads.unwrap_or(d.threads),
+                        max_window_sentences: c
+                            .max_window_sentences
+                            .unwrap_or(d.max_window_sentences),
+                    };
+                    Ok(Some(Box::new(
+                        NliChecker::new(name, &model, s, cache).map_err(load_err)?,
+                    )))
+                } else {
+                    let d = SimilaritySettings::default();
+                    let s = SimilaritySettings {
+                        threshold: c.threshold.unwrap_or(d.threshold),
+                        batch_size: c.batch_size.unwrap_or(d.batch_size),
+                        threads: c.threads.unwrap_or(d.threads),
+                        max_window_sentences: c
+                            .max_window_sentences
+                            .unwrap_or(d.max_window_sentences),
+                    };
+                    Ok(Some(Box::new(
+                        SimilarityChecker::new(name, &model, s, cache).map_err(load_err)?,
+                    )))
+                }
+            }
+            "judge" => {
+                let (Some(base_url), Some(model), Some(prompt)) =
+                    (&c.base_url, &c.model, &c.prompt)
+                else {
+                    return Err(bad(
+                        format!("checker `{name}` of kind `judge` needs `base_url`, `model` and `prompt`"),
+                        "e.g. base_url: http://127.0.0.1:8000/v1, model: qwen3-4b, prompt: prompts/judge-v1.md",
+                    ));
+                };
+                let mode = match c.mode.as_deref().unwrap_or("per_claim") {
+                    "per_claim" => Mode::PerClaim,
+                    "batch" => Mode::Batch,
+                    other => {
+                        return Err(bad(
+                            format!("checker `{name}`: mode `{other}`"),
+                            "use `per_claim` or `batch`",
+                        ))
+                    }
+                };
+                if c.timeout_s.is_some_and(|t| !(t > 0.0)) {
+                    return Err(bad(
+                        format!("checker `{name}`: timeout_s must be positive"),
+                        "e.g. timeout_s: 60",
+                    ));
+                }
+                let prompt_path = self.base.join(prompt);
+                let text = std::fs::read_to_string(&prompt_path).map_err(|e| {
+                    Error::input(
+                        &cfg_path,
+                        line,
+                        format!(
+                            "checker `{name}`: cannot read prompt {}: {e}",
+                            prompt_path.display()
+                        ),
+                        "point `prompt:` at a template file (see prompts/)",
+                    )
+                })?;
+                let settings = JudgeSettings {
+                    base_url: base_url.clone(),
+                    model: model.clone(),
+                    api_key_env: c.api_key_env.clone(),
+                    prompt_path: prompt.clone(),
+                    prompt: text,
+                    mode,
+                    batch_size: c.batch_size.unwrap_or(16),
+                    concurrency: c.concurrency.unwrap_or(4),
+                    timeout: std::time::Duration::from_secs_f64(c.timeout_s.unwrap_or(60.0)),
+                    max_retries: c.max_retries.unwrap_or(3),
+                    backoff: std::time::Duration::from_millis(c.backoff_ms.unwrap_or(500)),
+                };
+                let cache = open_cache(cache)?;
+                let judge = JudgeChecker::new(name, settings, cache).map_err(load_err)?;
+                Ok(load.then(|| Box::new(judge) as Box<dyn Checker>))
+            }
+            "cascade" => {
+                let (Some(front), Some(back)) = (&c.front, &c.back) else {
+                    return Err(bad(
+                        format!("checker `{name}` of kind `cascade` needs `front` and `back`"),
+                        "name two configured checkers, e.g. front: nli, back: judge",
+                    ));
+                };
+                for v in [c.route_below, c.settle_below].into_iter().flatten() {
+                    if !(0.0..=1.0).contains(&v) {
+                        return Err(bad(
+                            format!(
+                                "checker `{name}`: route_below and settle_below must be in [0, 1]"
+                            ),
+                            "use scores on the front checker's scale",
+                        ));
+                    }
+                }
+                if depth > 4 || front == name || back == name {
+                    return Err(bad(
+                        format!("checker `{name}`: a cascade cannot contain itself"),
+                        "name other checkers as front and back",
+                    ));
+                }
+                let f = self.build(front, cache, load, depth + 1)?;
+                let b = self.build(back, cache, load, depth + 1)?;
+                match (f, b) {
+                    (Some(f), Some(b)) => Ok(Some(Box::new(CascadeChecker::new(
+                        name,
+                        f,
+                        b,
+                        c.route_below.unwrap_or(0.5),
+                        c.settle_below,
+                    )))),
+                    _ => Ok(None),
+                }
+            }
+            _ => {
+                let argv = c.argv.clone().unwrap_or_default();
+                if argv.is_empty() {
+                    return Err(bad(
+                        format!("checker `{name}` of kind `command` needs `argv`"),
+                        "e.g. argv: [python3, my_checker.py]",
+                    ));
+                }
+                Ok(Some(Box::new(CommandChecker::new(
+                    name,
+                    argv,
+                    self.base.clone(),
+                ))))
+            }
         }
     }
 }

@@ -36,6 +36,7 @@ pub mod check;
 pub mod compare;
 pub mod config;
 pub mod error;
+pub mod interrupt;
 pub mod mutate;
 pub mod record;
 pub mod report;

@@ -766,11 +766,11 @@ fn doctor(config: &Config) -> Exit {
             println!("checker {name}: PROBLEM: {e}");
             continue;
         }
-        let Some(dir) = &c.model else {
+        let Some(dir) = config.model_dir(name) else {
             println!("checker {name}: kind {}", c.kind);
             continue;
         };
-        match Model::load(dir, 1) {
+        match Model::load(&dir, 1) {
             Ok(m) => {
                 println!(
                     "checker {name}: kind {}, model {} (sha256 {}…, max {} tokens)",

@@ -57,13 +57,40 @@ impl Cache {
         &self.path
     }
 
-    /// The stored output for a key, if any.
+    /// The stored output (f32 values) for a key, if any.
     pub fn get(
         &self,
         fingerprint: &str,
         premise: &str,
         claim: &str,
     ) -> Result<Option<Vec<f32>>, String> {
+        Ok(self.get_bytes(fingerprint, premise, claim)?.map(|b| {
+            b.chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        }))
+    }
+
+    /// Stores a batch of f32 outputs in one transaction.
+    pub fn put_many(&self, fingerprint: &str, rows: &[(&str, &str, &[f32])]) -> Result<(), String> {
+        let blobs: Vec<(&str, &str, Vec<u8>)> = rows
+            .iter()
+            .map(|(p, c, v)| (*p, *c, v.iter().flat_map(|x| x.to_le_bytes()).collect()))
+            .collect();
+        let refs: Vec<(&str, &str, &[u8])> = blobs
+            .iter()
+            .map(|(p, c, b)| (*p, *c, b.as_slice()))
+            .collect();
+        self.put_bytes(fingerprint, &refs)
+    }
+
+    /// The stored bytes for a key (a judge stores its verdict as JSON), if any.
+    pub fn get_bytes(
+        &self,
+        fingerprint: &str,
+        premise: &str,
+        claim: &str,
+    ) -> Result<Option<Vec<u8>>, String> {
         let conn = self
             .conn
             .lock()
@@ -76,15 +103,11 @@ impl Cache {
             )
             .optional()
             .map_err(|e| way_out(&self.path, e))?;
-        Ok(blob.map(|b| {
-            b.chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect()
-        }))
+        Ok(blob)
     }
 
-    /// Stores a batch of outputs in one transaction.
-    pub fn put_many(&self, fingerprint: &str, rows: &[(&str, &str, &[f32])]) -> Result<(), String> {
+    /// Stores a batch of byte values in one transaction.
+    pub fn put_bytes(&self, fingerprint: &str, rows: &[(&str, &str, &[u8])]) -> Result<(), String> {
         let mut conn = self
             .conn
             .lock()
@@ -97,8 +120,7 @@ impl Cache {
                 )
                 .map_err(|e| way_out(&self.path, e))?;
             for (premise, claim, value) in rows {
-                let blob: Vec<u8> = value.iter().flat_map(|v| v.to_le_bytes()).collect();
-                stmt.execute(params![fingerprint, premise, claim, blob])
+                stmt.execute(params![fingerprint, premise, claim, value])
                     .map_err(|e| way_out(&self.path, e))?;
             }
         }

@@ -4,6 +4,9 @@
 //! the two afterwards. Each checker kind lives in its own file.
 
 pub mod cache;
+pub mod cascade;
+pub mod command;
+pub mod judge;
 pub mod lexical;
 pub mod nli;
 pub mod onnx;

@@ -1,0 +1,164 @@
+//! The `cascade` checker: every claim goes to the front checker; claims it does not clearly
+//! support (score below `route_below`, or flagged) go to the back checker, whose verdict stands.
+//! With `settle_below`, claims the front rejects with a score under it are settled without the
+//! back checker: the confident ends are cheap, the uncertain middle goes to the judge.
+//!
+//! Claims the front checker wrongly passes never reach the back one, so a cascade inherits the
+//! front's blind spots; the run reports catch rates for the cascade as a whole.
+
+use super::{CheckInput, CheckResult, Checker, ClaimToCheck};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Routing {
+    pub claims: usize,
+    pub front_passed: usize,
+    pub front_rejected: usize,
+    pub to_back: usize,
+}
+
+pub struct CascadeChecker {
+    name: String,
+    front: Box<dyn Checker>,
+    back: Box<dyn Checker>,
+    route_below: f64,
+    settle_below: Option<f64>,
+    routing: Mutex<Routing>,
+}
+
+impl CascadeChecker {
+    pub fn new(
+        name: &str,
+        front: Box<dyn Checker>,
+        back: Box<dyn Checker>,
+        route_below: f64,
+        settle_below: Option<f64>,
+    ) -> Self {
+        CascadeChecker {
+            name: name.to_string(),
+            front,
+            back,
+            route_below,
+            settle_below,
+            routing: Mutex::new(Routing::default()),
+        }
+    }
+
+    /// How the last run was routed.
+    pub fn routing(&self) -> Routing {
+        self.routing.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+impl Checker for CascadeChecker {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn kind(&self) -> &'static str {
+        "cascade"
+    }
+
+    fn settings(&self) -> BTreeMap<String, String> {
+        let mut s = BTreeMap::from([
+            (
+                "front".to_string(),
+                format!("{} ({})", self.front.name(), self.front.kind()),
+            ),
+            (
+                "back".to_string(),
+                format!("{} ({})", self.back.name(), self.back.kind()),
+            ),
+            ("route_below".to_string(), format!("{}", self.route_below)),
+        ]);
+        if let Some(t) = self.settle_below {
+            s.insert("settle_below".into(), format!("{t}"));
+        }
+        for (prefix, c) in [("front.", &self.front), ("back.", &self.back)] {
+            for (k, v) in c.settings() {
+                s.insert(format!("{prefix}{k}"), v);
+            }
+        }
+        s
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let r = self.routing();
+        let mut out = vec![format!(
+            "{}: {} claims; the front checker ({}) settled {} as supported and {} as rejected; the back checker ({}) saw {} ({:.0}%); alone it would have seen all {}",
+            self.name,
+            r.claims,
+            self.front.name(),
+            r.front_passed,
+            r.front_rejected,
+            self.back.name(),
+            r.to_back,
+            if r.claims > 0 { 100.0 * r.to_back as f64 / r.claims as f64 } else { 0.0 },
+            r.claims
+        )];
+        out.extend(self.front.notes());
+        out.extend(self.back.notes());
+        out
+    }
+
+    fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult> {
+        let n = input.claims.len();
+        let front = self.front.check(input, &mut |d| progress(d / 2));
+        let mut routing = Routing {
+            claims: n,
+            ..Default::default()
+        };
+        let mut routed = Vec::new();
+        let mut out: Vec<Option<CheckResult>> = vec![None; n];
+        for (i, r) in front.into_iter().enumerate() {
+            match r {
+                Ok(v) => {
+                    let score = v.score.unwrap_or(0.0);
+                    let flagged = v.label.flagged();
+                    if flagged && self.settle_below.is_some_and(|t| score < t) {
+                        routing.front_rejected += 1;
+                        out[i] = Some(Ok(v));
+                    } else if flagged || score < self.route_below {
+                        routed.push(i);
+                    } else {
+                        routing.front_passed += 1;
+                        out[i] = Some(Ok(v));
+                    }
+                }
+                // the front could not score it: the back checker decides
+                Err(_) => routed.push(i),
+            }
+        }
+        routing.to_back = routed.len();
+        if let Ok(mut r) = self.routing.lock() {
+            *r = routing;
+        }
+        if !routed.is_empty() {
+            let sub = CheckInput {
+                contexts: input.contexts,
+                entities: input.entities,
+                claims: routed
+                    .iter()
+                    .map(|&i| ClaimToCheck {
+                        context: input.claims[i].context,
+                        text: input.claims[i].text,
+                    })
+                    .collect(),
+            };
+            let back = self.back.check(&sub, &mut |d| {
+                progress(n / 2 + d * (n - n / 2) / routed.len().max(1))
+            });
+            for (&i, r) in routed.iter().zip(back) {
+                out[i] = Some(r.map(|mut v| {
+                    v.reason = format!("routed to {}: {}", self.back.name(), v.reason);
+                    v
+                }));
+            }
+        }
+        progress(n);
+        out.into_iter()
+            .map(|r| r.unwrap_or_else(|| Err("the back checker returned no verdict".into())))
+            .collect()
+    }
+}
