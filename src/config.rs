@@ -115,7 +115,11 @@ impl Config {
         } else {
             serde_yaml::from_str(&text).map_err(|e| Error::from_yaml(&path, &e, HELP))?
         };
-        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let base = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
         let cfg = Config {
             mutators: file.mutators.map(|m| base.join(m)),
             base,
@@ -385,7 +389,7 @@ impl Config {
                         ))
                     }
                 };
-                if c.timeout_s.is_some_and(|t| !(t > 0.0)) {
+                if c.timeout_s.is_some_and(|t| t.is_nan() || t <= 0.0) {
                     return Err(bad(
                         format!("checker `{name}`: timeout_s must be positive"),
                         "e.g. timeout_s: 60",

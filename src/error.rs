@@ -14,6 +14,8 @@ pub enum Exit {
     Usage = 2,
     /// The checker could not score some cases; they are reported as `error`, never as passes.
     CheckerFailed = 3,
+    /// Ctrl-C: stopped after the calls in flight; what was paid for is in the cache.
+    Interrupted = 130,
 }
 
 impl Exit {

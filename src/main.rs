@@ -74,6 +74,10 @@ enum Command {
         /// Save a run record (every case, verdict, score, outcome, fingerprints) for `compare`.
         #[arg(long)]
         record: Option<PathBuf>,
+        /// Score every case N times (repeats bypass the cache) and report cases whose verdict
+        /// changed.
+        #[arg(long, default_value_t = 1)]
+        repeat: usize,
     },
     /// Compare two run records case by case (exact McNemar on the changes), or run two checkers
     /// on suites and compare them. Exit 1 when the candidate is significantly worse on any fault
@@ -235,6 +239,14 @@ enum SnapshotAction {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // first Ctrl-C: stop after the calls in flight; a second one: stop now
+    let _ = ctrlc::set_handler(|| {
+        if faithgate::interrupt::requested() {
+            std::process::exit(Exit::Interrupted.code() as i32);
+        }
+        faithgate::interrupt::request();
+        eprintln!("interrupting: finishing the calls in flight (Ctrl-C again to stop at once)");
+    });
     match run(cli) {
         Ok(code) => ExitCode::from(code.code()),
         Err(err) => {
@@ -299,6 +311,30 @@ fn score_suites(
     runs
 }
 
+/// After Ctrl-C: says what was scored and how to finish; writes no report, record or snapshot.
+fn interrupted(runs: &[SuiteRun], cache: Option<&std::path::Path>) -> Exit {
+    let total: usize = runs.iter().map(|r| r.results.len()).sum();
+    let unscored: usize = runs
+        .iter()
+        .flat_map(|r| &r.results)
+        .filter(|r| {
+            r.result
+                .as_ref()
+                .err()
+                .is_some_and(|e| e == faithgate::interrupt::INTERRUPTED)
+        })
+        .count();
+    eprintln!(
+        "interrupted: {} of {total} cases scored, {unscored} not; no report was written. {}",
+        total - unscored,
+        match cache {
+            Some(p) => format!("Verdicts already paid for are in {}: rerun the same command to finish.", p.display()),
+            None => "Run without --no-cache to keep verdicts across runs; rerun the same command to finish.".into(),
+        }
+    );
+    Exit::Interrupted
+}
+
 fn run(cli: Cli) -> anyhow::Result<Exit> {
     let config = Config::load(cli.config.as_deref())?;
     let stdout_color = color_on(cli.color, std::io::stdout().is_terminal());
@@ -315,15 +351,38 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             cache,
             no_cache,
             record,
+            repeat,
         } => {
             check_confidence(confidence)?;
+            if repeat == 0 {
+                return Err(Error::Usage("--repeat must be at least 1".into()).into());
+            }
             let rules = config.rules(mutators.as_deref())?;
             let loaded = load_all(&suites, &rules)?;
             let checker = config.checker(&checker, (!no_cache).then_some(cache.as_path()))?;
             let strict = check || std::env::var_os("CI").is_some_and(|v| !v.is_empty());
             let mut exit = Exit::Ok;
             let mut out = std::io::stdout().lock();
-            let runs = score_suites(&loaded, checker.as_ref());
+            let mut runs = score_suites(&loaded, checker.as_ref());
+            if repeat > 1 && !faithgate::interrupt::requested() {
+                // repeats measure the checker, not the cache
+                let fresh = config.checker(checker.name(), None)?;
+                let mut extra: Vec<Vec<SuiteRun>> = vec![Vec::new(); runs.len()];
+                for _ in 1..repeat {
+                    for (i, r) in score_suites(&loaded, fresh.as_ref())
+                        .into_iter()
+                        .enumerate()
+                    {
+                        extra[i].push(r);
+                    }
+                }
+                for (run, rest) in runs.iter_mut().zip(&extra) {
+                    run.add_repeats(rest);
+                }
+            }
+            if faithgate::interrupt::requested() {
+                return Ok(interrupted(&runs, (!no_cache).then_some(cache.as_path())));
+            }
             if let Some(path) = &record {
                 let rec = Record::new(
                     loaded

@@ -149,9 +149,52 @@ pub struct SuiteRun {
     pub operator_counts: Vec<(&'static str, usize)>,
     /// Operators that produced no mutant on this suite.
     pub empty_operators: Vec<&'static str>,
+    /// How many times every case was scored (`--repeat`); 1 normally.
+    pub repeats: usize,
+    /// Cases whose verdict changed between repeats.
+    pub flaky: Vec<Flaky>,
+}
+
+/// A case whose verdict changed between repeated scorings.
+#[derive(Debug, Clone, Serialize)]
+pub struct Flaky {
+    pub id: String,
+    pub kind: String,
+    pub fault_type: Option<String>,
+    pub claim: String,
+    /// The verdict of each repeat (`error` where it could not be scored).
+    pub verdicts: Vec<String>,
 }
 
 impl SuiteRun {
+    /// Records repeated scorings of the same cases and finds the flaky ones.
+    pub fn add_repeats(&mut self, repeats: &[SuiteRun]) {
+        self.repeats = 1 + repeats.len();
+        self.flaky = self
+            .results
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| {
+                let label = |x: &CheckResult| {
+                    x.as_ref()
+                        .map(|v| v.label.as_str())
+                        .unwrap_or("error")
+                        .to_string()
+                };
+                let verdicts: Vec<String> = std::iter::once(label(&r.result))
+                    .chain(repeats.iter().map(|rep| label(&rep.results[i].result)))
+                    .collect();
+                verdicts.iter().any(|v| v != &verdicts[0]).then(|| Flaky {
+                    id: r.case.id.clone(),
+                    kind: r.case.kind.as_str().to_string(),
+                    fault_type: r.case.fault_type.clone(),
+                    claim: r.case.claim.clone(),
+                    verdicts,
+                })
+            })
+            .collect();
+    }
+
     /// Number of cases the checker could not score.
     pub fn errors(&self) -> usize {
         self.results
@@ -262,5 +305,7 @@ pub fn run_suite(
         results,
         operator_counts: mutants.counts(),
         empty_operators: mutants.empty_operators.clone(),
+        repeats: 1,
+        flaky: Vec::new(),
     }
 }

@@ -47,12 +47,14 @@ fn parse_line(line: &str) -> Result<(String, Result<Verdict, String>), String> {
         Some(l) if l == "supported" => Label::Supported,
         Some(l) if l == "contradicted" => Label::Contradicted,
         Some(l) if l == "not_found" => Label::NotFound,
-        other => return Ok((
-            id,
-            Err(format!(
+        other => {
+            return Ok((
+                id,
+                Err(format!(
                 "the program answered with label {other:?}, not supported|contradicted|not_found"
             )),
-        )),
+            ))
+        }
     };
     let score = v["score"].as_f64();
     if score.is_some_and(|s| !(0.0..=1.0).contains(&s)) {

@@ -527,37 +527,36 @@ impl Checker for JudgeChecker {
         std::thread::scope(|scope| {
             let mut workers = Vec::new();
             for _ in 0..self.s.concurrency.max(1) {
-                workers.push(scope.spawn(|| loop {
-                    let Some((ctx, idx)) = queue.lock().ok().and_then(|mut q| q.pop_front()) else {
-                        break;
-                    };
-                    let passages = &input.contexts[ctx].passages;
-                    let claims: Vec<&str> = idx.iter().map(|&i| input.claims[i].text).collect();
-                    let outcome = self.judge(passages, &claims);
-                    if let (Ok(verdicts), Some(cache)) = (&outcome, &self.cache) {
-                        let blobs: Vec<Vec<u8>> = verdicts
-                            .iter()
-                            .map(|v| serde_json::to_vec(v).unwrap_or_default())
-                            .collect();
-                        let rows: Vec<(&str, &str, &[u8])> = idx
-                            .iter()
-                            .zip(&blobs)
-                            .map(|(&i, b)| {
-                                (rendered[&ctx].as_str(), input.claims[i].text, b.as_slice())
-                            })
-                            .collect();
-                        if let Err(e) = cache.put_bytes(&fp, &rows) {
-                            eprintln!("{}: {e}", self.name);
+                workers.push(scope.spawn(|| {
+                    while let Some((ctx, idx)) = queue.lock().ok().and_then(|mut q| q.pop_front()) {
+                        let passages = &input.contexts[ctx].passages;
+                        let claims: Vec<&str> = idx.iter().map(|&i| input.claims[i].text).collect();
+                        let outcome = self.judge(passages, &claims);
+                        if let (Ok(verdicts), Some(cache)) = (&outcome, &self.cache) {
+                            let blobs: Vec<Vec<u8>> = verdicts
+                                .iter()
+                                .map(|v| serde_json::to_vec(v).unwrap_or_default())
+                                .collect();
+                            let rows: Vec<(&str, &str, &[u8])> = idx
+                                .iter()
+                                .zip(&blobs)
+                                .map(|(&i, b)| {
+                                    (rendered[&ctx].as_str(), input.claims[i].text, b.as_slice())
+                                })
+                                .collect();
+                            if let Err(e) = cache.put_bytes(&fp, &rows) {
+                                eprintln!("{}: {e}", self.name);
+                            }
                         }
-                    }
-                    let mut d = done.lock().expect("results lock");
-                    match outcome {
-                        Ok(verdicts) => {
-                            d.extend(idx.iter().copied().zip(verdicts.into_iter().map(Ok)))
+                        let mut d = done.lock().expect("results lock");
+                        match outcome {
+                            Ok(verdicts) => {
+                                d.extend(idx.iter().copied().zip(verdicts.into_iter().map(Ok)))
+                            }
+                            Err(e) => d.extend(idx.iter().map(|&i| (i, Err(e.clone())))),
                         }
-                        Err(e) => d.extend(idx.iter().map(|&i| (i, Err(e.clone())))),
+                        finished.fetch_add(idx.len(), std::sync::atomic::Ordering::SeqCst);
                     }
-                    finished.fetch_add(idx.len(), std::sync::atomic::Ordering::SeqCst);
                 }));
             }
             // progress from this thread while the workers run; every task adds its claims

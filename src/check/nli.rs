@@ -111,6 +111,9 @@ pub(crate) fn score_all(
     }
     missing.sort_by_key(|&i| lengths[i]);
     for chunk in missing.chunks(batch_size.max(1)) {
+        if crate::interrupt::requested() {
+            break; // the rest stay unscored; what was scored is in the cache
+        }
         let batch: Vec<&(String, String)> = chunk.iter().map(|&i| &keys[i]).collect();
         usage.batches += 1;
         match run(&batch) {
@@ -140,7 +143,7 @@ pub(crate) fn score_all(
     }
     Ok(out
         .into_iter()
-        .map(|o| o.unwrap_or_else(|| Err("not scored".into())))
+        .map(|o| o.unwrap_or_else(|| Err(crate::interrupt::INTERRUPTED.into())))
         .collect())
 }
 

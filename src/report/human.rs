@@ -196,6 +196,35 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
         }
     }
 
+    if run.repeats > 1 {
+        let _ = writeln!(
+            o,
+            "\n{} ({} of {} cases changed verdict over {} repeats)",
+            paint.head("Flaky cases"),
+            run.flaky.len(),
+            run.results.len(),
+            run.repeats
+        );
+        let mut by_type: std::collections::BTreeMap<String, usize> = Default::default();
+        for f in &run.flaky {
+            *by_type
+                .entry(f.fault_type.clone().unwrap_or_else(|| f.kind.clone()))
+                .or_default() += 1;
+        }
+        for (t, n) in by_type {
+            let _ = writeln!(o, "  {t:<22} {n}");
+        }
+        for f in &run.flaky {
+            let _ = writeln!(
+                o,
+                "  {:<11} {:<30} {}",
+                f.id,
+                f.verdicts.join(" → "),
+                f.claim
+            );
+        }
+    }
+
     let errors: Vec<_> = run
         .results
         .iter()

@@ -49,6 +49,8 @@ pub fn to_value(run: &SuiteRun, summary: &Summary) -> Value {
         "path": run.suite_path,
         "checker": {"name": run.checker, "kind": run.checker_kind, "settings": run.settings},
         "summary": summary,
+        "repeats": run.repeats,
+        "flaky": run.flaky,
         "cases": cases,
     })
 }
