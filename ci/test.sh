@@ -15,3 +15,4 @@ cargo test --locked
 # keep the benchmark targets working (one small run each; the numbers come from `cargo bench`)
 cargo bench --locked --bench lexical_run -- --quick
 cargo bench --locked --bench nli_run -- --quick
+cargo bench --locked --bench judge_run -- --quick
