@@ -19,11 +19,16 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let suite = Suite::load(&root.join("suites/larkspur.yaml")).unwrap();
     let mutants = generate(&suite, &Rules::builtin()).unwrap();
-    let s = Server::start(|r, _| Reply::chat(&server::good(&r.prompt())).after(Duration::from_millis(200)));
+    let s = Server::start(|r, _| {
+        Reply::chat(&server::good(&r.prompt())).after(Duration::from_millis(200))
+    });
     let prompt = std::fs::read_to_string(root.join("prompts/judge-v1.md")).unwrap();
     let levels: &[usize] = if quick { &[16] } else { &[1, 4, 16] };
     let reps = if quick { 1 } else { 3 };
-    println!("server: {} answering after 200 ms; suite: larkspur (48 claims), per-claim mode, no cache", s.url);
+    println!(
+        "server: {} answering after 200 ms; suite: larkspur (48 claims), per-claim mode, no cache",
+        s.url
+    );
     let mut base = None;
     for &c in levels {
         let judge = JudgeChecker::new(
@@ -56,7 +61,11 @@ fn main() {
         let b = *base.get_or_insert(m);
         println!(
             "concurrency {c:>2}: median {m:>6.1} claims/s  (runs: {})  {:.1}x concurrency 1",
-            rates.iter().map(|r| format!("{r:.1}")).collect::<Vec<_>>().join(", "),
+            rates
+                .iter()
+                .map(|r| format!("{r:.1}"))
+                .collect::<Vec<_>>()
+                .join(", "),
             m / b
         );
     }

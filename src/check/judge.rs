@@ -237,6 +237,16 @@ impl JudgeChecker {
         s: JudgeSettings,
         cache: Option<Arc<Cache>>,
     ) -> Result<JudgeChecker, String> {
+        Self::with_placeholders(name, s, cache, &["{passages}", "{claims}"])
+    }
+
+    /// A client for another prompt (the LLM decomposer) over the same validated, retried calls.
+    pub fn with_placeholders(
+        name: &str,
+        s: JudgeSettings,
+        cache: Option<Arc<Cache>>,
+        placeholders: &[&str],
+    ) -> Result<JudgeChecker, String> {
         let key = match &s.api_key_env {
             Some(var) => Some(std::env::var(var).map_err(|_| {
                 format!("the environment variable {var} (api_key_env) is not set; export the API key under that name")
@@ -248,7 +258,7 @@ impl JudgeChecker {
             .take(6)
             .map(|b| format!("{b:02x}"))
             .collect();
-        for needed in ["{passages}", "{claims}"] {
+        for needed in placeholders {
             if !s.prompt.contains(needed) {
                 return Err(format!(
                     "prompt {}: the template has no {needed} placeholder",
@@ -389,6 +399,23 @@ impl JudgeChecker {
     /// Judges a group of claims of one context set, retrying network faults and invalid replies.
     fn judge(&self, passages: &[Passage], claims: &[&str]) -> Result<Vec<Stored>, String> {
         let prompt = self.prompt(passages, claims);
+        self.complete(&prompt, &|reply| validate(reply, claims.len(), passages))
+    }
+
+    /// The template with `{name}` placeholders filled in.
+    pub fn fill(&self, values: &[(&str, &str)]) -> String {
+        values.iter().fold(self.s.prompt.clone(), |p, (k, v)| {
+            p.replace(&format!("{{{k}}}"), v)
+        })
+    }
+
+    /// Sends a prompt and checks the reply with `check`, retrying network faults and invalid
+    /// replies; after the last try, an error that keeps the raw reply.
+    pub fn complete<T>(
+        &self,
+        prompt: &str,
+        check: &dyn Fn(&str) -> Result<T, String>,
+    ) -> Result<T, String> {
         let mut last = String::new();
         for attempt in 0..=self.s.max_retries {
             if attempt > 0 {
@@ -399,8 +426,8 @@ impl JudgeChecker {
             if crate::interrupt::requested() {
                 return Err(crate::interrupt::INTERRUPTED.into());
             }
-            match self.request(&prompt) {
-                Ok(reply) => match validate(&reply, claims.len(), passages) {
+            match self.request(prompt) {
+                Ok(reply) => match check(&reply) {
                     Ok(v) => return Ok(v),
                     Err(why) => {
                         last = format!(
