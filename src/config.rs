@@ -26,6 +26,8 @@ struct ConfigFile {
     #[serde(default)]
     checkers: BTreeMap<String, CheckerConfig>,
     #[serde(default)]
+    decomposers: BTreeMap<String, DecomposerConfig>,
+    #[serde(default)]
     mutators: Option<PathBuf>,
 }
 
@@ -79,11 +81,33 @@ pub struct CheckerConfig {
     pub argv: Option<Vec<String>>,
 }
 
+/// One named decomposer as configured: `sentences`, or `llm` over an OpenAI-compatible server.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecomposerConfig {
+    pub kind: String,
+    #[serde(default)]
+    pub base_url: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    #[serde(default)]
+    pub prompt: Option<String>,
+    #[serde(default)]
+    pub timeout_s: Option<f64>,
+    #[serde(default)]
+    pub max_retries: Option<u32>,
+    #[serde(default)]
+    pub backoff_ms: Option<u64>,
+}
+
 /// Loaded settings.
 #[derive(Debug, Default)]
 pub struct Config {
     pub path: Option<PathBuf>,
     pub checkers: BTreeMap<String, CheckerConfig>,
+    pub decomposers: BTreeMap<String, DecomposerConfig>,
     /// Mutator rule directory, resolved against the config file's folder.
     pub mutators: Option<PathBuf>,
     /// The config file's folder: relative paths in it resolve here.
@@ -110,6 +134,7 @@ impl Config {
         let file: ConfigFile = if text.trim().is_empty() {
             ConfigFile {
                 checkers: BTreeMap::new(),
+                decomposers: BTreeMap::new(),
                 mutators: None,
             }
         } else {
@@ -124,6 +149,7 @@ impl Config {
             mutators: file.mutators.map(|m| base.join(m)),
             base,
             checkers: file.checkers,
+            decomposers: file.decomposers,
             path: Some(path),
             text,
         };
@@ -151,6 +177,79 @@ impl Config {
     /// Checks the settings of the checker configured under `name` without loading a model.
     pub fn validate(&self, name: &str) -> Result<()> {
         self.build(name, None, false, 0).map(|_| ())
+    }
+
+    /// Builds the decomposer named `name` (`sentences` always exists).
+    pub fn decomposer(&self, name: &str) -> Result<Box<dyn crate::answers::decompose::Decomposer>> {
+        use crate::answers::decompose::{LlmDecomposer, Sentences};
+        let cfg_path = self
+            .path
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_CONFIG));
+        let Some(d) = self.decomposers.get(name) else {
+            if name == "sentences" {
+                return Ok(Box::new(Sentences));
+            }
+            return Err(Error::Usage(format!(
+                "no decomposer named `{name}` (known: sentences{}); configure it under `decomposers:` in {}",
+                self.decomposers.keys().map(|k| format!(", {k}")).collect::<String>(),
+                cfg_path.display()
+            )));
+        };
+        let line = self.line_of(name);
+        let bad = |msg: String, help: &str| Error::input(&cfg_path, line, msg, help);
+        match d.kind.as_str() {
+            "sentences" => Ok(Box::new(Sentences)),
+            "llm" => {
+                let (Some(base_url), Some(model), Some(prompt)) =
+                    (&d.base_url, &d.model, &d.prompt)
+                else {
+                    return Err(bad(format!("decomposer `{name}` of kind `llm` needs `base_url`, `model` and `prompt`"), "e.g. prompt: prompts/decompose-v1.md"));
+                };
+                let prompt_path = self.base.join(prompt);
+                let text = std::fs::read_to_string(&prompt_path).map_err(|e| {
+                    bad(
+                        format!(
+                            "decomposer `{name}`: cannot read prompt {}: {e}",
+                            prompt_path.display()
+                        ),
+                        "point `prompt:` at a template file",
+                    )
+                })?;
+                let settings = JudgeSettings {
+                    base_url: base_url.clone(),
+                    model: model.clone(),
+                    api_key_env: d.api_key_env.clone(),
+                    prompt_path: prompt.clone(),
+                    prompt: text,
+                    mode: Mode::PerClaim,
+                    batch_size: 1,
+                    concurrency: 1,
+                    timeout: std::time::Duration::from_secs_f64(
+                        d.timeout_s.unwrap_or(60.0).max(0.001),
+                    ),
+                    max_retries: d.max_retries.unwrap_or(3),
+                    backoff: std::time::Duration::from_millis(d.backoff_ms.unwrap_or(500)),
+                };
+                let client = JudgeChecker::with_placeholders(
+                    name,
+                    settings,
+                    None,
+                    &["{question}", "{answer}"],
+                )
+                .map_err(|e| {
+                    bad(
+                        format!("decomposer `{name}`: {e}"),
+                        "see prompts/decompose-v1.md",
+                    )
+                })?;
+                Ok(Box::new(LlmDecomposer::new(name, client)))
+            }
+            other => Err(bad(
+                format!("decomposer `{name}` has kind `{other}`"),
+                "available kinds: sentences, llm",
+            )),
+        }
     }
 
     /// The model directory of a model checker, resolved against the config file's folder.

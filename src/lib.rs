@@ -32,6 +32,7 @@
 //! # Ok::<(), faithgate::error::Error>(())
 //! ```
 
+pub mod answers;
 pub mod check;
 pub mod compare;
 pub mod config;

@@ -164,6 +164,39 @@ enum Command {
         #[arg(long, conflicts_with = "cache")]
         no_cache: bool,
     },
+    /// Score logged answers: split each into claims, verify every claim against the context set
+    /// that was in its prompt, and report faithfulness with the evidence for every verdict.
+    Score {
+        /// The log: JSON Lines (one answer per line) or YAML (a list).
+        log: PathBuf,
+        #[arg(long, default_value = "lexical")]
+        checker: String,
+        #[arg(long, default_value = "sentences")]
+        decomposer: String,
+        /// Scoring rule(s) to show: strict, non-contradiction, or both side by side.
+        #[arg(long = "definition", value_enum)]
+        definitions: Vec<faithgate::answers::score::Definition>,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Save a score record for `compare`.
+        #[arg(long)]
+        record: Option<PathBuf>,
+        #[arg(long, default_value_t = 0.95)]
+        confidence: f64,
+        #[arg(long, default_value = faithgate::check::cache::DEFAULT_CACHE)]
+        cache: PathBuf,
+        #[arg(long, conflicts_with = "cache")]
+        no_cache: bool,
+    },
+    /// Compare a decomposer's claims with a person's hand decomposition: missed, merged and
+    /// invented claims per answer and in total.
+    DecomposeEval {
+        file: PathBuf,
+        #[arg(long, default_value = "sentences")]
+        decomposer: String,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// Score one premise and claim with a checker and print every number it has for the pair
     /// (each label's probability, a cosine, a coverage).
     Probe {
@@ -309,6 +342,12 @@ fn score_suites(
         runs.push(run);
     }
     runs
+}
+
+/// A score record, if the file is one (run records are read by `Record::load`).
+fn score_record(path: &std::path::Path) -> Option<faithgate::answers::score::ScoreRecord> {
+    let text = std::fs::read_to_string(path).ok()?;
+    serde_json::from_str(&text).ok()
 }
 
 /// After Ctrl-C: says what was scored and how to finish; writes no report, record or snapshot.
@@ -476,6 +515,30 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
                             "compare takes two run records (BASE.json CANDIDATE.json), or --checker A --checker B and suites".into(),
                         )
                         .into());
+                    }
+                    if let (Some(b), Some(c)) = (score_record(&inputs[0]), score_record(&inputs[1]))
+                    {
+                        let cmp = faithgate::answers::score::compare_answers(
+                            &b,
+                            &c,
+                            faithgate::answers::score::Definition::Strict,
+                            alpha,
+                            max_new_misses,
+                            confidence,
+                        );
+                        match format {
+                            Format::Json => println!("{}", serde_json::to_string(&cmp)?),
+                            _ => print!(
+                                "{}",
+                                report::answers::comparison(
+                                    &cmp,
+                                    Paint {
+                                        color: stdout_color
+                                    }
+                                )
+                            ),
+                        }
+                        return Ok(cmp.exit_code());
                     }
                     (Record::load(&inputs[0])?, Record::load(&inputs[1])?)
                 }
@@ -712,6 +775,110 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             }
             print!("{out}");
             Ok(Exit::Ok)
+        }
+        Command::Score {
+            log,
+            checker,
+            decomposer,
+            definitions,
+            format,
+            record,
+            confidence,
+            cache,
+            no_cache,
+        } => {
+            use faithgate::answers::score::{aggregate, score, Definition};
+            check_confidence(confidence)?;
+            let (answers, bad_lines) = faithgate::answers::load_log(&log)?;
+            let decomposer = config.decomposer(&decomposer)?;
+            let checker = config.checker(&checker, (!no_cache).then_some(cache.as_path()))?;
+            let bar = indicatif::ProgressBar::with_draw_target(
+                None,
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            let rec = score(
+                &log.display().to_string(),
+                &answers,
+                decomposer.as_ref(),
+                checker.as_ref(),
+                &mut |d, t| {
+                    bar.set_length(t as u64);
+                    bar.set_position(d as u64);
+                },
+            );
+            bar.finish_and_clear();
+            for n in checker.notes() {
+                eprintln!("{n}");
+            }
+            if faithgate::interrupt::requested() {
+                eprintln!("interrupted: no report was written; rerun the same command to finish from the cache");
+                return Ok(Exit::Interrupted);
+            }
+            let defs = if definitions.is_empty() {
+                vec![Definition::Strict]
+            } else {
+                definitions
+            };
+            if let Some(path) = &record {
+                let text = serde_json::to_string_pretty(&rec)? + "\n";
+                std::fs::write(path, text).map_err(|e| Error::io(path, e))?;
+                eprintln!("score record written: {}", path.display());
+            }
+            let text = match format {
+                Format::Json => {
+                    let aggs: Vec<_> = defs
+                        .iter()
+                        .map(|d| aggregate(&rec.answers, *d, confidence))
+                        .collect();
+                    serde_json::json!({"log": rec.log, "checker": rec.checker, "decomposer": rec.decomposer, "summary": aggs, "answers": rec.answers}).to_string() + "\n"
+                }
+                Format::Markdown => report::answers::markdown(&rec, &defs, confidence),
+                Format::Junit => {
+                    return Err(Error::Usage("score has no JUnit output".into()).into())
+                }
+                Format::Human => report::answers::human(
+                    &rec,
+                    &defs,
+                    confidence,
+                    Paint {
+                        color: stdout_color,
+                    },
+                ),
+            };
+            print!("{text}");
+            let any_error = rec
+                .answers
+                .iter()
+                .any(|a| a.error.is_some() || a.claims.iter().any(|c| c.error.is_some()));
+            if !bad_lines.is_empty() {
+                for e in &bad_lines {
+                    eprintln!("error: {e}");
+                }
+                return Ok(Exit::Usage);
+            }
+            Ok(if any_error {
+                Exit::CheckerFailed
+            } else {
+                Exit::Ok
+            })
+        }
+        Command::DecomposeEval {
+            file,
+            decomposer,
+            format,
+        } => {
+            let items = faithgate::answers::eval::load(&file)?;
+            let d = config.decomposer(&decomposer)?;
+            let e = faithgate::answers::eval::evaluate(&items, d.as_ref());
+            match format {
+                Format::Json => println!("{}", serde_json::to_string(&e)?),
+                _ => print!("{}", faithgate::answers::eval::render(&e)),
+            }
+            Ok(if e.answers.iter().any(|a| a.error.is_some()) {
+                Exit::CheckerFailed
+            } else {
+                Exit::Ok
+            })
         }
         Command::Probe {
             checker,

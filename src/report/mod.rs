@@ -1,5 +1,6 @@
 //! Reporters: turn a finished run into text. They never re-run a checker.
 
+pub mod answers;
 pub mod audit;
 pub mod compare;
 pub mod human;

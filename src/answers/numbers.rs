@@ -1,0 +1,153 @@
+//! Numbers in claims that no passage states: flagged, and where one arithmetic step on stated
+//! numbers gives them (a product, sum or difference of two, like 8 users at €12 each making €96),
+//! marked `derived` with the arithmetic, since an NLI model cannot multiply.
+
+use crate::text::{format_number, tokenize, NumberTag};
+use serde::Serialize;
+
+/// A number of a claim that no passage contains.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NumberNote {
+    pub number: String,
+    /// `derived` (one arithmetic step from stated numbers), `from_question` (the question states
+    /// it), or `not_in_passages`.
+    pub status: String,
+    /// The arithmetic for `derived`, e.g. "8 × 12 = 96".
+    pub arithmetic: Option<String>,
+}
+
+fn tags(text: &str) -> Vec<NumberTag> {
+    tokenize(text).iter().filter_map(|t| t.number).collect()
+}
+
+fn values(text: &str) -> Vec<f64> {
+    tags(text).iter().map(|n| n.value).collect()
+}
+
+fn same(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9 * a.abs().max(1.0)
+}
+
+/// Notes on every number of `claim` that appears in no passage.
+pub fn check(claim: &str, passages: &[&str], question: &str) -> Vec<NumberNote> {
+    let stated: Vec<NumberTag> = passages.iter().flat_map(|p| tags(p)).collect();
+    let in_passages: Vec<f64> = stated.iter().map(|n| n.value).collect();
+    // a question's "8-person team" states 8 too
+    let mut in_question = values(question);
+    for t in tokenize(question) {
+        let raw = &question[t.start..t.end];
+        if let Some((head, _)) = raw.split_once('-') {
+            if let Ok(v) = head.parse::<f64>() {
+                in_question.push(v);
+            }
+        }
+    }
+    let claim_tags = tags(claim);
+    let in_claim: Vec<f64> = claim_tags.iter().map(|n| n.value).collect();
+    let mut out = Vec::new();
+    for (i, &n) in in_claim.iter().enumerate() {
+        // the same quantity: "12 users" is not "€12"
+        if stated.iter().any(|p| p.same_as(&claim_tags[i])) {
+            continue;
+        }
+        // operands: stated numbers, the question's, and the claim's own other numbers
+        let mut pool: Vec<f64> = in_passages.clone();
+        pool.extend(&in_question);
+        pool.extend(
+            in_claim
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, v)| *v),
+        );
+        pool.sort_by(f64::total_cmp);
+        pool.dedup();
+        let mut arithmetic = None;
+        'search: for (ai, &a) in pool.iter().enumerate() {
+            for &b in &pool[ai..] {
+                let f = format_number;
+                for (result, text) in [
+                    (a * b, format!("{} × {} = {}", f(a), f(b), f(n))),
+                    (a + b, format!("{} + {} = {}", f(a), f(b), f(n))),
+                    (b - a, format!("{} − {} = {}", f(b), f(a), f(n))),
+                ] {
+                    if same(result, n) && !same(a, n) && !same(b, n) {
+                        arithmetic = Some(text);
+                        break 'search;
+                    }
+                }
+            }
+        }
+        let status = if arithmetic.is_some() {
+            "derived"
+        } else if in_question.iter().any(|&q| same(q, n)) {
+            "from_question"
+        } else {
+            "not_in_passages"
+        };
+        out.push(NumberNote {
+            number: format_number(n),
+            status: status.into(),
+            arithmetic,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLANS: &str = "The Team plan costs €12 per user per month and includes up to 10 users.";
+    const STORAGE: &str =
+        "Each user on the Team plan gets 50 GB of storage, pooled across the workspace.";
+
+    #[test]
+    fn a_derived_number_shows_its_arithmetic() {
+        let n = check(
+            "Eight users would pay €96 a month.",
+            &[PLANS],
+            "We're moving our 8-person team.",
+        );
+        let n96 = n.iter().find(|x| x.number == "96").unwrap();
+        assert_eq!(n96.status, "derived");
+        assert_eq!(n96.arithmetic.as_deref(), Some("8 × 12 = 96"));
+        let n8 = n.iter().find(|x| x.number == "8").unwrap();
+        assert_eq!(n8.status, "from_question");
+    }
+
+    #[test]
+    fn a_right_and_a_wrong_derived_number_are_told_apart() {
+        let ok = check(
+            "A Team workspace with 8 users has 400 GB of pooled storage.",
+            &[STORAGE],
+            "",
+        );
+        assert_eq!(
+            ok.iter()
+                .find(|x| x.number == "400")
+                .unwrap()
+                .arithmetic
+                .as_deref(),
+            Some("8 × 50 = 400")
+        );
+        let bad = check(
+            "A Team workspace with 8 users has 500 GB of pooled storage.",
+            &[STORAGE],
+            "",
+        );
+        assert_eq!(
+            bad.iter().find(|x| x.number == "500").unwrap().status,
+            "not_in_passages"
+        );
+    }
+
+    #[test]
+    fn a_stated_number_is_not_flagged() {
+        assert!(check("The Team plan includes up to 10 users.", &[PLANS], "").is_empty());
+        assert_eq!(
+            check("The Team plan includes up to 12 users.", &[PLANS], "")[0].status,
+            "not_in_passages"
+        );
+    }
+}

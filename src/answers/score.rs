@@ -1,0 +1,380 @@
+//! Scoring logged answers: decompose, verify each claim against the answer's own context set,
+//! score per answer and across answers, and compare two scorings answer by answer.
+
+use super::decompose::{is_refusal, Decomposer};
+use super::numbers::{check as check_numbers, NumberNote};
+use super::LoggedAnswer;
+use crate::check::{CheckInput, Checker, ClaimToCheck, Evidence};
+use crate::error::Exit;
+use crate::stats::{mcnemar_exact, Rate};
+use crate::suite::Context;
+use serde::{Deserialize, Serialize};
+
+/// A scoring rule in common use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Definition {
+    /// Only `supported` counts as faithful.
+    Strict,
+    /// Anything but `contradicted` counts as faithful (not_found passes), as one popular tool
+    /// does by default.
+    NonContradiction,
+}
+
+impl Definition {
+    pub fn faithful(self, verdict: &str) -> bool {
+        match self {
+            Definition::Strict => verdict == "supported",
+            Definition::NonContradiction => verdict != "contradicted",
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Definition::Strict => "strict",
+            Definition::NonContradiction => "non_contradiction",
+        }
+    }
+}
+
+/// One claim of an answer with its verdict and evidence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClaimResult {
+    pub text: String,
+    pub verdict: Option<String>,
+    pub score: Option<f64>,
+    pub evidence_passage: Option<String>,
+    pub evidence: Option<String>,
+    pub reason: String,
+    pub error: Option<String>,
+    #[serde(default)]
+    pub numbers: Vec<NumberNoteRecord>,
+}
+
+/// A number note as recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NumberNoteRecord {
+    pub number: String,
+    pub status: String,
+    pub arithmetic: Option<String>,
+}
+
+impl From<NumberNote> for NumberNoteRecord {
+    fn from(n: NumberNote) -> Self {
+        NumberNoteRecord {
+            number: n.number,
+            status: n.status,
+            arithmetic: n.arithmetic,
+        }
+    }
+}
+
+/// One scored answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnswerResult {
+    pub id: String,
+    pub tag: Option<String>,
+    pub question: String,
+    pub answer: String,
+    pub refusal: bool,
+    /// Why the answer could not be decomposed, if it could not.
+    pub error: Option<String>,
+    pub claims: Vec<ClaimResult>,
+}
+
+/// How an answer counts under a definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Refusal,
+    /// No claims: not a perfect score, kept out of the averages.
+    NoClaims,
+    /// The decomposer or the checker failed on it: never a pass.
+    Error,
+    Scored {
+        faithful: usize,
+        claims: usize,
+    },
+}
+
+impl AnswerResult {
+    pub fn status(&self, def: Definition) -> Status {
+        if self.refusal {
+            return Status::Refusal;
+        }
+        if self.error.is_some() || self.claims.iter().any(|c| c.verdict.is_none()) {
+            return Status::Error;
+        }
+        if self.claims.is_empty() {
+            return Status::NoClaims;
+        }
+        Status::Scored {
+            faithful: self
+                .claims
+                .iter()
+                .filter(|c| c.verdict.as_deref().is_some_and(|v| def.faithful(v)))
+                .count(),
+            claims: self.claims.len(),
+        }
+    }
+
+    /// True when some claim is not faithful under the definition; None when not scored.
+    pub fn unsupported(&self, def: Definition) -> Option<bool> {
+        match self.status(def) {
+            Status::Scored { faithful, claims } => Some(faithful < claims),
+            _ => None,
+        }
+    }
+}
+
+/// Aggregates under one definition.
+#[derive(Debug, Clone, Serialize)]
+pub struct Aggregate {
+    pub definition: Definition,
+    pub answers: usize,
+    pub refusals: usize,
+    pub no_claims: usize,
+    pub errors: usize,
+    pub claims: usize,
+    pub faithful_claims: usize,
+    /// Faithful claims / claims over scored answers.
+    pub micro: Option<f64>,
+    /// Mean of per-answer scores.
+    pub macro_score: Option<f64>,
+    /// Share of scored answers with at least one claim that is not faithful: the number to gate on.
+    pub unsupported_answers: Rate,
+}
+
+pub fn aggregate(answers: &[AnswerResult], def: Definition, confidence: f64) -> Aggregate {
+    let mut a = Aggregate {
+        definition: def,
+        answers: answers.len(),
+        refusals: 0,
+        no_claims: 0,
+        errors: 0,
+        claims: 0,
+        faithful_claims: 0,
+        micro: None,
+        macro_score: None,
+        unsupported_answers: Rate::new(0, 0, confidence),
+    };
+    let mut scores = Vec::new();
+    let mut unsupported = 0;
+    for r in answers {
+        match r.status(def) {
+            Status::Refusal => a.refusals += 1,
+            Status::NoClaims => a.no_claims += 1,
+            Status::Error => a.errors += 1,
+            Status::Scored { faithful, claims } => {
+                a.claims += claims;
+                a.faithful_claims += faithful;
+                scores.push(faithful as f64 / claims as f64);
+                if faithful < claims {
+                    unsupported += 1;
+                }
+            }
+        }
+    }
+    a.micro = (a.claims > 0).then(|| a.faithful_claims as f64 / a.claims as f64);
+    a.macro_score = (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
+    a.unsupported_answers = Rate::new(unsupported, scores.len() as u64, confidence);
+    a
+}
+
+/// A scoring of a log, as recorded.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScoreRecord {
+    pub faithgate_score_record: u32,
+    pub log: String,
+    pub checker: String,
+    pub decomposer: String,
+    pub answers: Vec<AnswerResult>,
+}
+
+/// Decomposes and verifies every answer.
+pub fn score(
+    log: &str,
+    answers: &[LoggedAnswer],
+    decomposer: &dyn Decomposer,
+    checker: &dyn Checker,
+    progress: &mut dyn FnMut(usize, usize),
+) -> ScoreRecord {
+    let mut results: Vec<AnswerResult> = Vec::new();
+    let mut contexts: Vec<Context> = Vec::new();
+    let mut claims: Vec<(usize, String)> = Vec::new();
+    for a in answers {
+        let refusal = is_refusal(&a.answer);
+        let (split, error) = if refusal {
+            (Vec::new(), None)
+        } else {
+            match decomposer.decompose(&a.question, &a.answer) {
+                Ok(c) => (c, None),
+                Err(e) => (Vec::new(), Some(format!("decomposer: {e}"))),
+            }
+        };
+        let ci = contexts.len();
+        contexts.push(Context {
+            id: a.id.clone(),
+            question: Some(a.question.clone()),
+            passages: a.passages(),
+            faithful: vec![],
+            hard_cases: vec![],
+        });
+        for c in &split {
+            claims.push((ci, c.clone()));
+        }
+        results.push(AnswerResult {
+            id: a.id.clone(),
+            tag: a.tag.clone(),
+            question: a.question.clone(),
+            answer: a.answer.clone(),
+            refusal,
+            error,
+            claims: Vec::new(),
+        });
+    }
+    let input = CheckInput {
+        contexts: &contexts,
+        entities: &[],
+        claims: claims
+            .iter()
+            .map(|(ci, t)| ClaimToCheck {
+                context: *ci,
+                text: t,
+            })
+            .collect(),
+    };
+    let total = claims.len();
+    let mut verdicts = checker.check(&input, &mut |d| progress(d, total));
+    verdicts.resize_with(total, || Err("the checker returned no verdict".into()));
+    for ((ci, text), v) in claims.iter().zip(verdicts) {
+        let ctx = &contexts[*ci];
+        let texts: Vec<&str> = ctx.passages.iter().map(|p| p.text.as_str()).collect();
+        let numbers = check_numbers(text, &texts, ctx.question.as_deref().unwrap_or(""))
+            .into_iter()
+            .map(Into::into)
+            .collect();
+        let (verdict, score, ev, reason, error) = match v {
+            Ok(v) => (
+                Some(v.label.as_str().to_string()),
+                v.score,
+                v.evidence,
+                v.reason,
+                None,
+            ),
+            Err(e) => (None, None, None::<Evidence>, String::new(), Some(e)),
+        };
+        results[*ci].claims.push(ClaimResult {
+            text: text.clone(),
+            verdict,
+            score,
+            evidence_passage: ev.as_ref().map(|e| e.passage.clone()),
+            evidence: ev.map(|e| e.window),
+            reason,
+            error,
+            numbers,
+        });
+    }
+    ScoreRecord {
+        faithgate_score_record: 1,
+        log: log.to_string(),
+        checker: format!("{} ({})", checker.name(), checker.kind()),
+        decomposer: decomposer.describe(),
+        answers: results,
+    }
+}
+
+/// Two scorings of the same questions, answer by answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnswerComparison {
+    pub definition: Definition,
+    pub paired: usize,
+    pub base_unsupported: Rate,
+    pub candidate_unsupported: Rate,
+    /// Unsupported in the base, clean in the candidate.
+    pub fixed: u64,
+    /// Clean in the base, unsupported in the candidate.
+    pub broken: u64,
+    pub p_value: f64,
+    pub newly_broken: Vec<AnswerResult>,
+    pub only_in_base: Vec<String>,
+    pub only_in_candidate: Vec<String>,
+    pub failures: Vec<String>,
+}
+
+impl AnswerComparison {
+    pub fn exit_code(&self) -> Exit {
+        if self.failures.is_empty() {
+            Exit::Ok
+        } else {
+            Exit::GateFailed
+        }
+    }
+}
+
+pub fn compare_answers(
+    base: &ScoreRecord,
+    cand: &ScoreRecord,
+    def: Definition,
+    alpha: f64,
+    max_new_broken: u64,
+    confidence: f64,
+) -> AnswerComparison {
+    use std::collections::HashMap;
+    let b: HashMap<&str, &AnswerResult> = base.answers.iter().map(|a| (a.id.as_str(), a)).collect();
+    let c: HashMap<&str, &AnswerResult> = cand.answers.iter().map(|a| (a.id.as_str(), a)).collect();
+    let mut pairs: Vec<(bool, bool, &AnswerResult)> = Vec::new();
+    for a in &cand.answers {
+        if let Some(x) = b.get(a.id.as_str()) {
+            if let (Some(ub), Some(uc)) = (x.unsupported(def), a.unsupported(def)) {
+                pairs.push((ub, uc, a));
+            }
+        }
+    }
+    let fixed = pairs.iter().filter(|(ub, uc, _)| *ub && !*uc).count() as u64;
+    let broken = pairs.iter().filter(|(ub, uc, _)| !*ub && *uc).count() as u64;
+    let n = pairs.len() as u64;
+    let p = mcnemar_exact(fixed, broken);
+    let mut failures = Vec::new();
+    if broken > fixed && p < alpha {
+        failures.push(format!("significantly more answers broken ({broken}) than fixed ({fixed}): exact McNemar p = {p:.4} < {alpha}"));
+    }
+    if broken > max_new_broken {
+        failures.push(format!(
+            "{broken} answer(s) newly unsupported, more than --max-new-misses {max_new_broken}"
+        ));
+    }
+    let mut only_in_base: Vec<String> = base
+        .answers
+        .iter()
+        .filter(|a| !c.contains_key(a.id.as_str()))
+        .map(|a| a.id.clone())
+        .collect();
+    only_in_base.sort();
+    let mut only_in_candidate: Vec<String> = cand
+        .answers
+        .iter()
+        .filter(|a| !b.contains_key(a.id.as_str()))
+        .map(|a| a.id.clone())
+        .collect();
+    only_in_candidate.sort();
+    AnswerComparison {
+        definition: def,
+        paired: pairs.len(),
+        base_unsupported: Rate::new(pairs.iter().filter(|p| p.0).count() as u64, n, confidence),
+        candidate_unsupported: Rate::new(
+            pairs.iter().filter(|p| p.1).count() as u64,
+            n,
+            confidence,
+        ),
+        fixed,
+        broken,
+        p_value: p,
+        newly_broken: pairs
+            .iter()
+            .filter(|(ub, uc, _)| !*ub && *uc)
+            .map(|(_, _, a)| (*a).clone())
+            .collect(),
+        only_in_base,
+        only_in_candidate,
+        failures,
+    }
+}

@@ -1,0 +1,250 @@
+//! Reports of scored answers: per answer, every claim with its verdict and evidence; across
+//! answers, micro and macro faithfulness and the unsupported-answer rate under each definition.
+
+use super::{fmt_ci, fmt_rate, fmt_score, Paint};
+use crate::answers::score::{aggregate, AnswerComparison, Definition, ScoreRecord, Status};
+use std::fmt::Write;
+
+fn opt(x: Option<f64>) -> String {
+    x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into())
+}
+
+/// The human report; `defs` are shown side by side (the first decides per-answer scores).
+pub fn human(r: &ScoreRecord, defs: &[Definition], confidence: f64, paint: Paint) -> String {
+    let mut o = String::new();
+    let pct = (confidence * 100.0).round();
+    let main = defs[0];
+    let _ = writeln!(
+        o,
+        "{} · checker {} · decomposer {}",
+        paint.head(&r.log),
+        r.checker,
+        r.decomposer
+    );
+    for a in &r.answers {
+        let head = match a.status(main) {
+            Status::Refusal => "refusal (excluded from the averages)".to_string(),
+            Status::NoClaims => "no claims (not a perfect score; excluded)".to_string(),
+            Status::Error => "error (not scored; never a pass)".to_string(),
+            Status::Scored { faithful, claims } => {
+                format!("{faithful}/{claims} claims {}", main.as_str())
+            }
+        };
+        let tag = a
+            .tag
+            .as_deref()
+            .map(|t| format!(" [{t}]"))
+            .unwrap_or_default();
+        let _ = writeln!(o, "\n{}{tag}: {head}", paint.head(&a.id));
+        if !a.question.is_empty() {
+            let _ = writeln!(o, "  Q: {}", a.question);
+        }
+        if let Some(e) = &a.error {
+            let _ = writeln!(o, "  {}", paint.bad(e));
+        }
+        for c in &a.claims {
+            let v = c.verdict.as_deref().unwrap_or("error");
+            let shown = format!("{v:<12}");
+            let shown = if v == "supported" {
+                paint.good(&shown)
+            } else {
+                paint.bad(&shown)
+            };
+            let _ = writeln!(o, "  {shown} {:>5}  {}", fmt_score(c.score), c.text);
+            match (&c.evidence_passage, &c.evidence, &c.error) {
+                (_, _, Some(e)) => {
+                    let _ = writeln!(o, "  {:<19}error: {e}", "");
+                }
+                (Some(p), Some(w), _) => {
+                    let _ = writeln!(o, "  {:<19}{p}: {w}", "");
+                }
+                _ => {}
+            }
+            for n in &c.numbers {
+                let note = match (&n.status[..], &n.arithmetic) {
+                    ("derived", Some(a)) => format!(
+                        "number {} is derived: {a} (check the arithmetic, not the model)",
+                        n.number
+                    ),
+                    ("from_question", _) => format!(
+                        "number {} comes from the question, not the passages",
+                        n.number
+                    ),
+                    _ => format!("number {} appears in no passage", n.number),
+                };
+                let _ = writeln!(o, "  {:<19}{}", "", paint.dim(&note));
+            }
+        }
+    }
+    let _ = writeln!(o, "\n{}", paint.head("Across answers"));
+    let _ = write!(o, "  {:<48}", "");
+    for d in defs {
+        let _ = write!(o, " {:<30}", d.as_str());
+    }
+    let _ = writeln!(o);
+    let aggs: Vec<_> = defs
+        .iter()
+        .map(|d| aggregate(&r.answers, *d, confidence))
+        .collect();
+    let row =
+        |o: &mut String, name: &str, f: &dyn Fn(&crate::answers::score::Aggregate) -> String| {
+            let _ = write!(o, "  {name:<48}");
+            for a in &aggs {
+                let _ = write!(o, " {:<30}", f(a));
+            }
+            let _ = writeln!(o);
+        };
+    row(
+        &mut o,
+        &format!("unsupported-answer rate ({pct}% CI): gate on this"),
+        &|a| {
+            let u = &a.unsupported_answers;
+            format!(
+                "{}/{} {} {}",
+                u.k,
+                u.n,
+                fmt_rate(u.rate),
+                fmt_ci(u.ci_low, u.ci_high)
+            )
+        },
+    );
+    row(&mut o, "claim-level faithfulness (micro)", &|a| {
+        format!("{}/{} {}", a.faithful_claims, a.claims, opt(a.micro))
+    });
+    row(&mut o, "answer-level faithfulness (macro)", &|a| {
+        opt(a.macro_score)
+    });
+    let a0 = &aggs[0];
+    let _ = writeln!(
+        o,
+        "  {} answers: {} scored, {} refusals, {} with no claims, {} not scored (errors)",
+        a0.answers, a0.unsupported_answers.n, a0.refusals, a0.no_claims, a0.errors
+    );
+    if defs.len() > 1 {
+        let _ = writeln!(o, "  (same verdicts; strict counts only supported claims, non_contradiction also counts not_found)");
+    }
+    o
+}
+
+/// Markdown for a pull-request comment.
+pub fn markdown(r: &ScoreRecord, defs: &[Definition], confidence: f64) -> String {
+    let mut o = format!(
+        "### faithgate score: `{}`\n\nchecker {} · decomposer {}\n\n| measure |",
+        r.log, r.checker, r.decomposer
+    );
+    for d in defs {
+        let _ = write!(o, " {} |", d.as_str());
+    }
+    let _ = writeln!(o, "\n|---|{}", "---|".repeat(defs.len()));
+    let aggs: Vec<_> = defs
+        .iter()
+        .map(|d| aggregate(&r.answers, *d, confidence))
+        .collect();
+    let _ = write!(o, "| unsupported-answer rate |");
+    for a in &aggs {
+        let u = &a.unsupported_answers;
+        let _ = write!(
+            o,
+            " {}/{} {} {} |",
+            u.k,
+            u.n,
+            fmt_rate(u.rate),
+            fmt_ci(u.ci_low, u.ci_high)
+        );
+    }
+    let _ = write!(o, "\n| micro faithfulness |");
+    for a in &aggs {
+        let _ = write!(o, " {} |", opt(a.micro));
+    }
+    let _ = write!(o, "\n| macro faithfulness |");
+    for a in &aggs {
+        let _ = write!(o, " {} |", opt(a.macro_score));
+    }
+    let _ = writeln!(
+        o,
+        "\n\n{} refusals, {} answers with no claims, {} not scored.",
+        aggs[0].refusals, aggs[0].no_claims, aggs[0].errors
+    );
+    o
+}
+
+/// The answer-level comparison.
+pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
+    let mut o = String::new();
+    let r = |x: &crate::stats::Rate| {
+        format!(
+            "{}/{} {} {}",
+            x.k,
+            x.n,
+            fmt_rate(x.rate),
+            fmt_ci(x.ci_low, x.ci_high)
+        )
+    };
+    let _ = writeln!(
+        o,
+        "{} answers paired by id ({} definition)",
+        c.paired,
+        c.definition.as_str()
+    );
+    let _ = writeln!(
+        o,
+        "  unsupported-answer rate: base {}  candidate {}",
+        r(&c.base_unsupported),
+        r(&c.candidate_unsupported)
+    );
+    let _ = writeln!(
+        o,
+        "  fixed {}  broken {}  exact McNemar p = {:.4}",
+        c.fixed, c.broken, c.p_value
+    );
+    if !c.newly_broken.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n{}",
+            paint.head("Newly broken answers (read these before celebrating an average)")
+        );
+        for a in &c.newly_broken {
+            let _ = writeln!(o, "  {}: {}", a.id, a.answer);
+            for cl in a
+                .claims
+                .iter()
+                .filter(|cl| cl.verdict.as_deref() != Some("supported"))
+            {
+                let _ = writeln!(
+                    o,
+                    "    {:<12} {}",
+                    cl.verdict.as_deref().unwrap_or("error"),
+                    cl.text
+                );
+            }
+        }
+    }
+    for (what, ids) in [
+        ("only in the base", &c.only_in_base),
+        ("only in the candidate", &c.only_in_candidate),
+    ] {
+        if !ids.is_empty() {
+            let _ = writeln!(
+                o,
+                "\n{} answers {what} (not compared): {}",
+                ids.len(),
+                ids.join(", ")
+            );
+        }
+    }
+    let _ = writeln!(o);
+    if c.failures.is_empty() {
+        let _ = writeln!(
+            o,
+            "{} {} broken, {} fixed",
+            paint.good("gate passed:"),
+            c.broken,
+            c.fixed
+        );
+    } else {
+        for f in &c.failures {
+            let _ = writeln!(o, "{} {f}", paint.bad("gate failed:"));
+        }
+    }
+    o
+}

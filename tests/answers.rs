@@ -1,0 +1,413 @@
+//! Scoring logged answers end to end: the seeds' worked examples as fixtures, decompositions
+//! through a scripted OpenAI-compatible server, numbers, definitions, refusals, the answer-level
+//! gate and decomposer evaluation.
+
+mod common;
+
+use assert_cmd::Command;
+use common::server::{Reply, Server};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fg(dir: &Path) -> Command {
+    let mut c = Command::cargo_bin("faithgate").unwrap();
+    c.current_dir(dir).env_remove("CI").env("NO_COLOR", "1");
+    c
+}
+
+fn score_json(dir: &Path, log: &Path, extra: &[&str]) -> (i32, Value, String) {
+    let out = fg(dir)
+        .args([
+            "score",
+            log.to_str().unwrap(),
+            "--format",
+            "json",
+            "--no-cache",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+fn answer<'a>(v: &'a Value, id: &str) -> &'a Value {
+    v["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == id)
+        .unwrap()
+}
+
+fn verdicts(a: &Value) -> Vec<String> {
+    a["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["verdict"].as_str().unwrap_or("error").to_string())
+        .collect()
+}
+
+/// A scripted LLM decomposer: answers each prompt with the person's claims for that answer.
+fn decomposer_server() -> Server {
+    Server::start(|r, _| {
+        let p = r.prompt();
+        let claims: Vec<&str> = if p.contains("order #4021") {
+            vec![
+                "Order #4021 is eligible for a refund.",
+                "Refunds take 3-5 business days.",
+                "A confirmation email will be sent.",
+            ]
+        } else if p.contains("audit log export to S3") {
+            vec![
+                "Audit log export to S3 is available on the Business plan.",
+                "The export destination is configured under Settings > Security > Audit Log Export.",
+                "The destination bucket policy must allow s3:PutObject for the export role.",
+                "Audit log exports run hourly.",
+                "Exported audit logs are retained in the customer's bucket indefinitely.",
+            ]
+        } else {
+            vec![]
+        };
+        Reply::chat(&format!("```json\n{}\n```", json!(claims)))
+    })
+}
+
+fn config(dir: &Path, url: &str, extra: &str) {
+    std::fs::write(
+        dir.join("faithgate.yaml"),
+        format!(
+            "decomposers:\n  llm:\n    kind: llm\n    base_url: {url}\n    model: stand-in\n    prompt: {}\n    max_retries: 1\n    backoff_ms: 10\n{extra}",
+            root().join("prompts/decompose-v1.md").display()
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn the_seed_examples_score_as_the_seeds_say_with_an_llm_decomposition() {
+    let s = decomposer_server();
+    let d = tempfile::tempdir().unwrap();
+    config(d.path(), &s.url, "");
+    let log = d.path().join("log.jsonl");
+    let all = std::fs::read_to_string(root().join("tests/fixtures/answers.jsonl")).unwrap();
+    std::fs::write(
+        &log,
+        all.lines()
+            .filter(|l| l.contains("order-4021") || l.contains("audit-s3"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+    .unwrap();
+    let (code, v, err) = score_json(d.path(), &log, &["--decomposer", "llm"]);
+    assert_eq!(code, 0, "{err}");
+    // the refund reply for order #4021: 2 of 3 claims supported, the timeframe invented
+    let r = answer(&v, "order-4021");
+    assert_eq!(verdicts(r), vec!["supported", "not_found", "supported"]);
+    assert_eq!(r["claims"][0]["evidence_passage"], "policy-2.1");
+    // the audit-log answer: 3 of 5, so one unsupported answer
+    let a = answer(&v, "audit-s3");
+    assert_eq!(
+        verdicts(a),
+        vec![
+            "supported",
+            "supported",
+            "supported",
+            "not_found",
+            "not_found"
+        ]
+    );
+    let strict = &v["summary"][0];
+    assert_eq!(strict["unsupported_answers"]["k"], 2);
+    assert_eq!(
+        (
+            strict["faithful_claims"].as_u64(),
+            strict["claims"].as_u64()
+        ),
+        (Some(5), Some(8))
+    );
+    // the decomposer saw the question and the answer, never the passages
+    for req in s.requests() {
+        let p = req.prompt();
+        assert!(
+            !p.contains("Exports are delivered to a customer-owned S3 bucket")
+                && !p.contains("A confirmation email will be sent when"),
+            "{p}"
+        );
+    }
+}
+
+#[test]
+fn an_invalid_decomposition_is_an_error_never_a_perfect_score() {
+    let s = Server::start(|_, _| Reply::chat("[\"One claim.\", 42]"));
+    let d = tempfile::tempdir().unwrap();
+    config(d.path(), &s.url, "");
+    let (code, v, _) = score_json(
+        d.path(),
+        &root().join("tests/fixtures/answers.jsonl"),
+        &["--decomposer", "llm"],
+    );
+    assert_eq!(code, 3);
+    let a = answer(&v, "order-4021");
+    assert!(
+        a["error"]
+            .as_str()
+            .unwrap()
+            .contains("not a non-empty string"),
+        "{a}"
+    );
+    assert_eq!(
+        v["summary"][0]["errors"].as_u64(),
+        Some(7),
+        "every answer but the refusal is an error"
+    );
+    assert_eq!(
+        s.requests().len(),
+        7 * 2,
+        "each answer but the refusal tried twice"
+    );
+}
+
+#[test]
+fn the_order_a17_answers_under_both_definitions() {
+    // a judge that reads the cancellation as a contradiction, as the seed's judge does
+    let s = Server::start(|r, _| {
+        let p = r.prompt();
+        let claims = common::server::claims(&p);
+        let mut out = common::server::answer(&p);
+        for (i, c) in claims.iter().enumerate() {
+            if c.contains("cancelled") {
+                out[i] = json!({"claim": i + 1, "label": "contradicted", "quote": "Order A17 shipped on 3 March by courier"});
+            }
+        }
+        Reply::chat(&Value::Array(out).to_string())
+    });
+    let d = tempfile::tempdir().unwrap();
+    config(d.path(), "http://127.0.0.1:9/v1", &format!(
+        "checkers:\n  judge:\n    kind: judge\n    base_url: {}\n    model: stand-in\n    prompt: {}\n",
+        s.url,
+        root().join("prompts/judge-v1.md").display()
+    ));
+    let log = d.path().join("a17.jsonl");
+    let all = std::fs::read_to_string(root().join("tests/fixtures/answers.jsonl")).unwrap();
+    std::fs::write(
+        &log,
+        all.lines()
+            .filter(|l| l.contains("a17-"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+    .unwrap();
+    let (code, v, err) = score_json(
+        d.path(),
+        &log,
+        &[
+            "--checker",
+            "judge",
+            "--definition",
+            "strict",
+            "--definition",
+            "non-contradiction",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(verdicts(answer(&v, "a17-grounded")), vec!["supported"]);
+    assert_eq!(
+        verdicts(answer(&v, "a17-invented")),
+        vec!["supported", "not_found"]
+    );
+    assert_eq!(
+        verdicts(answer(&v, "a17-wrong")),
+        vec!["contradicted"],
+        "'We are sorry' is not a claim"
+    );
+    let (strict, lenient) = (&v["summary"][0], &v["summary"][1]);
+    assert_eq!(strict["definition"], "strict");
+    // the added delivery date costs half the answer under strict, nothing under non-contradiction
+    assert_eq!(strict["unsupported_answers"]["k"], 2);
+    assert_eq!(lenient["unsupported_answers"]["k"], 1);
+    assert!((strict["macro_score"].as_f64().unwrap() - 0.5).abs() < 1e-9);
+    assert!((lenient["macro_score"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9);
+}
+
+#[test]
+fn macro_and_micro_disagree_as_the_seed_shows() {
+    let d = tempfile::tempdir().unwrap();
+    let (code, v, err) = score_json(
+        d.path(),
+        &root().join("tests/fixtures/macro-micro.jsonl"),
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let s = &v["summary"][0];
+    assert!(
+        (s["macro_score"].as_f64().unwrap() - 0.50).abs() < 1e-9,
+        "{s}"
+    );
+    assert!((s["micro"].as_f64().unwrap() - 0.95).abs() < 1e-9, "{s}");
+    assert_eq!(s["unsupported_answers"]["k"], 1);
+}
+
+#[test]
+fn refusals_and_empty_answers_are_counted_apart_never_perfect() {
+    let d = tempfile::tempdir().unwrap();
+    let (_, v, _) = score_json(d.path(), &root().join("tests/fixtures/answers.jsonl"), &[]);
+    assert_eq!(answer(&v, "refusal")["refusal"], true);
+    assert_eq!(answer(&v, "empty")["claims"].as_array().unwrap().len(), 0);
+    let s = &v["summary"][0];
+    assert_eq!(
+        (s["refusals"].as_u64(), s["no_claims"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(
+        s["unsupported_answers"]["n"], 6,
+        "refusals and empty answers are not in the rate"
+    );
+}
+
+#[test]
+fn derived_numbers_show_their_arithmetic_and_invented_ones_are_flagged() {
+    let d = tempfile::tempdir().unwrap();
+    let (_, v, _) = score_json(d.path(), &root().join("tests/fixtures/answers.jsonl"), &[]);
+    let claims = answer(&v, "team-cost")["claims"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let pay = claims
+        .iter()
+        .find(|c| c["text"].as_str().unwrap().contains("€96"))
+        .unwrap();
+    let n96 = pay["numbers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["number"] == "96")
+        .unwrap();
+    assert_eq!(n96["status"], "derived");
+    assert_eq!(n96["arithmetic"], "8 × 12 = 96");
+    let users = claims
+        .iter()
+        .find(|c| c["text"].as_str().unwrap().contains("12 users"))
+        .unwrap();
+    assert_eq!(users["numbers"][0]["status"], "not_in_passages");
+    let out = fg(d.path())
+        .args([
+            "score",
+            root()
+                .join("tests/fixtures/answers.jsonl")
+                .to_str()
+                .unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("number 96 is derived: 8 × 12 = 96"));
+}
+
+#[test]
+fn a_malformed_line_names_its_line_and_the_rest_is_still_reported() {
+    let d = tempfile::tempdir().unwrap();
+    let log = d.path().join("log.jsonl");
+    let all = std::fs::read_to_string(root().join("tests/fixtures/answers.jsonl")).unwrap();
+    let mut lines: Vec<&str> = all.lines().collect();
+    lines.insert(2, "{\"id\": \"broken\", \"answer\": ");
+    std::fs::write(&log, lines.join("\n")).unwrap();
+    let (code, v, err) = score_json(d.path(), &log, &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains(&format!("{}:3", log.display())), "{err}");
+    assert_eq!(
+        v["answers"].as_array().unwrap().len(),
+        8,
+        "the other answers are reported"
+    );
+}
+
+#[test]
+fn compare_on_score_records_pairs_answers_and_lists_the_newly_broken() {
+    let d = tempfile::tempdir().unwrap();
+    let base_log = root().join("tests/fixtures/answers.jsonl");
+    let base = d.path().join("base.json");
+    fg(d.path())
+        .args([
+            "score",
+            base_log.to_str().unwrap(),
+            "--record",
+            base.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    // the candidate generator invents a delivery date in the grounded A17 answer
+    let cand_log = d.path().join("cand.jsonl");
+    let text = std::fs::read_to_string(&base_log).unwrap().replace(
+        "\"answer\": \"Order A17 shipped on 3 March.\"",
+        "\"answer\": \"Order A17 shipped on 3 March. It arrives on Friday.\"",
+    );
+    std::fs::write(&cand_log, text).unwrap();
+    let cand = d.path().join("cand.json");
+    fg(d.path())
+        .args([
+            "score",
+            cand_log.to_str().unwrap(),
+            "--record",
+            cand.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let out = fg(d.path())
+        .args(["compare", base.to_str().unwrap(), cand.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("fixed 0  broken 1"), "{text}");
+    assert!(
+        text.contains("a17-grounded: Order A17 shipped on 3 March. It arrives on Friday."),
+        "{text}"
+    );
+    let same = fg(d.path())
+        .args(["compare", base.to_str().unwrap(), base.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(same.status.code(), Some(0));
+}
+
+#[test]
+fn decompose_eval_counts_missed_merged_and_invented_claims() {
+    let d = tempfile::tempdir().unwrap();
+    let (code, text) = {
+        let out = fg(d.path())
+            .args([
+                "decompose-eval",
+                root()
+                    .join("tests/fixtures/hand-decomposition.yaml")
+                    .to_str()
+                    .unwrap(),
+            ])
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    assert_eq!(code, Some(0), "{text}");
+    // the sentence splitter merges "3-5 business days, and ... confirmation email" into one claim
+    assert!(text.contains("missed 0  merged 3  invented 0"), "{text}");
+    assert!(
+        text.contains("merged    Exports run hourly and are retained in your bucket indefinitely."),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "merged    Refunds take 3-5 business days, and you'll get a confirmation email."
+        ),
+        "{text}"
+    );
+}
