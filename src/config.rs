@@ -179,6 +179,46 @@ impl Config {
         self.build(name, None, false, 0).map(|_| ())
     }
 
+    /// An LLM client with the connection settings of the judge checker `name` and another prompt
+    /// (the omissions check), which must contain each of `placeholders`.
+    pub fn llm_client(
+        &self,
+        name: &str,
+        prompt: &Path,
+        placeholders: &[&str],
+    ) -> Result<JudgeChecker> {
+        let cfg_path = self
+            .path
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_CONFIG));
+        let c = self.checkers.get(name).filter(|c| c.kind == "judge").ok_or_else(|| {
+            Error::Usage(format!("no judge checker named `{name}` in {}; the omissions check uses a judge's server and model", cfg_path.display()))
+        })?;
+        let (Some(base_url), Some(model)) = (&c.base_url, &c.model) else {
+            return Err(Error::input(
+                &cfg_path,
+                self.line_of(name),
+                format!("checker `{name}` needs `base_url` and `model`"),
+                "see README.md",
+            ));
+        };
+        let text = std::fs::read_to_string(prompt).map_err(|e| Error::io(prompt, e))?;
+        let settings = JudgeSettings {
+            base_url: base_url.clone(),
+            model: model.clone(),
+            api_key_env: c.api_key_env.clone(),
+            prompt_path: prompt.display().to_string(),
+            prompt: text,
+            mode: Mode::PerClaim,
+            batch_size: 1,
+            concurrency: 1,
+            timeout: std::time::Duration::from_secs_f64(c.timeout_s.unwrap_or(60.0).max(0.001)),
+            max_retries: c.max_retries.unwrap_or(3),
+            backoff: std::time::Duration::from_millis(c.backoff_ms.unwrap_or(500)),
+        };
+        JudgeChecker::with_placeholders(name, settings, None, placeholders).map_err(Error::Usage)
+    }
+
     /// Builds the decomposer named `name` (`sentences` always exists).
     pub fn decomposer(&self, name: &str) -> Result<Box<dyn crate::answers::decompose::Decomposer>> {
         use crate::answers::decompose::{LlmDecomposer, Sentences};

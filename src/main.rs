@@ -181,6 +181,15 @@ enum Command {
         /// Save a score record for `compare`.
         #[arg(long)]
         record: Option<PathBuf>,
+        /// Also write the report as one self-contained HTML file.
+        #[arg(long)]
+        html: Option<PathBuf>,
+        /// Ask this judge checker, once per answer, which conditions in the passages the answer
+        /// leaves out: a review queue, never a gate.
+        #[arg(long)]
+        omissions: Option<String>,
+        #[arg(long, default_value = "prompts/omissions-v1.md")]
+        omissions_prompt: PathBuf,
         #[arg(long, default_value_t = 0.95)]
         confidence: f64,
         #[arg(long, default_value = faithgate::check::cache::DEFAULT_CACHE)]
@@ -196,6 +205,16 @@ enum Command {
         decomposer: String,
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+    },
+    /// Measure the omissions check against answers whose omitted conditions a person labelled:
+    /// precision and recall of its flags.
+    OmissionsEval {
+        file: PathBuf,
+        /// The judge checker whose server and model run the check.
+        #[arg(long)]
+        omissions: String,
+        #[arg(long, default_value = "prompts/omissions-v1.md")]
+        omissions_prompt: PathBuf,
     },
     /// Score one premise and claim with a checker and print every number it has for the pair
     /// (each label's probability, a cosine, a coverage).
@@ -783,11 +802,14 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             definitions,
             format,
             record,
+            html,
+            omissions,
+            omissions_prompt,
             confidence,
             cache,
             no_cache,
         } => {
-            use faithgate::answers::score::{aggregate, score, Definition};
+            use faithgate::answers::score::{aggregate, find_omissions, score, Definition};
             check_confidence(confidence)?;
             let (answers, bad_lines) = faithgate::answers::load_log(&log)?;
             let decomposer = config.decomposer(&decomposer)?;
@@ -796,7 +818,15 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
                 None,
                 indicatif::ProgressDrawTarget::stderr(),
             );
-            let rec = score(
+            let omission_client = match &omissions {
+                Some(name) => Some(config.llm_client(
+                    name,
+                    &omissions_prompt,
+                    &["{question}", "{answer}", "{passages}"],
+                )?),
+                None => None,
+            };
+            let mut rec = score(
                 &log.display().to_string(),
                 &answers,
                 decomposer.as_ref(),
@@ -807,6 +837,9 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
                 },
             );
             bar.finish_and_clear();
+            if let Some(client) = &omission_client {
+                find_omissions(&mut rec, &answers, client);
+            }
             for n in checker.notes() {
                 eprintln!("{n}");
             }
@@ -819,6 +852,11 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             } else {
                 definitions
             };
+            if let Some(path) = &html {
+                let page = report::answers::html(&rec, &defs, confidence);
+                std::fs::write(path, page).map_err(|e| Error::io(path, e))?;
+                eprintln!("html report written: {}", path.display());
+            }
             if let Some(path) = &record {
                 let text = serde_json::to_string_pretty(&rec)? + "\n";
                 std::fs::write(path, text).map_err(|e| Error::io(path, e))?;
@@ -860,6 +898,55 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
                 Exit::CheckerFailed
             } else {
                 Exit::Ok
+            })
+        }
+        Command::OmissionsEval {
+            file,
+            omissions,
+            omissions_prompt,
+        } => {
+            use faithgate::answers::eval::{evaluate_omissions, load_omission_cases};
+            let cases = load_omission_cases(&file)?;
+            let client = config.llm_client(
+                &omissions,
+                &omissions_prompt,
+                &["{question}", "{answer}", "{passages}"],
+            )?;
+            let flags: Vec<Result<Vec<String>, String>> = cases
+                .iter()
+                .map(|c| {
+                    let a = c.logged();
+                    let prompt = client.fill(&[
+                        ("question", &a.question),
+                        ("answer", &a.answer),
+                        (
+                            "passages",
+                            &faithgate::check::judge::render_passages(&a.passages()),
+                        ),
+                    ]);
+                    client.complete(&prompt, &faithgate::answers::decompose::parse_claims)
+                })
+                .collect();
+            let e = evaluate_omissions(&cases, &flags);
+            let f = |x: Option<f64>| x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
+            println!(
+                "omissions check on {} answers: {} flags, {} match an omission a person confirmed (precision {}); {} of {} confirmed omissions found (recall {})",
+                e.answers, e.flagged, e.true_flags, f(e.precision), e.found, e.confirmed, f(e.recall)
+            );
+            for (id, flag, hit) in &e.flags {
+                println!(
+                    "  {:<14} {:<6} {flag}",
+                    id,
+                    if *hit { "real" } else { "noise" }
+                );
+            }
+            for (id, err) in &e.errors {
+                println!("  {id:<14} error  {err}");
+            }
+            Ok(if e.errors.is_empty() {
+                Exit::Ok
+            } else {
+                Exit::CheckerFailed
             })
         }
         Command::DecomposeEval {

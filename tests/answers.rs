@@ -411,3 +411,158 @@ fn decompose_eval_counts_missed_merged_and_invented_claims() {
         "{text}"
     );
 }
+
+/// A noisy omissions checker as the seed found one: a real catch and four flags to review.
+fn omissions_server() -> Server {
+    Server::start(|r, _| {
+        let p = r.prompt();
+        let answer = p
+            .split("Answer: ")
+            .nth(1)
+            .unwrap_or("")
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_string();
+        let flags: Vec<&str> = if answer.starts_with("Yes, annual Enterprise") {
+            vec!["Refunds in full are only possible within 14 days of signing."]
+        } else if answer.starts_with("You can cancel") {
+            vec!["Annual Enterprise contracts can be refunded within 14 days of signing."]
+        } else if answer.starts_with("Annual Enterprise") {
+            vec!["The refund rule does not cover Team plans."]
+        } else if answer.starts_with("Each user") {
+            vec!["The storage is pooled across the workspace."]
+        } else {
+            vec!["Export links expire after 7 days."]
+        };
+        Reply::chat(&json!(flags).to_string())
+    })
+}
+
+fn judge_config(dir: &Path, url: &str) {
+    std::fs::write(
+        dir.join("faithgate.yaml"),
+        format!(
+            "checkers:\n  judge:\n    kind: judge\n    base_url: {url}\n    model: stand-in\n    prompt: {}\n",
+            root().join("prompts/judge-v1.md").display()
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn the_omissions_check_fills_a_review_queue_and_its_precision_is_measured() {
+    let s = omissions_server();
+    let d = tempfile::tempdir().unwrap();
+    judge_config(d.path(), &s.url);
+    let prompt = root().join("prompts/omissions-v1.md");
+    let out = fg(d.path())
+        .args([
+            "omissions-eval",
+            root()
+                .join("tests/fixtures/omissions.yaml")
+                .to_str()
+                .unwrap(),
+            "--omissions",
+            "judge",
+            "--omissions-prompt",
+            prompt.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("5 flags, 1 match an omission a person confirmed (precision 0.20); 1 of 1 confirmed omissions found (recall 1.00)"), "{text}");
+    // the prompt shows the question, the answer and the passages as data
+    let p = s.requests()[0].prompt();
+    assert!(
+        p.contains("Question: Can we get a refund") && p.contains("<passage id=\"billing\">"),
+        "{p}"
+    );
+
+    // in `score`, the flags fill a review queue and change no number
+    let log = d.path().join("log.jsonl");
+    let all = std::fs::read_to_string(root().join("tests/fixtures/answers.jsonl")).unwrap();
+    std::fs::write(
+        &log,
+        all.lines()
+            .filter(|l| l.contains("a17-grounded"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+    .unwrap();
+    let plain = fg(d.path())
+        .args([
+            "score",
+            log.to_str().unwrap(),
+            "--format",
+            "json",
+            "--no-cache",
+        ])
+        .output()
+        .unwrap();
+    let with = fg(d.path())
+        .args([
+            "score",
+            log.to_str().unwrap(),
+            "--no-cache",
+            "--omissions",
+            "judge",
+            "--omissions-prompt",
+            prompt.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let human = String::from_utf8_lossy(&with.stdout);
+    assert!(
+        human.contains("Review queue") && human.contains("Export links expire after 7 days."),
+        "{human}"
+    );
+    assert_eq!(
+        with.status.code(),
+        plain.status.code(),
+        "the review queue is never a gate"
+    );
+}
+
+#[test]
+fn the_score_html_report_is_self_contained_and_shows_every_claim_with_evidence() {
+    let d = tempfile::tempdir().unwrap();
+    let html = d.path().join("score.html");
+    fg(d.path())
+        .args([
+            "score",
+            root()
+                .join("tests/fixtures/answers.jsonl")
+                .to_str()
+                .unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+            "--definition",
+            "strict",
+            "--definition",
+            "non-contradiction",
+        ])
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        !page.contains("<script") && !page.contains("http"),
+        "not self-contained"
+    );
+    assert!(page.contains("<th>strict</th><th>non_contradiction</th>"));
+    assert!(
+        page.contains("policy-2.1: Order #4021 is eligible for a refund."),
+        "evidence is shown"
+    );
+    assert!(page.contains("96 derived: 8 × 12 = 96"));
+    assert!(
+        page.contains("refusal: excluded from the averages")
+            && page.contains("no claims: not a perfect score")
+    );
+}

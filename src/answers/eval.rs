@@ -178,3 +178,97 @@ pub fn render(e: &DecomposeEval) -> String {
     }
     o
 }
+
+/// An answer with the omitted conditions a person confirmed (possibly none).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OmissionCase {
+    pub id: String,
+    #[serde(default)]
+    pub question: String,
+    pub answer: String,
+    pub passages: Vec<super::LoggedPassage>,
+    /// Conditions the answer really leaves out, per a person.
+    pub omissions: Vec<String>,
+}
+
+impl OmissionCase {
+    pub fn logged(&self) -> super::LoggedAnswer {
+        super::LoggedAnswer {
+            id: self.id.clone(),
+            question: self.question.clone(),
+            answer: self.answer.clone(),
+            passages: self.passages.clone(),
+            tag: None,
+        }
+    }
+}
+
+/// Precision and recall of the omissions check against a person's labels.
+#[derive(Debug, Clone, Serialize)]
+pub struct OmissionEval {
+    pub answers: usize,
+    pub flagged: usize,
+    /// Flags that match an omission a person confirmed.
+    pub true_flags: usize,
+    pub confirmed: usize,
+    /// Confirmed omissions some flag matches.
+    pub found: usize,
+    pub precision: Option<f64>,
+    pub recall: Option<f64>,
+    /// (answer id, flag, matched a confirmed omission)
+    pub flags: Vec<(String, String, bool)>,
+    pub errors: Vec<(String, String)>,
+}
+
+pub fn load_omission_cases(path: &Path) -> Result<Vec<OmissionCase>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    serde_yaml::from_str(&text).map_err(|e| {
+        Error::from_yaml(path, &e, "a list of logged answers (id, question, answer, passages) each with `omissions: [...]` a person confirmed")
+    })
+}
+
+/// Scores the flags the omissions check raised (`flags[i]` for `cases[i]`).
+pub fn evaluate_omissions(
+    cases: &[OmissionCase],
+    flags: &[std::result::Result<Vec<String>, String>],
+) -> OmissionEval {
+    let mut e = OmissionEval {
+        answers: cases.len(),
+        flagged: 0,
+        true_flags: 0,
+        confirmed: 0,
+        found: 0,
+        precision: None,
+        recall: None,
+        flags: Vec::new(),
+        errors: Vec::new(),
+    };
+    for (c, f) in cases.iter().zip(flags) {
+        let confirmed: Vec<HashSet<String>> = c.omissions.iter().map(|o| words(o)).collect();
+        e.confirmed += confirmed.len();
+        let got = match f {
+            Ok(g) => g,
+            Err(err) => {
+                e.errors.push((c.id.clone(), err.clone()));
+                continue;
+            }
+        };
+        let gw: Vec<HashSet<String>> = got.iter().map(|g| words(g)).collect();
+        for (g, w) in got.iter().zip(&gw) {
+            let hit = confirmed
+                .iter()
+                .any(|h| best_cover(h, std::slice::from_ref(w)).is_some());
+            e.flagged += 1;
+            e.true_flags += hit as usize;
+            e.flags.push((c.id.clone(), g.clone(), hit));
+        }
+        e.found += confirmed
+            .iter()
+            .filter(|h| best_cover(h, &gw).is_some())
+            .count();
+    }
+    e.precision = (e.flagged > 0).then(|| e.true_flags as f64 / e.flagged as f64);
+    e.recall = (e.confirmed > 0).then(|| e.found as f64 / e.confirmed as f64);
+    e
+}

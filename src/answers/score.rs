@@ -79,6 +79,10 @@ pub struct AnswerResult {
     /// Why the answer could not be decomposed, if it could not.
     pub error: Option<String>,
     pub claims: Vec<ClaimResult>,
+    /// Conditions the passages attach that the answer may leave out (`--omissions`): a review
+    /// queue, never a gate. None when not asked for.
+    #[serde(default)]
+    pub omissions: Option<Result<Vec<String>, String>>,
 }
 
 /// How an answer counts under a definition.
@@ -229,6 +233,7 @@ pub fn score(
             refusal,
             error,
             claims: Vec::new(),
+            omissions: None,
         });
     }
     let input = CheckInput {
@@ -376,5 +381,27 @@ pub fn compare_answers(
         only_in_base,
         only_in_candidate,
         failures,
+    }
+}
+
+/// Asks an LLM, once per answer that is not a refusal, which conditions in the passages the answer
+/// leaves out. The output fills a review queue; it never changes a score or a gate.
+pub fn find_omissions(
+    record: &mut ScoreRecord,
+    answers: &[LoggedAnswer],
+    client: &crate::check::judge::JudgeChecker,
+) {
+    use crate::answers::decompose::parse_claims;
+    use crate::check::judge::render_passages;
+    for (r, a) in record.answers.iter_mut().zip(answers) {
+        if r.refusal {
+            continue;
+        }
+        let prompt = client.fill(&[
+            ("question", &a.question),
+            ("answer", &a.answer),
+            ("passages", &render_passages(&a.passages())),
+        ]);
+        r.omissions = Some(client.complete(&prompt, &parse_claims));
     }
 }

@@ -76,6 +76,32 @@ pub fn human(r: &ScoreRecord, defs: &[Definition], confidence: f64, paint: Paint
             }
         }
     }
+    let queue: Vec<_> = r.answers.iter().filter(|a| a.omissions.is_some()).collect();
+    if !queue.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n{}",
+            paint.head("Review queue: conditions the answers may leave out (never a gate)")
+        );
+        for a in queue {
+            match a.omissions.as_ref().expect("filtered") {
+                Ok(list) if list.is_empty() => {}
+                Ok(list) => {
+                    for item in list {
+                        let _ = writeln!(o, "  {:<14} {item}", a.id);
+                    }
+                }
+                Err(e) => {
+                    let _ = writeln!(
+                        o,
+                        "  {:<14} {}",
+                        a.id,
+                        paint.bad(&format!("check failed: {e}"))
+                    );
+                }
+            }
+        }
+    }
     let _ = writeln!(o, "\n{}", paint.head("Across answers"));
     let _ = write!(o, "  {:<48}", "");
     for d in defs {
@@ -246,5 +272,119 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
             let _ = writeln!(o, "{} {f}", paint.bad("gate failed:"));
         }
     }
+    o
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A self-contained HTML page: the summary under each definition, then every answer with its
+/// claims, verdicts, evidence and number notes.
+pub fn html(r: &ScoreRecord, defs: &[Definition], confidence: f64) -> String {
+    let mut o = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>faithgate score: {0}</title><style>
+body{{font-family:system-ui,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;color:#222}}
+table{{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}} th,td{{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top}}
+th{{background:#f3f3f3}} .supported{{color:#1a7f37}} .bad{{color:#b42318;font-weight:600}} .note{{color:#555;font-size:.85rem}}
+</style></head><body><h1>faithgate score: {0}</h1><p class=\"note\">checker {1} · decomposer {2}</p>\n",
+        esc(&r.log),
+        esc(&r.checker),
+        esc(&r.decomposer)
+    );
+    o.push_str("<table><tr><th>measure</th>");
+    for d in defs {
+        let _ = write!(o, "<th>{}</th>", d.as_str());
+    }
+    o.push_str("</tr>");
+    let aggs: Vec<_> = defs
+        .iter()
+        .map(|d| aggregate(&r.answers, *d, confidence))
+        .collect();
+    o.push_str("<tr><td>unsupported-answer rate (gate on this)</td>");
+    for a in &aggs {
+        let u = &a.unsupported_answers;
+        let _ = write!(
+            o,
+            "<td>{}/{} {} {}</td>",
+            u.k,
+            u.n,
+            fmt_rate(u.rate),
+            fmt_ci(u.ci_low, u.ci_high)
+        );
+    }
+    o.push_str("</tr><tr><td>claim-level faithfulness (micro)</td>");
+    for a in &aggs {
+        let _ = write!(o, "<td>{}</td>", opt(a.micro));
+    }
+    o.push_str("</tr><tr><td>answer-level faithfulness (macro)</td>");
+    for a in &aggs {
+        let _ = write!(o, "<td>{}</td>", opt(a.macro_score));
+    }
+    let _ = writeln!(
+        o,
+        "</tr></table><p class=\"note\">{} refusals and {} answers with no claims are counted apart; {} not scored.</p>",
+        aggs[0].refusals, aggs[0].no_claims, aggs[0].errors
+    );
+    for a in &r.answers {
+        let _ = write!(
+            o,
+            "<h2>{}</h2><p><b>Q:</b> {}<br><b>A:</b> {}</p>",
+            esc(&a.id),
+            esc(&a.question),
+            esc(&a.answer)
+        );
+        if a.refusal {
+            o.push_str("<p class=\"note\">refusal: excluded from the averages</p>");
+            continue;
+        }
+        if let Some(e) = &a.error {
+            let _ = write!(o, "<p class=\"bad\">{}</p>", esc(e));
+        }
+        if a.claims.is_empty() {
+            o.push_str("<p class=\"note\">no claims: not a perfect score</p>");
+            continue;
+        }
+        o.push_str("<table><tr><th>verdict</th><th>score</th><th>claim</th><th>evidence</th><th>numbers</th></tr>");
+        for c in &a.claims {
+            let v = c.verdict.as_deref().unwrap_or("error");
+            let class = if v == "supported" { "supported" } else { "bad" };
+            let ev = match (&c.evidence_passage, &c.evidence, &c.error) {
+                (_, _, Some(e)) => format!("error: {e}"),
+                (Some(p), Some(w), _) => format!("{p}: {w}"),
+                _ => String::new(),
+            };
+            let nums: Vec<String> = c
+                .numbers
+                .iter()
+                .map(|n| match &n.arithmetic {
+                    Some(a) => format!("{} derived: {a}", n.number),
+                    None => format!("{} {}", n.number, n.status.replace('_', " ")),
+                })
+                .collect();
+            let _ = write!(
+                o,
+                "<tr><td class=\"{class}\">{v}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                fmt_score(c.score),
+                esc(&c.text),
+                esc(&ev),
+                esc(&nums.join("; "))
+            );
+        }
+        o.push_str("</table>\n");
+        if let Some(Ok(list)) = &a.omissions {
+            if !list.is_empty() {
+                let _ = write!(
+                    o,
+                    "<p class=\"note\">review queue (may leave out): {}</p>",
+                    esc(&list.join(" · "))
+                );
+            }
+        }
+    }
+    o.push_str("</body></html>\n");
     o
 }
