@@ -203,19 +203,14 @@ impl Config {
             ));
         };
         let text = std::fs::read_to_string(prompt).map_err(|e| Error::io(prompt, e))?;
-        let settings = JudgeSettings {
-            base_url: base_url.clone(),
-            model: model.clone(),
-            api_key_env: c.api_key_env.clone(),
-            prompt_path: prompt.display().to_string(),
-            prompt: text,
-            mode: Mode::PerClaim,
-            batch_size: 1,
-            concurrency: 1,
-            timeout: std::time::Duration::from_secs_f64(c.timeout_s.unwrap_or(60.0).max(0.001)),
-            max_retries: c.max_retries.unwrap_or(3),
-            backoff: std::time::Duration::from_millis(c.backoff_ms.unwrap_or(500)),
-        };
+        let settings = llm_settings(
+            base_url,
+            model,
+            &c.api_key_env,
+            prompt.display().to_string(),
+            text,
+            (c.timeout_s, c.max_retries, c.backoff_ms),
+        );
         JudgeChecker::with_placeholders(name, settings, None, placeholders).map_err(Error::Usage)
     }
 
@@ -256,21 +251,14 @@ impl Config {
                         "point `prompt:` at a template file",
                     )
                 })?;
-                let settings = JudgeSettings {
-                    base_url: base_url.clone(),
-                    model: model.clone(),
-                    api_key_env: d.api_key_env.clone(),
-                    prompt_path: prompt.clone(),
-                    prompt: text,
-                    mode: Mode::PerClaim,
-                    batch_size: 1,
-                    concurrency: 1,
-                    timeout: std::time::Duration::from_secs_f64(
-                        d.timeout_s.unwrap_or(60.0).max(0.001),
-                    ),
-                    max_retries: d.max_retries.unwrap_or(3),
-                    backoff: std::time::Duration::from_millis(d.backoff_ms.unwrap_or(500)),
-                };
+                let settings = llm_settings(
+                    base_url,
+                    model,
+                    &d.api_key_env,
+                    prompt.clone(),
+                    text,
+                    (d.timeout_s, d.max_retries, d.backoff_ms),
+                );
                 let client = JudgeChecker::with_placeholders(
                     name,
                     settings,
@@ -547,17 +535,17 @@ impl Config {
                     )
                 })?;
                 let settings = JudgeSettings {
-                    base_url: base_url.clone(),
-                    model: model.clone(),
-                    api_key_env: c.api_key_env.clone(),
-                    prompt_path: prompt.clone(),
-                    prompt: text,
                     mode,
                     batch_size: c.batch_size.unwrap_or(16),
                     concurrency: c.concurrency.unwrap_or(4),
-                    timeout: std::time::Duration::from_secs_f64(c.timeout_s.unwrap_or(60.0)),
-                    max_retries: c.max_retries.unwrap_or(3),
-                    backoff: std::time::Duration::from_millis(c.backoff_ms.unwrap_or(500)),
+                    ..llm_settings(
+                        base_url,
+                        model,
+                        &c.api_key_env,
+                        prompt.clone(),
+                        text,
+                        (c.timeout_s, c.max_retries, c.backoff_ms),
+                    )
                 };
                 let cache = open_cache(cache)?;
                 let judge = JudgeChecker::new(name, settings, cache).map_err(load_err)?;
@@ -614,5 +602,31 @@ impl Config {
                 ))))
             }
         }
+    }
+}
+
+/// Connection settings for one LLM endpoint (judge, decomposer, omissions check): one claim per
+/// call, one call at a time, unless the caller says otherwise. Defaults: 60 s timeout, 3 retries,
+/// 500 ms first backoff.
+fn llm_settings(
+    base_url: &str,
+    model: &str,
+    api_key_env: &Option<String>,
+    prompt_path: String,
+    prompt: String,
+    (timeout_s, max_retries, backoff_ms): (Option<f64>, Option<u32>, Option<u64>),
+) -> JudgeSettings {
+    JudgeSettings {
+        base_url: base_url.to_string(),
+        model: model.to_string(),
+        api_key_env: api_key_env.clone(),
+        prompt_path,
+        prompt,
+        mode: Mode::PerClaim,
+        batch_size: 1,
+        concurrency: 1,
+        timeout: std::time::Duration::from_secs_f64(timeout_s.unwrap_or(60.0).max(0.001)),
+        max_retries: max_retries.unwrap_or(3),
+        backoff: std::time::Duration::from_millis(backoff_ms.unwrap_or(500)),
     }
 }

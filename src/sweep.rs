@@ -2,11 +2,9 @@
 //! false-alarm bound, sample-size warnings, and an optional calibration / held-out split.
 
 use crate::record::RecordRun;
-use crate::report::{fmt_ci, fmt_rate};
 use crate::stats::sweep::{
     at, recommend, split, sweep, too_small, SweepItem, SweepPoint, TooSmall,
 };
-use crate::stats::Rate;
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -104,15 +102,7 @@ pub fn run_sweep(
     }
 }
 
-fn rate(r: &Rate) -> String {
-    format!(
-        "{}/{} {} {}",
-        r.k,
-        r.n,
-        fmt_rate(r.rate),
-        fmt_ci(r.ci_low, r.ci_high)
-    )
-}
+use crate::report::fmt_kn as rate;
 
 /// The human (and Markdown-friendly) table and findings.
 pub fn render(s: &SweepResult, markdown: bool) -> String {

@@ -1,7 +1,7 @@
 //! Reports of scored answers: per answer, every claim with its verdict and evidence; across
 //! answers, micro and macro faithfulness and the unsupported-answer rate under each definition.
 
-use super::{fmt_ci, fmt_rate, fmt_score, Paint};
+use super::{fmt_score, Paint};
 use crate::answers::score::{aggregate, AnswerComparison, Definition, ScoreRecord, Status};
 use std::fmt::Write;
 
@@ -123,16 +123,7 @@ pub fn human(r: &ScoreRecord, defs: &[Definition], confidence: f64, paint: Paint
     row(
         &mut o,
         &format!("unsupported-answer rate ({pct}% CI): gate on this"),
-        &|a| {
-            let u = &a.unsupported_answers;
-            format!(
-                "{}/{} {} {}",
-                u.k,
-                u.n,
-                fmt_rate(u.rate),
-                fmt_ci(u.ci_low, u.ci_high)
-            )
-        },
+        &|a| super::fmt_kn(&a.unsupported_answers),
     );
     row(&mut o, "claim-level faithfulness (micro)", &|a| {
         format!("{}/{} {}", a.faithful_claims, a.claims, opt(a.micro))
@@ -169,14 +160,7 @@ pub fn markdown(r: &ScoreRecord, defs: &[Definition], confidence: f64) -> String
     let _ = write!(o, "| unsupported-answer rate |");
     for a in &aggs {
         let u = &a.unsupported_answers;
-        let _ = write!(
-            o,
-            " {}/{} {} {} |",
-            u.k,
-            u.n,
-            fmt_rate(u.rate),
-            fmt_ci(u.ci_low, u.ci_high)
-        );
+        let _ = write!(o, " {} |", super::fmt_kn(u));
     }
     let _ = write!(o, "\n| micro faithfulness |");
     for a in &aggs {
@@ -197,15 +181,7 @@ pub fn markdown(r: &ScoreRecord, defs: &[Definition], confidence: f64) -> String
 /// The answer-level comparison.
 pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
     let mut o = String::new();
-    let r = |x: &crate::stats::Rate| {
-        format!(
-            "{}/{} {} {}",
-            x.k,
-            x.n,
-            fmt_rate(x.rate),
-            fmt_ci(x.ci_low, x.ci_high)
-        )
-    };
+    let r = super::fmt_kn;
     let _ = writeln!(
         o,
         "{} answers paired by id ({} definition)",
@@ -307,14 +283,7 @@ th{{background:#f3f3f3}} .supported{{color:#1a7f37}} .bad{{color:#b42318;font-we
     o.push_str("<tr><td>unsupported-answer rate (gate on this)</td>");
     for a in &aggs {
         let u = &a.unsupported_answers;
-        let _ = write!(
-            o,
-            "<td>{}/{} {} {}</td>",
-            u.k,
-            u.n,
-            fmt_rate(u.rate),
-            fmt_ci(u.ci_low, u.ci_high)
-        );
+        let _ = write!(o, "<td>{}</td>", super::fmt_kn(u));
     }
     o.push_str("</tr><tr><td>claim-level faithfulness (micro)</td>");
     for a in &aggs {

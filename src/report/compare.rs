@@ -1,18 +1,10 @@
 //! Reports of a paired comparison: terminal, Markdown for a pull-request comment, JUnit.
 
-use super::{fmt_ci, fmt_rate, fmt_score, Paint};
+use super::{fmt_score, Paint};
 use crate::compare::{Comparison, GroupRow};
 use std::fmt::Write;
 
-fn side(r: &crate::stats::Rate) -> String {
-    format!(
-        "{}/{} {} {}",
-        r.k,
-        r.n,
-        fmt_rate(r.rate),
-        fmt_ci(r.ci_low, r.ci_high)
-    )
-}
+use super::fmt_kn as side;
 
 fn what(row: &GroupRow) -> &'static str {
     if row.faithful {

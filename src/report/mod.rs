@@ -67,6 +67,17 @@ pub fn fmt_ci(lo: f64, hi: f64) -> String {
     format!("[{lo:.2}, {hi:.2}]")
 }
 
+/// `k/n rate [lo, hi]`: a rate with its count and interval, as every table prints it.
+pub fn fmt_kn(r: &crate::stats::Rate) -> String {
+    format!(
+        "{}/{} {} {}",
+        r.k,
+        r.n,
+        fmt_rate(r.rate),
+        fmt_ci(r.ci_low, r.ci_high)
+    )
+}
+
 /// A score to three decimals, or `-`.
 pub fn fmt_score(s: Option<f64>) -> String {
     s.map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into())
