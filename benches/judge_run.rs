@@ -7,6 +7,7 @@
 mod server;
 
 use faithgate::check::judge::{JudgeChecker, JudgeSettings, Mode};
+use faithgate::llm::LlmSettings;
 use faithgate::mutate::{generate, Rules};
 use faithgate::run::run_suite;
 use faithgate::suite::Suite;
@@ -34,17 +35,20 @@ fn main() {
         let judge = JudgeChecker::new(
             "bench",
             JudgeSettings {
-                base_url: s.url.clone(),
-                model: "stand-in".into(),
-                api_key_env: None,
-                prompt_path: "prompts/judge-v1.md".into(),
-                prompt: prompt.clone(),
+                llm: LlmSettings {
+                    base_url: s.url.clone(),
+                    model: "stand-in".into(),
+                    api_key_env: None,
+                    prompt_path: "prompts/judge-v1.md".into(),
+                    prompt: prompt.clone(),
+                    timeout: Duration::from_secs(30),
+                    max_retries: 0,
+                    backoff: Duration::from_millis(10),
+                    max_wait: Duration::from_secs(1),
+                },
                 mode: Mode::PerClaim,
                 batch_size: 16,
                 concurrency: c,
-                timeout: Duration::from_secs(30),
-                max_retries: 0,
-                backoff: Duration::from_millis(10),
             },
             None,
         )

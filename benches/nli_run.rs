@@ -11,7 +11,7 @@
 //!
 //! `cargo bench --bench nli_run` (median of 5 of each); `-- --quick` runs each once.
 
-use faithgate::check::nli::{NliChecker, NliSettings};
+use faithgate::check::nli::{ModelSettings, NliChecker};
 use faithgate::check::onnx::Model;
 use faithgate::check::windows::{passage_sentences, windows_of};
 use faithgate::mutate::{generate, Rules};
@@ -59,10 +59,10 @@ fn main() {
         pairs.len()
     );
 
-    let settings = NliSettings {
+    let settings = ModelSettings {
         batch_size: BATCH,
         threads,
-        ..Default::default()
+        ..ModelSettings::defaults("nli")
     };
     let checker = NliChecker::new("bench", &model_dir, settings, None).unwrap();
     let mut full = Vec::new();

@@ -5,8 +5,10 @@
 //! change: cases that got better, cases that got worse, and the exact McNemar p-value on those
 //! discordant cases. Regressions are listed case by case. An error is never a good outcome.
 
+use crate::check::Label;
 use crate::error::Exit;
 use crate::record::{Record, RecordCase};
+use crate::run::{CaseKind, Expected, Role};
 use crate::stats::{mcnemar_exact, Rate};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -34,17 +36,35 @@ pub struct GroupRow {
 pub struct Change {
     pub suite: String,
     pub id: String,
-    pub kind: String,
+    pub kind: CaseKind,
     pub fault_type: Option<String>,
     pub claim: String,
-    pub expected: String,
-    pub base_verdict: Option<String>,
+    pub expected: Expected,
+    pub base_verdict: Option<Label>,
     pub base_score: Option<f64>,
-    pub candidate_verdict: Option<String>,
+    pub candidate_verdict: Option<Label>,
     pub candidate_score: Option<f64>,
     pub candidate_error: Option<String>,
-    /// `newly_missed` (a fault) or `new_false_alarm` (a faithful case).
-    pub change: String,
+    pub change: ChangeKind,
+}
+
+/// How a case got worse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// A fault the base caught and the candidate does not.
+    NewlyMissed,
+    /// A faithful case the base passed and the candidate flags (or cannot score).
+    NewFalseAlarm,
+}
+
+impl ChangeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::NewlyMissed => "newly_missed",
+            ChangeKind::NewFalseAlarm => "new_false_alarm",
+        }
+    }
 }
 
 /// The whole comparison.
@@ -133,12 +153,16 @@ pub fn compare(
     let mut groups: BTreeMap<(u8, String), Vec<(&RecordCase, &RecordCase)>> = BTreeMap::new();
     for (_, b, c) in &pairs {
         // a case counts when both sides agree on what it is
-        if b.faithful() && c.faithful() {
+        let role = b.role();
+        if role != c.role() {
+            continue;
+        }
+        if role == Role::FalseAlarmOpportunity {
             groups
                 .entry((0, "false alarms".into()))
                 .or_default()
                 .push((b, c));
-        } else if b.fault() && c.fault() {
+        } else if role == Role::Fault {
             let ft = c.fault_type.clone().unwrap_or_else(|| "unknown".into());
             groups.entry((1, ft)).or_default().push((b, c));
             groups
@@ -181,32 +205,32 @@ pub fn compare(
 
     let mut regressions = Vec::new();
     for (suite, b, c) in &pairs {
-        let counted = (b.faithful() && c.faithful()) || (b.fault() && c.fault());
+        let counted =
+            b.role() == c.role() && matches!(b.role(), Role::FalseAlarmOpportunity | Role::Fault);
         if counted && b.good() && !c.good() {
             regressions.push(Change {
                 suite: suite.clone(),
                 id: c.id.clone(),
-                kind: c.kind.clone(),
+                kind: c.kind,
                 fault_type: c.fault_type.clone(),
                 claim: c.claim.clone(),
-                expected: c.expected.clone(),
-                base_verdict: b.verdict.clone(),
+                expected: c.expected,
+                base_verdict: b.verdict,
                 base_score: b.score,
-                candidate_verdict: c.verdict.clone(),
+                candidate_verdict: c.verdict,
                 candidate_score: c.score,
                 candidate_error: c.error.clone(),
-                change: if c.faithful() {
-                    "new_false_alarm"
+                change: if c.role() == Role::FalseAlarmOpportunity {
+                    ChangeKind::NewFalseAlarm
                 } else {
-                    "newly_missed"
-                }
-                .into(),
+                    ChangeKind::NewlyMissed
+                },
             });
         }
     }
     let newly_missed = regressions
         .iter()
-        .filter(|r| r.change == "newly_missed")
+        .filter(|r| r.change == ChangeKind::NewlyMissed)
         .count() as u64;
     let new_false_alarms = regressions.len() as u64 - newly_missed;
 

@@ -1,108 +1,150 @@
-//! Settings: `faithgate.yaml` and the named checkers it configures.
+//! Settings: `faithgate.yaml`, its named checkers and decomposers.
 //!
-//! Precedence, in one place: command-line flags > the config file > built-in defaults. The
-//! `lexical` checker always exists; configuring a checker named `lexical` changes its settings.
+//! Loading parses and validates the file and nothing else: no prompt file is read, no API-key
+//! variable looked at, no model opened. A checker is built (and only then reads what it needs)
+//! when a command asks for it by name, so one broken judge never stops `stats`, `doctor` or a run
+//! of another checker. Precedence, in one place: command-line flags > the config file > built-in
+//! defaults. The `lexical` checker always exists; configuring a checker named `lexical` changes
+//! its settings.
+//!
+//! Relative paths in the file (`model`, `prompt`, `mutators`, and a `command` checker's working
+//! folder) resolve against the folder of the config file, not the working directory.
 
 use crate::check::cache::Cache;
 use crate::check::cascade::CascadeChecker;
 use crate::check::command::CommandChecker;
-use crate::check::judge::{JudgeChecker, JudgeSettings, Mode};
+use crate::check::judge::{JudgeChecker, JudgeSettings, Mode, MAX_CONCURRENCY};
 use crate::check::lexical::{LexicalChecker, LexicalSettings};
-use crate::check::nli::{NliChecker, NliSettings};
-use crate::check::similarity::{SimilarityChecker, SimilaritySettings};
+use crate::check::nli::NliChecker;
+use crate::check::onnx::ModelSettings;
+use crate::check::similarity::SimilarityChecker;
 use crate::check::Checker;
 use crate::error::{Error, Result};
+use crate::llm::{LlmClient, LlmSettings, DEFAULT_MAX_WAIT};
 use crate::mutate::Rules;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// The default config file, looked for in the working directory.
 pub const DEFAULT_CONFIG: &str = "faithgate.yaml";
+
+/// The longest `timeout_s` or `max_wait_s` accepted: one day.
+const MAX_SECONDS: f64 = 86_400.0;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ConfigFile {
     #[serde(default)]
-    checkers: BTreeMap<String, CheckerConfig>,
+    checkers: BTreeMap<String, serde_yaml::Value>,
     #[serde(default)]
-    decomposers: BTreeMap<String, DecomposerConfig>,
+    decomposers: BTreeMap<String, serde_yaml::Value>,
     #[serde(default)]
     mutators: Option<PathBuf>,
 }
 
-/// One named checker as configured.
-#[derive(Debug, Clone, Deserialize)]
+/// `kind: lexical` settings.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CheckerConfig {
-    pub kind: String,
-    #[serde(default)]
+pub struct LexicalConfig {
     pub threshold: Option<f64>,
-    #[serde(default)]
     pub topic_floor: Option<f64>,
-    #[serde(default)]
     pub max_window_sentences: Option<usize>,
-    /// Model directory (`nli`, `similarity`, relative to the config file) or model name (`judge`).
-    #[serde(default)]
-    pub model: Option<String>,
-    #[serde(default)]
+}
+
+/// `kind: nli` and `kind: similarity` settings.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// A folder with model.onnx, tokenizer.json and config.json.
+    pub model: PathBuf,
+    pub threshold: Option<f64>,
     pub batch_size: Option<usize>,
-    #[serde(default)]
     pub threads: Option<usize>,
-    // judge
-    #[serde(default)]
-    pub base_url: Option<String>,
-    #[serde(default)]
+    pub max_window_sentences: Option<usize>,
+}
+
+/// The connection settings of an OpenAI-compatible endpoint (judge and LLM decomposer).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EndpointConfig {
+    pub base_url: String,
+    pub model: String,
+    /// The variable's name, never the key.
     pub api_key_env: Option<String>,
-    /// Prompt template file, relative to the config file.
-    #[serde(default)]
-    pub prompt: Option<String>,
-    #[serde(default)]
-    pub mode: Option<String>,
-    #[serde(default)]
-    pub concurrency: Option<usize>,
-    #[serde(default)]
+    /// Prompt template file.
+    pub prompt: PathBuf,
     pub timeout_s: Option<f64>,
-    #[serde(default)]
     pub max_retries: Option<u32>,
-    #[serde(default)]
     pub backoff_ms: Option<u64>,
-    // cascade
-    #[serde(default)]
-    pub front: Option<String>,
-    #[serde(default)]
-    pub back: Option<String>,
-    #[serde(default)]
+    /// Cap on any one wait between tries (default 60), whatever `Retry-After` says.
+    pub max_wait_s: Option<f64>,
+}
+
+/// `kind: judge` settings.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeConfig {
+    #[serde(flatten)]
+    pub endpoint: EndpointConfig,
+    pub mode: Option<Mode>,
+    pub batch_size: Option<usize>,
+    pub concurrency: Option<usize>,
+}
+
+/// `kind: cascade` settings.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CascadeConfig {
+    pub front: String,
+    pub back: String,
     pub route_below: Option<f64>,
-    #[serde(default)]
     pub settle_below: Option<f64>,
-    // command
-    #[serde(default)]
-    pub argv: Option<Vec<String>>,
+}
+
+/// `kind: command` settings.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandConfig {
+    pub argv: Vec<String>,
+}
+
+/// One named checker as configured, tagged by `kind`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CheckerConfig {
+    Lexical(LexicalConfig),
+    Nli(ModelConfig),
+    Similarity(ModelConfig),
+    Judge(JudgeConfig),
+    Cascade(CascadeConfig),
+    Command(CommandConfig),
+}
+
+impl CheckerConfig {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            CheckerConfig::Lexical(_) => "lexical",
+            CheckerConfig::Nli(_) => "nli",
+            CheckerConfig::Similarity(_) => "similarity",
+            CheckerConfig::Judge(_) => "judge",
+            CheckerConfig::Cascade(_) => "cascade",
+            CheckerConfig::Command(_) => "command",
+        }
+    }
 }
 
 /// One named decomposer as configured: `sentences`, or `llm` over an OpenAI-compatible server.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DecomposerConfig {
-    pub kind: String,
-    #[serde(default)]
-    pub base_url: Option<String>,
-    #[serde(default)]
-    pub model: Option<String>,
-    #[serde(default)]
-    pub api_key_env: Option<String>,
-    #[serde(default)]
-    pub prompt: Option<String>,
-    #[serde(default)]
-    pub timeout_s: Option<f64>,
-    #[serde(default)]
-    pub max_retries: Option<u32>,
-    #[serde(default)]
-    pub backoff_ms: Option<u64>,
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DecomposerConfig {
+    Sentences {},
+    Llm(EndpointConfig),
 }
 
-/// Loaded settings.
+/// Loaded, validated settings.
 #[derive(Debug, Default)]
 pub struct Config {
     pub path: Option<PathBuf>,
@@ -112,10 +154,11 @@ pub struct Config {
     pub mutators: Option<PathBuf>,
     /// The config file's folder: relative paths in it resolve here.
     pub base: PathBuf,
-    text: String,
+    /// Line of each checker's and decomposer's name, for errors about it.
+    lines: BTreeMap<String, usize>,
 }
 
-const HELP: &str = "faithgate.yaml has `checkers: {NAME: {kind: lexical|nli|similarity, threshold: ..., model: DIR, ...}}` and optional `mutators: DIR`; see README.md";
+const HELP: &str = "faithgate.yaml has `checkers: {NAME: {kind: lexical|nli|similarity|judge|cascade|command, ...}}`, optional `decomposers:` and `mutators: DIR`; see README.md";
 
 impl Config {
     /// Reads `explicit`, else `faithgate.yaml` in the working directory if there is one.
@@ -125,12 +168,33 @@ impl Config {
             None => {
                 let p = PathBuf::from(DEFAULT_CONFIG);
                 if !p.exists() {
-                    return Ok(Config::default());
+                    return Ok(Config {
+                        base: PathBuf::from("."),
+                        ..Config::default()
+                    });
                 }
                 p
             }
         };
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Error::input(
+                &path,
+                Some(
+                    1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
+                        .iter()
+                        .filter(|b| **b == b'\n')
+                        .count(),
+                ),
+                "the file is not UTF-8",
+                "save it as UTF-8",
+            )
+        })?;
+        Config::from_yaml(&path, text.strip_prefix('\u{feff}').unwrap_or(&text))
+    }
+
+    /// Parses and validates config text read from `path` (used for errors and relative paths).
+    pub fn from_yaml(path: &Path, text: &str) -> Result<Config> {
         let file: ConfigFile = if text.trim().is_empty() {
             ConfigFile {
                 checkers: BTreeMap::new(),
@@ -138,32 +202,81 @@ impl Config {
                 mutators: None,
             }
         } else {
-            serde_yaml::from_str(&text).map_err(|e| Error::from_yaml(&path, &e, HELP))?
+            serde_yaml::from_str(text).map_err(|e| Error::from_yaml(path, &e, HELP))?
         };
         let base = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
+        let line_of = |name: &str| {
+            text.lines()
+                .position(|l| {
+                    let t = l.trim_start();
+                    t.starts_with(&format!("{name}:"))
+                        || t.starts_with(&format!("\"{name}\":"))
+                        || t.starts_with(&format!("'{name}':"))
+                })
+                .map(|i| i + 1)
+        };
+        let mut lines = BTreeMap::new();
+        let mut checkers = BTreeMap::new();
+        for (name, value) in file.checkers {
+            let line = line_of(&name);
+            let c: CheckerConfig = serde_yaml::from_value(value).map_err(|e| {
+                Error::input(
+                    path,
+                    line,
+                    format!("checker `{name}`: {e}"),
+                    "each checker needs `kind:` (lexical, nli, similarity, judge, cascade or command) and only the settings of that kind; see README.md, 'Checkers'",
+                )
+            })?;
+            if let Some(l) = line {
+                lines.insert(name.clone(), l);
+            }
+            checkers.insert(name, c);
+        }
+        let mut decomposers = BTreeMap::new();
+        for (name, value) in file.decomposers {
+            let line = line_of(&name);
+            let d: DecomposerConfig = serde_yaml::from_value(value).map_err(|e| {
+                Error::input(
+                    path,
+                    line,
+                    format!("decomposer `{name}`: {e}"),
+                    "a decomposer is `kind: sentences`, or `kind: llm` with base_url, model and prompt",
+                )
+            })?;
+            if let Some(l) = line {
+                lines.insert(format!("decomposer:{name}"), l);
+            }
+            decomposers.insert(name, d);
+        }
         let cfg = Config {
+            path: Some(path.to_path_buf()),
             mutators: file.mutators.map(|m| base.join(m)),
             base,
-            checkers: file.checkers,
-            decomposers: file.decomposers,
-            path: Some(path),
-            text,
+            checkers,
+            decomposers,
+            lines,
         };
         for name in cfg.checkers.keys() {
             cfg.validate(name)?;
         }
+        for name in cfg.decomposers.keys() {
+            cfg.validate_decomposer(name)?;
+        }
         Ok(cfg)
     }
 
-    fn line_of(&self, name: &str) -> Option<usize> {
-        self.text
-            .lines()
-            .position(|l| l.trim_start().starts_with(&format!("{name}:")))
-            .map(|i| i + 1)
+    fn file(&self) -> PathBuf {
+        self.path
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_CONFIG))
+    }
+
+    fn bad(&self, key: &str, msg: String, help: &str) -> Error {
+        Error::input(&self.file(), self.lines.get(key).copied(), msg, help)
     }
 
     /// The mutator rules: `--mutators` beats the config file beats the built-in rules.
@@ -174,53 +287,319 @@ impl Config {
         }
     }
 
-    /// Checks the settings of the checker configured under `name` without loading a model.
+    /// The names of every checker there is: `lexical`, then the configured ones.
+    pub fn checker_names(&self) -> Vec<&str> {
+        std::iter::once("lexical")
+            .chain(
+                self.checkers
+                    .keys()
+                    .map(String::as_str)
+                    .filter(|k| *k != "lexical"),
+            )
+            .collect()
+    }
+
+    fn get(&self, name: &str) -> Result<Option<&CheckerConfig>> {
+        match self.checkers.get(name) {
+            Some(c) => Ok(Some(c)),
+            None if name == "lexical" => Ok(None),
+            None => Err(Error::Usage(format!(
+                "no checker named `{name}` (known: {}); configure it under `checkers:` in {}",
+                self.checker_names().join(", "),
+                self.file().display()
+            ))),
+        }
+    }
+
+    /// The kind of the checker named `name`.
+    pub fn kind_of(&self, name: &str) -> Result<&'static str> {
+        Ok(self
+            .get(name)?
+            .map(CheckerConfig::kind)
+            .unwrap_or("lexical"))
+    }
+
+    /// Checks the settings of the checker `name` without any side effect: numbers in range and
+    /// finite, cascades naming checkers that exist and never containing themselves.
     pub fn validate(&self, name: &str) -> Result<()> {
-        self.build(name, None, false, 0).map(|_| ())
+        self.validate_at(name, &mut Vec::new())
+    }
+
+    fn validate_at(&self, name: &str, path: &mut Vec<String>) -> Result<()> {
+        let Some(c) = self.get(name)? else {
+            return Ok(());
+        };
+        let bad =
+            |msg: String, help: &str| self.bad(name, format!("checker `{name}`: {msg}"), help);
+        let unit = |field: &str, v: Option<f64>| -> Result<()> {
+            match v {
+                Some(v) if !(0.0..=1.0).contains(&v) => Err(bad(
+                    format!("{field} {v} is outside [0, 1]"),
+                    "use a value between 0 and 1",
+                )),
+                _ => Ok(()),
+            }
+        };
+        let positive = |field: &str, v: Option<usize>| -> Result<()> {
+            match v {
+                Some(0) => Err(bad(
+                    format!("{field} is 0"),
+                    "remove it to use the default, or set a positive number",
+                )),
+                _ => Ok(()),
+            }
+        };
+        match c {
+            CheckerConfig::Lexical(l) => {
+                unit("threshold", l.threshold)?;
+                unit("topic_floor", l.topic_floor)?;
+                positive("max_window_sentences", l.max_window_sentences)?;
+            }
+            CheckerConfig::Nli(m) | CheckerConfig::Similarity(m) => {
+                unit("threshold", m.threshold)?;
+                positive("batch_size", m.batch_size)?;
+                positive("threads", m.threads)?;
+                positive("max_window_sentences", m.max_window_sentences)?;
+                if m.model.as_os_str().is_empty() {
+                    return Err(bad(
+                        "`model` is empty".into(),
+                        "set `model:` to a folder holding model.onnx, tokenizer.json and config.json",
+                    ));
+                }
+            }
+            CheckerConfig::Judge(j) => {
+                positive("batch_size", j.batch_size)?;
+                positive("concurrency", j.concurrency)?;
+                if let Some(n) = j.concurrency.filter(|n| *n > MAX_CONCURRENCY) {
+                    return Err(bad(
+                        format!("concurrency {n} is more than {MAX_CONCURRENCY}, the most calls faithgate keeps in flight"),
+                        &format!("use at most {MAX_CONCURRENCY}"),
+                    ));
+                }
+                validate_endpoint(&j.endpoint).map_err(|m| bad(m, "see README.md, 'LLM judge'"))?;
+            }
+            CheckerConfig::Cascade(k) => {
+                unit("route_below", k.route_below)?;
+                unit("settle_below", k.settle_below)?;
+                path.push(name.to_string());
+                for part in [&k.front, &k.back] {
+                    if path.iter().any(|p| p == part) {
+                        return Err(bad(
+                            format!(
+                                "a cascade cannot contain itself ({} → {part})",
+                                path.join(" → ")
+                            ),
+                            "name other checkers as front and back",
+                        ));
+                    }
+                    if !self.checkers.contains_key(part.as_str()) && part != "lexical" {
+                        return Err(bad(
+                            format!("`{part}` is not a configured checker"),
+                            &format!("known: {}", self.checker_names().join(", ")),
+                        ));
+                    }
+                    self.validate_at(part, path)?;
+                }
+                path.pop();
+            }
+            CheckerConfig::Command(c) => {
+                if c.argv.is_empty() || c.argv[0].trim().is_empty() {
+                    return Err(bad(
+                        "`argv` is empty".into(),
+                        "e.g. argv: [python3, my_checker.py]",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_decomposer(&self, name: &str) -> Result<()> {
+        match &self.decomposers[name] {
+            DecomposerConfig::Sentences {} => Ok(()),
+            DecomposerConfig::Llm(e) => validate_endpoint(e).map_err(|m| {
+                self.bad(
+                    &format!("decomposer:{name}"),
+                    format!("decomposer `{name}`: {m}"),
+                    "see README.md, 'Scoring logged answers'",
+                )
+            }),
+        }
+    }
+
+    /// Every problem building the checker `name` would meet (a prompt that cannot be read, an
+    /// unset API-key variable, a missing model folder), without building it: for `doctor`.
+    pub fn problems(&self, name: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Err(e) = self.validate(name) {
+            out.push(e.to_string());
+            return out;
+        }
+        match self.checkers.get(name) {
+            Some(CheckerConfig::Judge(j)) => {
+                let p = self.base.join(&j.endpoint.prompt);
+                if let Err(e) = std::fs::read_to_string(&p) {
+                    out.push(format!("cannot read prompt {}: {e}", p.display()));
+                }
+                if let Some(var) = &j.endpoint.api_key_env {
+                    if std::env::var_os(var).is_none() {
+                        out.push(format!(
+                            "the environment variable {var} (api_key_env) is not set"
+                        ));
+                    }
+                }
+            }
+            Some(CheckerConfig::Nli(m) | CheckerConfig::Similarity(m)) => {
+                let dir = self.base.join(&m.model);
+                if !dir.is_dir() {
+                    out.push(format!("model folder {} does not exist", dir.display()));
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// The model directory of a model checker, resolved against the config file's folder.
+    pub fn model_dir(&self, name: &str) -> Option<PathBuf> {
+        match self.checkers.get(name)? {
+            CheckerConfig::Nli(m) | CheckerConfig::Similarity(m) => Some(self.base.join(&m.model)),
+            _ => None,
+        }
+    }
+
+    /// Builds the checker configured under `name`. Model checkers and the judge use the verdict
+    /// cache at `cache` (None: no cache). A model, prompt or key that cannot be had is a config
+    /// error naming the checker's line.
+    pub fn checker(&self, name: &str, cache: Option<&Path>) -> Result<Box<dyn Checker>> {
+        self.validate(name)?;
+        let Some(c) = self.get(name)? else {
+            return Ok(Box::new(LexicalChecker::new(
+                "lexical",
+                LexicalSettings::default(),
+            )));
+        };
+        let failed = |e: String| {
+            self.bad(
+                name,
+                format!("checker `{name}`: {e}"),
+                "check the checker's settings; `faithgate doctor` shows what it found",
+            )
+        };
+        let open_cache = || -> Result<Option<Arc<Cache>>> {
+            cache
+                .map(|p| Cache::open(p).map(Arc::new).map_err(Error::Usage))
+                .transpose()
+        };
+        Ok(match c {
+            CheckerConfig::Lexical(l) => {
+                let d = LexicalSettings::default();
+                Box::new(LexicalChecker::new(
+                    name,
+                    LexicalSettings {
+                        threshold: l.threshold.unwrap_or(d.threshold),
+                        topic_floor: l.topic_floor.unwrap_or(d.topic_floor),
+                        max_window_sentences: l
+                            .max_window_sentences
+                            .unwrap_or(d.max_window_sentences),
+                        indexed: true,
+                    },
+                ))
+            }
+            CheckerConfig::Nli(m) | CheckerConfig::Similarity(m) => {
+                let kind = c.kind();
+                let d = ModelSettings::defaults(kind);
+                let s = ModelSettings {
+                    threshold: m.threshold.unwrap_or(d.threshold),
+                    batch_size: m.batch_size.unwrap_or(d.batch_size),
+                    threads: m.threads.unwrap_or(d.threads),
+                    max_window_sentences: m.max_window_sentences.unwrap_or(d.max_window_sentences),
+                };
+                let dir = self.base.join(&m.model);
+                let cache = open_cache()?;
+                if kind == "nli" {
+                    Box::new(NliChecker::new(name, &dir, s, cache).map_err(failed)?)
+                } else {
+                    Box::new(SimilarityChecker::new(name, &dir, s, cache).map_err(failed)?)
+                }
+            }
+            CheckerConfig::Judge(j) => {
+                let settings = JudgeSettings {
+                    llm: self
+                        .llm_settings(&j.endpoint, &self.base.join(&j.endpoint.prompt))
+                        .map_err(failed)?,
+                    mode: j.mode.unwrap_or(Mode::PerClaim),
+                    batch_size: j.batch_size.unwrap_or(16),
+                    concurrency: j.concurrency.unwrap_or(4),
+                };
+                Box::new(JudgeChecker::new(name, settings, open_cache()?).map_err(failed)?)
+            }
+            CheckerConfig::Cascade(k) => Box::new(CascadeChecker::new(
+                name,
+                self.checker(&k.front, cache)?,
+                self.checker(&k.back, cache)?,
+                k.route_below.unwrap_or(0.5),
+                k.settle_below,
+            )),
+            CheckerConfig::Command(c) => {
+                Box::new(CommandChecker::new(name, c.argv.clone(), self.base.clone()))
+            }
+        })
+    }
+
+    /// Settings for an endpoint with its prompt read from `prompt` (already resolved).
+    fn llm_settings(
+        &self,
+        e: &EndpointConfig,
+        prompt: &Path,
+    ) -> std::result::Result<LlmSettings, String> {
+        let text = std::fs::read_to_string(prompt)
+            .map_err(|err| format!("cannot read prompt {}: {err}", prompt.display()))?;
+        Ok(LlmSettings {
+            base_url: e.base_url.clone(),
+            model: e.model.clone(),
+            api_key_env: e.api_key_env.clone(),
+            prompt_path: prompt.display().to_string(),
+            prompt: text,
+            timeout: Duration::from_secs_f64(e.timeout_s.unwrap_or(60.0)),
+            max_retries: e.max_retries.unwrap_or(3),
+            backoff: Duration::from_millis(e.backoff_ms.unwrap_or(500)),
+            max_wait: e
+                .max_wait_s
+                .map(Duration::from_secs_f64)
+                .unwrap_or(DEFAULT_MAX_WAIT),
+        })
     }
 
     /// An LLM client with the connection settings of the judge checker `name` and another prompt
-    /// (the omissions check), which must contain each of `placeholders`.
+    /// (the omissions check, given on the command line), which must contain each of
+    /// `placeholders`.
     pub fn llm_client(
         &self,
         name: &str,
         prompt: &Path,
         placeholders: &[&str],
-    ) -> Result<JudgeChecker> {
-        let cfg_path = self
-            .path
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_CONFIG));
-        let c = self.checkers.get(name).filter(|c| c.kind == "judge").ok_or_else(|| {
-            Error::Usage(format!("no judge checker named `{name}` in {}; the omissions check uses a judge's server and model", cfg_path.display()))
-        })?;
-        let (Some(base_url), Some(model)) = (&c.base_url, &c.model) else {
-            return Err(Error::input(
-                &cfg_path,
-                self.line_of(name),
-                format!("checker `{name}` needs `base_url` and `model`"),
-                "see README.md",
-            ));
+    ) -> Result<LlmClient> {
+        let Some(CheckerConfig::Judge(j)) = self.checkers.get(name) else {
+            return Err(Error::Usage(format!(
+                "no judge checker named `{name}` in {}; the omissions check uses a judge's server and model",
+                self.file().display()
+            )));
         };
-        let text = std::fs::read_to_string(prompt).map_err(|e| Error::io(prompt, e))?;
-        let settings = llm_settings(
-            base_url,
-            model,
-            &c.api_key_env,
-            prompt.display().to_string(),
-            text,
-            (c.timeout_s, c.max_retries, c.backoff_ms),
-        );
-        JudgeChecker::with_placeholders(name, settings, None, placeholders).map_err(Error::Usage)
+        let failed = |e: String| {
+            self.bad(
+                name,
+                format!("checker `{name}`: {e}"),
+                "see README.md, 'LLM judge'",
+            )
+        };
+        let settings = self.llm_settings(&j.endpoint, prompt).map_err(failed)?;
+        LlmClient::new(settings, placeholders).map_err(failed)
     }
 
     /// Builds the decomposer named `name` (`sentences` always exists).
     pub fn decomposer(&self, name: &str) -> Result<Box<dyn crate::answers::decompose::Decomposer>> {
         use crate::answers::decompose::{LlmDecomposer, Sentences};
-        let cfg_path = self
-            .path
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_CONFIG));
         let Some(d) = self.decomposers.get(name) else {
             if name == "sentences" {
                 return Ok(Box::new(Sentences));
@@ -228,405 +607,140 @@ impl Config {
             return Err(Error::Usage(format!(
                 "no decomposer named `{name}` (known: sentences{}); configure it under `decomposers:` in {}",
                 self.decomposers.keys().map(|k| format!(", {k}")).collect::<String>(),
-                cfg_path.display()
+                self.file().display()
             )));
         };
-        let line = self.line_of(name);
-        let bad = |msg: String, help: &str| Error::input(&cfg_path, line, msg, help);
-        match d.kind.as_str() {
-            "sentences" => Ok(Box::new(Sentences)),
-            "llm" => {
-                let (Some(base_url), Some(model), Some(prompt)) =
-                    (&d.base_url, &d.model, &d.prompt)
-                else {
-                    return Err(bad(format!("decomposer `{name}` of kind `llm` needs `base_url`, `model` and `prompt`"), "e.g. prompt: prompts/decompose-v1.md"));
-                };
-                let prompt_path = self.base.join(prompt);
-                let text = std::fs::read_to_string(&prompt_path).map_err(|e| {
-                    bad(
-                        format!(
-                            "decomposer `{name}`: cannot read prompt {}: {e}",
-                            prompt_path.display()
-                        ),
-                        "point `prompt:` at a template file",
-                    )
-                })?;
-                let settings = llm_settings(
-                    base_url,
-                    model,
-                    &d.api_key_env,
-                    prompt.clone(),
-                    text,
-                    (d.timeout_s, d.max_retries, d.backoff_ms),
-                );
-                let client = JudgeChecker::with_placeholders(
-                    name,
-                    settings,
-                    None,
-                    &["{question}", "{answer}"],
-                )
-                .map_err(|e| {
-                    bad(
-                        format!("decomposer `{name}`: {e}"),
+        match d {
+            DecomposerConfig::Sentences {} => Ok(Box::new(Sentences)),
+            DecomposerConfig::Llm(e) => {
+                let failed = |m: String| {
+                    self.bad(
+                        &format!("decomposer:{name}"),
+                        format!("decomposer `{name}`: {m}"),
                         "see prompts/decompose-v1.md",
                     )
-                })?;
+                };
+                let settings = self
+                    .llm_settings(e, &self.base.join(&e.prompt))
+                    .map_err(failed)?;
+                let client =
+                    LlmClient::new(settings, &["{question}", "{answer}"]).map_err(failed)?;
                 Ok(Box::new(LlmDecomposer::new(name, client)))
-            }
-            other => Err(bad(
-                format!("decomposer `{name}` has kind `{other}`"),
-                "available kinds: sentences, llm",
-            )),
-        }
-    }
-
-    /// The model directory of a model checker, resolved against the config file's folder.
-    pub fn model_dir(&self, name: &str) -> Option<PathBuf> {
-        let c = self.checkers.get(name)?;
-        matches!(c.kind.as_str(), "nli" | "similarity")
-            .then(|| c.model.as_ref().map(|m| self.base.join(m)))
-            .flatten()
-    }
-
-    /// Builds the checker configured under `name`. Model checkers use the verdict cache at
-    /// `cache` (None: no cache); a model that cannot be loaded is a config error naming it.
-    pub fn checker(&self, name: &str, cache: Option<&Path>) -> Result<Box<dyn Checker>> {
-        self.build(name, cache, true, 0)
-            .map(|c| c.expect("built when asked to load"))
-    }
-
-    /// The kind of the checker configured under `name` (`lexical` when not configured).
-    pub fn kind_of(&self, name: &str) -> &str {
-        self.checkers
-            .get(name)
-            .map(|c| c.kind.as_str())
-            .unwrap_or("lexical")
-    }
-
-    fn build(
-        &self,
-        name: &str,
-        cache: Option<&Path>,
-        load: bool,
-        depth: usize,
-    ) -> Result<Option<Box<dyn Checker>>> {
-        let cfg_path = self
-            .path
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_CONFIG));
-        let Some(c) = self.checkers.get(name) else {
-            if name == "lexical" {
-                return Ok(Some(Box::new(LexicalChecker::new(
-                    "lexical",
-                    LexicalSettings::default(),
-                ))));
-            }
-            let known: Vec<&str> = std::iter::once("lexical")
-                .chain(
-                    self.checkers
-                        .keys()
-                        .map(String::as_str)
-                        .filter(|k| *k != "lexical"),
-                )
-                .collect();
-            return Err(Error::Usage(format!(
-                "no checker named `{name}` (known: {}); configure it under `checkers:` in {}",
-                known.join(", "),
-                cfg_path.display()
-            )));
-        };
-        let line = self.line_of(name);
-        let bad = |msg: String, help: &str| Error::input(&cfg_path, line, msg, help);
-        for (field, v) in [("threshold", c.threshold), ("topic_floor", c.topic_floor)] {
-            if let Some(v) = v {
-                if !(0.0..=1.0).contains(&v) {
-                    return Err(bad(
-                        format!("checker `{name}`: {field} {v} is outside [0, 1]"),
-                        "use a value between 0 and 1",
-                    ));
-                }
-            }
-        }
-        if c.max_window_sentences == Some(0) {
-            return Err(bad(
-                format!("checker `{name}`: max_window_sentences is 0"),
-                "use 1 (single sentences) or more",
-            ));
-        }
-        let model_kind = matches!(c.kind.as_str(), "nli" | "similarity");
-        // which settings each kind takes: anything else is a mistake worth naming
-        let allowed: &[&str] = match c.kind.as_str() {
-            "lexical" => &["threshold", "topic_floor", "max_window_sentences"],
-            "nli" | "similarity" => &[
-                "threshold",
-                "max_window_sentences",
-                "model",
-                "batch_size",
-                "threads",
-            ],
-            "judge" => &[
-                "model",
-                "base_url",
-                "api_key_env",
-                "prompt",
-                "mode",
-                "batch_size",
-                "concurrency",
-                "timeout_s",
-                "max_retries",
-                "backoff_ms",
-            ],
-            "cascade" => &["front", "back", "route_below", "settle_below"],
-            "command" => &["argv"],
-            other => {
-                return Err(bad(
-                    format!(
-                        "checker `{name}` has kind `{other}`, which this version does not have"
-                    ),
-                    "available kinds: lexical, nli, similarity, judge, cascade, command",
-                ))
-            }
-        };
-        let given: Vec<&str> = [
-            ("threshold", c.threshold.is_some()),
-            ("topic_floor", c.topic_floor.is_some()),
-            ("max_window_sentences", c.max_window_sentences.is_some()),
-            ("model", c.model.is_some()),
-            ("batch_size", c.batch_size.is_some()),
-            ("threads", c.threads.is_some()),
-            ("base_url", c.base_url.is_some()),
-            ("api_key_env", c.api_key_env.is_some()),
-            ("prompt", c.prompt.is_some()),
-            ("mode", c.mode.is_some()),
-            ("concurrency", c.concurrency.is_some()),
-            ("timeout_s", c.timeout_s.is_some()),
-            ("max_retries", c.max_retries.is_some()),
-            ("backoff_ms", c.backoff_ms.is_some()),
-            ("front", c.front.is_some()),
-            ("back", c.back.is_some()),
-            ("route_below", c.route_below.is_some()),
-            ("settle_below", c.settle_below.is_some()),
-            ("argv", c.argv.is_some()),
-        ]
-        .into_iter()
-        .filter(|(_, set)| *set)
-        .map(|(k, _)| k)
-        .collect();
-        if let Some(extra) = given.iter().find(|k| !allowed.contains(k)) {
-            return Err(bad(
-                format!(
-                    "checker `{name}` of kind `{}` does not take `{extra}`",
-                    c.kind
-                ),
-                &format!("a `{}` checker takes: {}", c.kind, allowed.join(", ")),
-            ));
-        }
-        if c.batch_size == Some(0) || c.threads == Some(0) || c.concurrency == Some(0) {
-            return Err(bad(
-                format!("checker `{name}`: batch_size, threads and concurrency must be at least 1"),
-                "remove them to use the defaults, or set a positive number",
-            ));
-        }
-        let open_cache = |cache: Option<&Path>| -> Result<Option<std::sync::Arc<Cache>>> {
-            match cache {
-                Some(p) if load => Ok(Some(std::sync::Arc::new(
-                    Cache::open(p).map_err(Error::Usage)?,
-                ))),
-                _ => Ok(None),
-            }
-        };
-        let load_err = |e: String| {
-            Error::input(
-                &cfg_path,
-                line,
-                format!("checker `{name}`: {e}"),
-                "check the checker's settings; `faithgate doctor` shows what it found",
-            )
-        };
-        match c.kind.as_str() {
-            "lexical" => {
-                let d = LexicalSettings::default();
-                Ok(Some(Box::new(LexicalChecker::new(
-                    name,
-                    LexicalSettings {
-                        threshold: c.threshold.unwrap_or(d.threshold),
-                        topic_floor: c.topic_floor.unwrap_or(d.topic_floor),
-                        max_window_sentences: c
-                            .max_window_sentences
-                            .unwrap_or(d.max_window_sentences),
-                        indexed: true,
-                    },
-                ))))
-            }
-            _ if model_kind => {
-                let Some(model) = c.model.as_ref().map(|m| self.base.join(m)) else {
-                    return Err(bad(
-                        format!("checker `{name}` of kind `{}` has no `model`", c.kind),
-                        "set `model:` to a folder holding model.onnx, tokenizer.json and config.json",
-                    ));
-                };
-                if !load {
-                    return Ok(None);
-                }
-                let cache = open_cache(cache)?;
-                if c.kind == "nli" {
-                    let d = NliSettings::default();
-                    let s = NliSettings {
-                        threshold: c.threshold.unwrap_or(d.threshold),
-                        batch_size: c.batch_size.unwrap_or(d.batch_size),
-                        threads: c.threads.unwrap_or(d.threads),
-                        max_window_sentences: c
-                            .max_window_sentences
-                            .unwrap_or(d.max_window_sentences),
-                    };
-                    Ok(Some(Box::new(
-                        NliChecker::new(name, &model, s, cache).map_err(load_err)?,
-                    )))
-                } else {
-                    let d = SimilaritySettings::default();
-                    let s = SimilaritySettings {
-                        threshold: c.threshold.unwrap_or(d.threshold),
-                        batch_size: c.batch_size.unwrap_or(d.batch_size),
-                        threads: c.threads.unwrap_or(d.threads),
-                        max_window_sentences: c
-                            .max_window_sentences
-                            .unwrap_or(d.max_window_sentences),
-                    };
-                    Ok(Some(Box::new(
-                        SimilarityChecker::new(name, &model, s, cache).map_err(load_err)?,
-                    )))
-                }
-            }
-            "judge" => {
-                let (Some(base_url), Some(model), Some(prompt)) =
-                    (&c.base_url, &c.model, &c.prompt)
-                else {
-                    return Err(bad(
-                        format!("checker `{name}` of kind `judge` needs `base_url`, `model` and `prompt`"),
-                        "e.g. base_url: http://127.0.0.1:8000/v1, model: qwen3-4b, prompt: prompts/judge-v1.md",
-                    ));
-                };
-                let mode = match c.mode.as_deref().unwrap_or("per_claim") {
-                    "per_claim" => Mode::PerClaim,
-                    "batch" => Mode::Batch,
-                    other => {
-                        return Err(bad(
-                            format!("checker `{name}`: mode `{other}`"),
-                            "use `per_claim` or `batch`",
-                        ))
-                    }
-                };
-                if c.timeout_s.is_some_and(|t| t.is_nan() || t <= 0.0) {
-                    return Err(bad(
-                        format!("checker `{name}`: timeout_s must be positive"),
-                        "e.g. timeout_s: 60",
-                    ));
-                }
-                let prompt_path = self.base.join(prompt);
-                let text = std::fs::read_to_string(&prompt_path).map_err(|e| {
-                    Error::input(
-                        &cfg_path,
-                        line,
-                        format!(
-                            "checker `{name}`: cannot read prompt {}: {e}",
-                            prompt_path.display()
-                        ),
-                        "point `prompt:` at a template file (see prompts/)",
-                    )
-                })?;
-                let settings = JudgeSettings {
-                    mode,
-                    batch_size: c.batch_size.unwrap_or(16),
-                    concurrency: c.concurrency.unwrap_or(4),
-                    ..llm_settings(
-                        base_url,
-                        model,
-                        &c.api_key_env,
-                        prompt.clone(),
-                        text,
-                        (c.timeout_s, c.max_retries, c.backoff_ms),
-                    )
-                };
-                let cache = open_cache(cache)?;
-                let judge = JudgeChecker::new(name, settings, cache).map_err(load_err)?;
-                Ok(load.then(|| Box::new(judge) as Box<dyn Checker>))
-            }
-            "cascade" => {
-                let (Some(front), Some(back)) = (&c.front, &c.back) else {
-                    return Err(bad(
-                        format!("checker `{name}` of kind `cascade` needs `front` and `back`"),
-                        "name two configured checkers, e.g. front: nli, back: judge",
-                    ));
-                };
-                for v in [c.route_below, c.settle_below].into_iter().flatten() {
-                    if !(0.0..=1.0).contains(&v) {
-                        return Err(bad(
-                            format!(
-                                "checker `{name}`: route_below and settle_below must be in [0, 1]"
-                            ),
-                            "use scores on the front checker's scale",
-                        ));
-                    }
-                }
-                if depth > 4 || front == name || back == name {
-                    return Err(bad(
-                        format!("checker `{name}`: a cascade cannot contain itself"),
-                        "name other checkers as front and back",
-                    ));
-                }
-                let f = self.build(front, cache, load, depth + 1)?;
-                let b = self.build(back, cache, load, depth + 1)?;
-                match (f, b) {
-                    (Some(f), Some(b)) => Ok(Some(Box::new(CascadeChecker::new(
-                        name,
-                        f,
-                        b,
-                        c.route_below.unwrap_or(0.5),
-                        c.settle_below,
-                    )))),
-                    _ => Ok(None),
-                }
-            }
-            _ => {
-                let argv = c.argv.clone().unwrap_or_default();
-                if argv.is_empty() {
-                    return Err(bad(
-                        format!("checker `{name}` of kind `command` needs `argv`"),
-                        "e.g. argv: [python3, my_checker.py]",
-                    ));
-                }
-                Ok(Some(Box::new(CommandChecker::new(
-                    name,
-                    argv,
-                    self.base.clone(),
-                ))))
             }
         }
     }
 }
 
-/// Connection settings for one LLM endpoint (judge, decomposer, omissions check): one claim per
-/// call, one call at a time, unless the caller says otherwise. Defaults: 60 s timeout, 3 retries,
-/// 500 ms first backoff.
-fn llm_settings(
-    base_url: &str,
-    model: &str,
-    api_key_env: &Option<String>,
-    prompt_path: String,
-    prompt: String,
-    (timeout_s, max_retries, backoff_ms): (Option<f64>, Option<u32>, Option<u64>),
-) -> JudgeSettings {
-    JudgeSettings {
-        base_url: base_url.to_string(),
-        model: model.to_string(),
-        api_key_env: api_key_env.clone(),
-        prompt_path,
-        prompt,
-        mode: Mode::PerClaim,
-        batch_size: 1,
-        concurrency: 1,
-        timeout: std::time::Duration::from_secs_f64(timeout_s.unwrap_or(60.0).max(0.001)),
-        max_retries: max_retries.unwrap_or(3),
-        backoff: std::time::Duration::from_millis(backoff_ms.unwrap_or(500)),
+/// Checks an endpoint's numbers: timeouts and waits finite, positive and at most a day.
+fn validate_endpoint(e: &EndpointConfig) -> std::result::Result<(), String> {
+    for (field, v) in [("timeout_s", e.timeout_s), ("max_wait_s", e.max_wait_s)] {
+        if let Some(v) = v {
+            if !(v.is_finite() && v > 0.0 && v <= MAX_SECONDS) {
+                return Err(format!(
+                    "{field} {v} must be a positive number of seconds, at most {MAX_SECONDS}"
+                ));
+            }
+        }
+    }
+    if e.backoff_ms
+        .is_some_and(|b| b as f64 > MAX_SECONDS * 1000.0)
+    {
+        return Err(format!(
+            "backoff_ms must be at most {}",
+            MAX_SECONDS * 1000.0
+        ));
+    }
+    if e.max_retries.is_some_and(|r| r > 100) {
+        return Err("max_retries must be at most 100".into());
+    }
+    if e.base_url.trim().is_empty() || e.model.trim().is_empty() {
+        return Err("`base_url` and `model` must not be empty".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(yaml: &str) -> Result<Config> {
+        Config::from_yaml(Path::new("dir/faithgate.yaml"), yaml)
+    }
+
+    #[test]
+    fn a_judge_with_an_unset_key_and_a_missing_prompt_loads_and_fails_only_when_built() {
+        let c = load(
+            "checkers:\n  judge:\n    kind: judge\n    base_url: http://127.0.0.1:9/v1\n    model: m\n    api_key_env: FAITHGATE_TEST_SURELY_UNSET\n    prompt: no-such-prompt.md\n",
+        )
+        .unwrap();
+        assert_eq!(c.kind_of("judge").unwrap(), "judge");
+        assert!(c.checker("lexical", None).is_ok());
+        let err = c.checker("judge", None).err().unwrap().to_string();
+        assert!(
+            err.contains("dir/faithgate.yaml:2") && err.contains("no-such-prompt.md"),
+            "{err}"
+        );
+        let problems = c.problems("judge");
+        assert_eq!(problems.len(), 2, "{problems:?}");
+    }
+
+    #[test]
+    fn settings_of_another_kind_are_errors_naming_the_line() {
+        let err = load("checkers:\n  x:\n    kind: lexical\n    model: m\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("faithgate.yaml:2") && err.contains("unknown field `model`"),
+            "{err}"
+        );
+        let err = load("checkers:\n  x:\n    kind: telepathy\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown variant `telepathy`"), "{err}");
+    }
+
+    #[test]
+    fn non_finite_or_huge_timeouts_are_rejected() {
+        for t in [".inf", "1e300", "-1", ".nan", "0"] {
+            let y = format!("decomposers:\n  d:\n    kind: llm\n    base_url: http://x/v1\n    model: m\n    prompt: p.md\n    timeout_s: {t}\n");
+            let err = load(&y).unwrap_err().to_string();
+            assert!(
+                err.contains("timeout_s") && err.contains("faithgate.yaml:2"),
+                "{t}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_cascade_that_contains_itself_or_an_unknown_checker_is_an_error() {
+        let err = load("checkers:\n  a:\n    kind: cascade\n    front: lexical\n    back: b\n  b:\n    kind: cascade\n    front: a\n    back: lexical\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("cannot contain itself"), "{err}");
+        let err = load("checkers:\n  a:\n    kind: cascade\n    front: lexical\n    back: ghost\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`ghost` is not a configured checker"), "{err}");
+    }
+
+    #[test]
+    fn concurrency_beyond_the_cap_is_an_error() {
+        let err = load("checkers:\n  j:\n    kind: judge\n    base_url: http://x/v1\n    model: m\n    prompt: p.md\n    concurrency: 200000\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("concurrency 200000"), "{err}");
+    }
+
+    #[test]
+    fn relative_paths_resolve_against_the_config_folder() {
+        let c = load("checkers:\n  n:\n    kind: nli\n    model: models/x\n").unwrap();
+        assert_eq!(c.model_dir("n").unwrap(), PathBuf::from("dir/models/x"));
+    }
+
+    #[test]
+    fn an_unknown_checker_lists_the_known_ones() {
+        let c = load("checkers:\n  strict:\n    kind: lexical\n    threshold: 0.9\n").unwrap();
+        let err = c.checker("nope", None).err().unwrap().to_string();
+        assert!(err.contains("known: lexical, strict"), "{err}");
     }
 }

@@ -14,6 +14,9 @@ pub enum Exit {
     Usage = 2,
     /// The checker could not score some cases; they are reported as `error`, never as passes.
     CheckerFailed = 3,
+    /// The work ran, but a file it was asked to write (record, report, snapshot, chart) could
+    /// not be written; nothing half-written is left behind.
+    OutputFailed = 4,
     /// Ctrl-C: stopped after the calls in flight; what was paid for is in the cache.
     Interrupted = 130,
 }
@@ -69,9 +72,16 @@ pub enum Error {
         message: String,
         help: String,
     },
-    /// A file could not be read or written.
+    /// An input file could not be read.
     #[error("{path}: {source}")]
     Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// An output file could not be written (after the work was done).
+    #[error("{path}: could not write: {source}")]
+    Write {
         path: PathBuf,
         #[source]
         source: std::io::Error,
@@ -102,9 +112,20 @@ impl Error {
         }
     }
 
-    /// The exit code this error maps to: every library error is a usage or input error.
+    pub fn write(path: &Path, source: std::io::Error) -> Self {
+        Error::Write {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// The exit code this error's meaning has: bad input or usage is 2 (nothing was run or
+    /// written); an output that could not be written after the work is 4.
     pub fn exit(&self) -> Exit {
-        Exit::Usage
+        match self {
+            Error::Input { .. } | Error::Io { .. } | Error::Usage(_) => Exit::Usage,
+            Error::Write { .. } => Exit::OutputFailed,
+        }
     }
 
     /// Turns a serde_yaml error into an input error that names the file and the line.

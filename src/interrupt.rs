@@ -14,6 +14,3 @@ pub fn requested() -> bool {
 pub fn request() {
     REQUESTED.store(true, Ordering::SeqCst);
 }
-
-/// The reason given to cases left unscored by an interrupt.
-pub const INTERRUPTED: &str = "interrupted before this case was scored; rerun the same command to finish (verdicts already paid for are in the cache)";

@@ -1,62 +1,58 @@
-//! Run records: everything a comparison or a report needs, saved by `run --record FILE.json`.
-//! Later commands read records and never re-run a checker.
+//! Records: everything a comparison or a report needs, saved by `run --record FILE.json` (a run
+//! record) or `score --record FILE.json` (a score record). Later commands read records and never
+//! re-run a checker. Every field that has a fixed set of values is stored as the same enum the
+//! run uses (serde writes the strings), and a record is checked on load: duplicate ids, unknown
+//! values and outcomes that do not follow from the verdict are errors naming the file and line.
 
+use crate::answers::score::ScoreRecord;
+use crate::check::Label;
 use crate::error::{Error, Result};
-use crate::mutate::MutantReview;
-use crate::run::SuiteRun;
+use crate::mutate::ReviewState;
+use crate::run::{CaseKind, Expected, Outcome, Role, SuiteRun};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
-/// The record format version.
-pub const RECORD_VERSION: u32 = 1;
+/// The record format version (2: typed fields and a `type` field).
+pub const RECORD_VERSION: u32 = 2;
 
 /// One case as recorded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RecordCase {
     pub id: String,
-    pub kind: String,
+    pub kind: CaseKind,
     pub fault_type: Option<String>,
     pub parent: Option<String>,
     pub claim: String,
-    pub expected: String,
-    /// `fault`, `equivalent` or `unreviewed` for mutants.
-    pub review: Option<String>,
+    pub expected: Expected,
+    /// Mutants only.
+    pub review: Option<ReviewState>,
     /// The checker's label; None when it could not score the case.
-    pub verdict: Option<String>,
+    pub verdict: Option<Label>,
     pub score: Option<f64>,
     pub evidence_passage: Option<String>,
     pub evidence_window: Option<String>,
-    pub outcome: String,
+    pub outcome: Outcome,
     pub error: Option<String>,
 }
 
 impl RecordCase {
-    /// A case a person says is faithful and the gate scores for false alarms: verified claims
-    /// and hard cases labelled supported.
-    pub fn faithful(&self) -> bool {
-        self.expected == "supported" && self.kind != "mutant"
-    }
-
-    /// A case that is a real fault: mutants reviewed as faults and hard cases labelled anything
-    /// but supported. Equivalent and unreviewed mutants are neither.
-    pub fn fault(&self) -> bool {
-        match self.kind.as_str() {
-            "mutant" => self.review.as_deref() == Some("fault"),
-            "hard_case" => self.expected != "supported",
-            _ => false,
-        }
+    /// What this case counts towards: the same [`Role`] the run used.
+    pub fn role(&self) -> Role {
+        Role::of(self.kind, self.expected, self.review)
     }
 
     /// The outcome the checker should have: passed for faithful cases, caught for faults.
     /// An error is never good.
     pub fn good(&self) -> bool {
-        matches!(self.outcome.as_str(), "passed" | "caught")
+        self.outcome.good()
     }
 }
 
 /// The checker that made a record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RecordChecker {
     pub name: String,
     pub kind: String,
@@ -65,6 +61,7 @@ pub struct RecordChecker {
 
 /// One suite's run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RecordRun {
     pub suite: String,
     pub path: String,
@@ -76,9 +73,18 @@ pub struct RecordRun {
 
 /// A saved run of one checker over one or more suites.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Record {
-    pub faithgate_record: u32,
+    pub version: u32,
     pub runs: Vec<RecordRun>,
+}
+
+/// Any record file: what `compare` reads. The `type` field says which.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AnyRecord {
+    Run(Record),
+    Score(ScoreRecord),
 }
 
 impl RecordRun {
@@ -100,23 +106,20 @@ impl RecordRun {
                     let v = r.result.as_ref().ok();
                     RecordCase {
                         id: r.case.id.clone(),
-                        kind: r.case.kind.as_str().to_string(),
+                        kind: r.case.kind,
                         fault_type: r.case.fault_type.clone(),
                         parent: r.case.parent.clone(),
                         claim: r.case.claim.clone(),
-                        expected: r.case.expected.as_str().to_string(),
-                        review: r.case.review.as_ref().map(|x| match x {
-                            MutantReview::Equivalent { .. } => "equivalent".to_string(),
-                            other => other.as_str().to_string(),
-                        }),
-                        verdict: v.map(|v| v.label.as_str().to_string()),
+                        expected: r.case.expected,
+                        review: r.case.review.as_ref().map(|x| x.state()),
+                        verdict: v.map(|v| v.label),
                         score: v.and_then(|v| v.score),
                         evidence_passage: v
                             .and_then(|v| v.evidence.as_ref().map(|e| e.passage.clone())),
                         evidence_window: v
                             .and_then(|v| v.evidence.as_ref().map(|e| e.window.clone())),
-                        outcome: r.outcome.as_str().to_string(),
-                        error: r.result.as_ref().err().cloned(),
+                        outcome: r.outcome,
+                        error: r.result.as_ref().err().map(|e| e.to_string()),
                     }
                 })
                 .collect(),
@@ -124,44 +127,339 @@ impl RecordRun {
     }
 }
 
+const RUN_HELP: &str =
+    "write run records with `faithgate run SUITE --record FILE.json` and compare them unedited";
+
 impl Record {
     pub fn new(runs: Vec<RecordRun>) -> Record {
         Record {
-            faithgate_record: RECORD_VERSION,
+            version: RECORD_VERSION,
             runs,
         }
     }
 
-    /// Writes the record as pretty JSON, atomically (a temp file renamed into place).
+    /// Writes the record as pretty JSON, atomically.
     pub fn write(&self, path: &Path) -> Result<()> {
-        let text = serde_json::to_string_pretty(self).expect("records serialise");
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, text + "\n").map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+        AnyRecord::Run(self.clone()).write(path)
     }
 
-    /// Reads a record; a malformed one is an error naming the file and line.
+    /// Reads a run record; anything else is an error that says what the file is.
     pub fn load(path: &Path) -> Result<Record> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let record: Record = serde_json::from_str(&text).map_err(|e| {
-            Error::input(
+        match AnyRecord::load(path)? {
+            AnyRecord::Run(r) => Ok(r),
+            AnyRecord::Score(_) => Err(Error::input(
                 path,
-                Some(e.line()),
-                format!("not a faithgate run record: {e}"),
-                "write records with `faithgate run SUITE --record FILE.json`",
-            )
-        })?;
-        if record.faithgate_record != RECORD_VERSION {
+                None,
+                "this is a score record (from `faithgate score --record`), not a run record",
+                RUN_HELP,
+            )),
+        }
+    }
+
+    /// Checks what serde cannot: one run per suite, unique case ids, finite scores, and outcomes
+    /// that follow from the verdict and the case's role.
+    fn validate(&self, path: &Path, text: &str) -> Result<()> {
+        if self.version != RECORD_VERSION {
             return Err(Error::input(
                 path,
                 None,
-                format!(
-                    "record version {} is not {RECORD_VERSION}",
-                    record.faithgate_record
-                ),
+                format!("record version {} is not {RECORD_VERSION}", self.version),
                 "re-run the checker with this faithgate version to write a new record",
             ));
         }
+        let mut suites = HashSet::new();
+        for run in &self.runs {
+            if !suites.insert(run.suite.as_str()) {
+                return Err(Error::input(
+                    path,
+                    line_of(text, "suite", &run.suite),
+                    format!("suite `{}` appears twice", run.suite),
+                    RUN_HELP,
+                ));
+            }
+            let mut ids = HashSet::new();
+            for c in &run.cases {
+                let at = || line_of(text, "id", &c.id);
+                let bad = |msg: String| Error::input(path, at(), msg, RUN_HELP);
+                if !ids.insert(c.id.as_str()) {
+                    return Err(bad(format!(
+                        "case `{}` appears twice in suite `{}`",
+                        c.id, run.suite
+                    )));
+                }
+                if c.score.is_some_and(|s| !(0.0..=1.0).contains(&s)) {
+                    return Err(bad(format!(
+                        "case `{}` has score {:?}, outside [0, 1]",
+                        c.id, c.score
+                    )));
+                }
+                if c.verdict.is_some() == c.error.is_some() {
+                    return Err(bad(format!(
+                        "case `{}` must have either a verdict or an error, not {}",
+                        c.id,
+                        if c.verdict.is_some() {
+                            "both"
+                        } else {
+                            "neither"
+                        }
+                    )));
+                }
+                let follows = Outcome::of(c.role(), c.verdict.map(Label::flagged));
+                if c.outcome != follows {
+                    return Err(bad(format!(
+                        "case `{}` has outcome `{}`, but its verdict `{}` on a {} gives `{}`",
+                        c.id,
+                        c.outcome.as_str(),
+                        c.verdict.map(Label::as_str).unwrap_or("error"),
+                        role_words(c.role()),
+                        follows.as_str()
+                    )));
+                }
+                if c.kind == CaseKind::Mutant && c.review.is_none() {
+                    return Err(bad(format!("mutant `{}` has no review state", c.id)));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn role_words(r: Role) -> &'static str {
+    match r {
+        Role::FalseAlarmOpportunity => "faithful case",
+        Role::Fault => "fault",
+        Role::Equivalent => "equivalent mutant",
+        Role::Unreviewed => "unreviewed mutant",
+    }
+}
+
+/// The 1-based line of `"key": "value"` in pretty-printed JSON, for errors about a record.
+fn line_of(text: &str, key: &str, value: &str) -> Option<usize> {
+    let needle = format!(
+        "\"{key}\": {}",
+        serde_json::to_string(value).unwrap_or_default()
+    );
+    text.lines()
+        .position(|l| l.contains(&needle))
+        .map(|i| i + 1)
+}
+
+impl AnyRecord {
+    /// Writes the record as pretty JSON, atomically.
+    pub fn write(&self, path: &Path) -> Result<()> {
+        let text = serde_json::to_string_pretty(self).expect("records serialise") + "\n";
+        crate::write::write_atomic(path, text.as_bytes())
+    }
+
+    /// Reads any record once, says what the file is when it is not a record, and validates it.
+    pub fn load(path: &Path) -> Result<AnyRecord> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Error::input(
+                path,
+                None,
+                format!(
+                    "not UTF-8 (invalid byte at offset {})",
+                    e.utf8_error().valid_up_to()
+                ),
+                RUN_HELP,
+            )
+        })?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            Error::input(
+                path,
+                Some(e.line()),
+                format!("not JSON: {e}"),
+                "compare takes files written by `--record`",
+            )
+        })?;
+        let kind = value.get("type").and_then(|t| t.as_str());
+        if !matches!(kind, Some("run") | Some("score")) {
+            return Err(Error::input(
+                path,
+                None,
+                format!("not a faithgate record: {}", what_it_is(&value)),
+                "write records with `faithgate run SUITE --record FILE.json` or `faithgate score LOG --record FILE.json`",
+            ));
+        }
+        let record: AnyRecord = serde_json::from_str(text).map_err(|e| {
+            Error::input(
+                path,
+                Some(e.line()),
+                format!("malformed {} record: {e}", kind.unwrap_or("")),
+                RUN_HELP,
+            )
+        })?;
+        match &record {
+            AnyRecord::Run(r) => r.validate(path, text)?,
+            AnyRecord::Score(s) => s.validate(path)?,
+        }
         Ok(record)
+    }
+}
+
+/// A guess at what a JSON file that is not a record is, for the error message.
+fn what_it_is(v: &serde_json::Value) -> String {
+    let has = |k: &str| v.get(k).is_some();
+    if has("faithgate_record") || has("faithgate_score_record") {
+        "a record from an older faithgate version; re-run the checker with this version".into()
+    } else if has("suite") && has("summary") && has("cases") {
+        "it looks like the report of `faithgate run --format json`, not a record".into()
+    } else if has("rows") && has("regressions") {
+        "it looks like the report of `faithgate compare --format json`".into()
+    } else if has("summary") && has("answers") {
+        "it looks like the report of `faithgate score --format json`, not a record".into()
+    } else if has("points") {
+        "it looks like the report of `faithgate sweep --format json`".into()
+    } else {
+        "it has no `type` field of `run` or `score`".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(id: &str, kind: CaseKind, expected: Expected, verdict: Label) -> RecordCase {
+        let review = (kind == CaseKind::Mutant).then_some(ReviewState::Fault);
+        let outcome = Outcome::of(Role::of(kind, expected, review), Some(verdict.flagged()));
+        RecordCase {
+            id: id.into(),
+            kind,
+            fault_type: (kind != CaseKind::Original).then(|| "number_swap".into()),
+            parent: (kind == CaseKind::Mutant).then(|| "f1".into()),
+            claim: "A claim.".into(),
+            expected,
+            review,
+            verdict: Some(verdict),
+            score: Some(0.5),
+            evidence_passage: None,
+            evidence_window: None,
+            outcome,
+            error: None,
+        }
+    }
+
+    fn record(cases: Vec<RecordCase>) -> Record {
+        Record::new(vec![RecordRun {
+            suite: "s".into(),
+            path: "s.yaml".into(),
+            suite_sha256: "0".into(),
+            checker: RecordChecker {
+                name: "lexical".into(),
+                kind: "lexical".into(),
+                settings: BTreeMap::new(),
+            },
+            cases,
+        }])
+    }
+
+    fn round_trip(r: &Record) -> Result<AnyRecord> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.json");
+        r.write(&p).unwrap();
+        AnyRecord::load(&p)
+    }
+
+    #[test]
+    fn a_written_record_reads_back_identical_with_its_type() {
+        let r = record(vec![
+            case(
+                "f1",
+                CaseKind::Original,
+                Expected::Supported,
+                Label::Supported,
+            ),
+            case("m-1", CaseKind::Mutant, Expected::Flagged, Label::NotFound),
+        ]);
+        match round_trip(&r).unwrap() {
+            AnyRecord::Run(back) => assert_eq!(back, r),
+            AnyRecord::Score(_) => panic!("read a run record as a score record"),
+        }
+    }
+
+    #[test]
+    fn a_duplicate_case_id_is_an_error_naming_its_line() {
+        let r = record(vec![
+            case(
+                "f1",
+                CaseKind::Original,
+                Expected::Supported,
+                Label::Supported,
+            ),
+            case(
+                "f1",
+                CaseKind::Original,
+                Expected::Supported,
+                Label::Supported,
+            ),
+        ]);
+        let e = round_trip(&r).unwrap_err().to_string();
+        assert!(e.contains("`f1` appears twice"), "{e}");
+        assert!(e.contains("r.json:"), "{e}");
+    }
+
+    #[test]
+    fn an_outcome_that_does_not_follow_from_the_verdict_is_an_error() {
+        let mut c = case("m-1", CaseKind::Mutant, Expected::Flagged, Label::Supported);
+        c.outcome = Outcome::Caught; // hand-edited: a supported fault is missed, not caught
+        let e = round_trip(&record(vec![c])).unwrap_err().to_string();
+        assert!(
+            e.contains("outcome `caught`") && e.contains("gives `missed`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_error_counted_as_passed_is_an_error() {
+        let mut c = case(
+            "f1",
+            CaseKind::Original,
+            Expected::Supported,
+            Label::Supported,
+        );
+        c.verdict = None;
+        c.error = Some("timeout".into());
+        let e = round_trip(&record(vec![c])).unwrap_err().to_string();
+        assert!(
+            e.contains("outcome `passed`") && e.contains("gives `error`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_report_given_instead_of_a_record_says_what_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("report.json");
+        std::fs::write(
+            &p,
+            r#"{"suite": "s", "checker": "c", "summary": {}, "cases": []}"#,
+        )
+        .unwrap();
+        let e = AnyRecord::load(&p).unwrap_err().to_string();
+        assert!(e.contains("`faithgate run --format json`"), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_outcome_is_an_error_with_a_line() {
+        let r = record(vec![case(
+            "f1",
+            CaseKind::Original,
+            Expected::Supported,
+            Label::Supported,
+        )]);
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.json");
+        r.write(&p).unwrap();
+        let text = std::fs::read_to_string(&p)
+            .unwrap()
+            .replace("\"outcome\": \"passed\"", "\"outcome\": \"great\"");
+        std::fs::write(&p, text).unwrap();
+        let e = AnyRecord::load(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("unknown variant `great`") && e.contains("r.json:"),
+            "{e}"
+        );
     }
 }

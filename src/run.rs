@@ -1,16 +1,18 @@
 //! Drives a checker over a suite's cases and turns verdicts into outcomes.
 //!
-//! The checker sees claims and passages only; the expected label stays here.
+//! The checker sees claims and passages only (a [`ContextSet`]); the expected label stays here.
+//! What a case counts towards, its [`Role`], is defined once in this module, and `run`, `sweep`,
+//! `compare`, `report` and snapshots all read it from here.
 
-use crate::check::{CheckInput, CheckResult, Checker, ClaimToCheck};
+use crate::check::{CheckError, CheckInput, CheckResult, Checker, ClaimToCheck, ContextSet};
 use crate::error::Exit;
-use crate::mutate::{MutantReview, MutantSet};
+use crate::mutate::{MutantReview, MutantSet, ReviewState};
 use crate::suite::{HumanLabel, Suite};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// What kind of case a claim is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CaseKind {
     /// A claim a person verified as faithful.
@@ -32,7 +34,7 @@ impl CaseKind {
 }
 
 /// What a person expects the checker to say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Expected {
     Supported,
@@ -71,6 +73,47 @@ impl From<HumanLabel> for Expected {
     }
 }
 
+/// What a case counts towards in every rate. Defined once, here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// A faithful case the checker should pass: a verified claim, or a hard case a person
+    /// labelled `supported`. Flagging it is a false alarm.
+    FalseAlarmOpportunity,
+    /// A real fault of the case's fault type: a mutant reviewed `fault`, or a hard case labelled
+    /// anything but `supported` (its fault type is the hard case's `type`).
+    Fault,
+    /// A mutant a person reviewed as still faithful: listed with the reason, in no rate.
+    Equivalent,
+    /// A mutant nobody reviewed yet: counted apart, in no rate.
+    Unreviewed,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::FalseAlarmOpportunity => "false_alarm_opportunity",
+            Role::Fault => "fault",
+            Role::Equivalent => "equivalent",
+            Role::Unreviewed => "unreviewed",
+        }
+    }
+
+    /// The role of a case of `kind` with `expected` label and, for mutants, `review`.
+    pub fn of(kind: CaseKind, expected: Expected, review: Option<ReviewState>) -> Role {
+        match kind {
+            CaseKind::Original => Role::FalseAlarmOpportunity,
+            CaseKind::HardCase if expected == Expected::Supported => Role::FalseAlarmOpportunity,
+            CaseKind::HardCase => Role::Fault,
+            CaseKind::Mutant => match review {
+                Some(ReviewState::Fault) => Role::Fault,
+                Some(ReviewState::Equivalent) => Role::Equivalent,
+                _ => Role::Unreviewed,
+            },
+        }
+    }
+}
+
 /// One claim to check and what a person says it is.
 #[derive(Debug, Clone, Serialize)]
 pub struct Case {
@@ -88,8 +131,19 @@ pub struct Case {
     pub context: usize,
 }
 
+impl Case {
+    /// What this case counts towards: see [`Role`].
+    pub fn role(&self) -> Role {
+        Role::of(
+            self.kind,
+            self.expected,
+            self.review.as_ref().map(MutantReview::state),
+        )
+    }
+}
+
 /// How a case came out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// A faithful case the checker supported.
@@ -100,6 +154,10 @@ pub enum Outcome {
     Caught,
     /// A fault the checker supported.
     Missed,
+    /// An unreviewed mutant the checker flagged: no fault outcome until a person reviews it.
+    FlaggedUnreviewed,
+    /// An unreviewed mutant the checker supported.
+    PassedUnreviewed,
     /// The checker could not score the case. Never a pass.
     Error,
 }
@@ -111,20 +169,30 @@ impl Outcome {
             Outcome::FalseAlarm => "false_alarm",
             Outcome::Caught => "caught",
             Outcome::Missed => "missed",
+            Outcome::FlaggedUnreviewed => "flagged_unreviewed",
+            Outcome::PassedUnreviewed => "passed_unreviewed",
             Outcome::Error => "error",
         }
     }
 
-    pub fn of(expected: Expected, result: &CheckResult) -> Outcome {
-        match result {
-            Err(_) => Outcome::Error,
-            Ok(v) => match (expected.faithful(), v.label.flagged()) {
-                (true, false) => Outcome::Passed,
-                (true, true) => Outcome::FalseAlarm,
-                (false, true) => Outcome::Caught,
-                (false, false) => Outcome::Missed,
-            },
+    /// The outcome of a case of `role` whose verdict was flagged or not (`None`: no verdict).
+    pub fn of(role: Role, flagged: Option<bool>) -> Outcome {
+        let Some(flagged) = flagged else {
+            return Outcome::Error;
+        };
+        match (role, flagged) {
+            (Role::FalseAlarmOpportunity | Role::Equivalent, false) => Outcome::Passed,
+            (Role::FalseAlarmOpportunity | Role::Equivalent, true) => Outcome::FalseAlarm,
+            (Role::Fault, true) => Outcome::Caught,
+            (Role::Fault, false) => Outcome::Missed,
+            (Role::Unreviewed, true) => Outcome::FlaggedUnreviewed,
+            (Role::Unreviewed, false) => Outcome::PassedUnreviewed,
         }
+    }
+
+    /// The outcome the case should have: passed for a faithful case, caught for a fault.
+    pub fn good(self) -> bool {
+        matches!(self, Outcome::Passed | Outcome::Caught)
     }
 }
 
@@ -159,7 +227,7 @@ pub struct SuiteRun {
 #[derive(Debug, Clone, Serialize)]
 pub struct Flaky {
     pub id: String,
-    pub kind: String,
+    pub kind: CaseKind,
     pub fault_type: Option<String>,
     pub claim: String,
     /// The verdict of each repeat (`error` where it could not be scored).
@@ -186,7 +254,7 @@ impl SuiteRun {
                     .collect();
                 verdicts.iter().any(|v| v != &verdicts[0]).then(|| Flaky {
                     id: r.case.id.clone(),
-                    kind: r.case.kind.as_str().to_string(),
+                    kind: r.case.kind,
                     fault_type: r.case.fault_type.clone(),
                     claim: r.case.claim.clone(),
                     verdicts,
@@ -203,14 +271,27 @@ impl SuiteRun {
             .count()
     }
 
-    /// 3 when the checker failed on any case, else 0.
+    /// 130 when Ctrl-C left cases unscored, 3 when the checker failed on any case, else 0.
     pub fn exit_code(&self) -> Exit {
-        if self.errors() > 0 {
-            Exit::CheckerFailed
-        } else {
-            Exit::Ok
-        }
+        self.results
+            .iter()
+            .filter_map(|r| r.result.as_ref().err())
+            .map(CheckError::exit)
+            .max_by_key(|e| e.code())
+            .unwrap_or(Exit::Ok)
     }
+
+    /// True when Ctrl-C left some case unscored.
+    pub fn interrupted(&self) -> bool {
+        self.results
+            .iter()
+            .any(|r| matches!(r.result, Err(CheckError::Interrupted)))
+    }
+}
+
+/// Whether a result was flagged; `None` when the checker could not score the case.
+pub fn flagged(result: &CheckResult) -> Option<bool> {
+    result.as_ref().ok().map(|v| v.label.flagged())
 }
 
 /// The cases of a suite: originals, then hard cases, then mutants, each in suite order.
@@ -271,8 +352,9 @@ pub fn run_suite(
 ) -> SuiteRun {
     let cases = cases(suite, mutants);
     let total = cases.len();
+    let sets: Vec<ContextSet> = suite.contexts.iter().map(ContextSet::from).collect();
     let input = CheckInput {
-        contexts: &suite.contexts,
+        contexts: &sets,
         entities: &suite.entities,
         claims: cases
             .iter()
@@ -284,14 +366,12 @@ pub fn run_suite(
     };
     let mut verdicts = checker.check(&input, &mut |done| progress(done, total));
     // a checker that returns too few verdicts has failed on the rest: never a silent pass
-    verdicts.resize_with(total, || {
-        Err("the checker returned no verdict for this case".to_string())
-    });
+    verdicts.resize_with(total, || Err(CheckError::NoVerdict));
     let results: Vec<CaseResult> = cases
         .into_iter()
         .zip(verdicts)
         .map(|(case, result)| CaseResult {
-            outcome: Outcome::of(case.expected, &result),
+            outcome: Outcome::of(case.role(), flagged(&result)),
             case,
             result,
         })

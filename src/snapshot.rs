@@ -19,7 +19,9 @@ pub fn render(run: &SuiteRun) -> String {
     out.push_str(&format!("checker: {}\n", run.checker));
     out.push_str(&format!("kind: {}\n", run.checker_kind));
     out.push_str(&format!("settings: {{{}}}\n", fmt_settings(&run.settings)));
-    out.push_str("columns: id, kind, fault_type, expected, verdict, score, evidence, claim\n---\n");
+    out.push_str(
+        "columns: id, kind, fault_type, expected, role, verdict, score, evidence, outcome, claim\n---\n",
+    );
     let mut rows: Vec<_> = run.results.iter().collect();
     rows.sort_by(|a, b| (a.case.kind, &a.case.id).cmp(&(b.case.kind, &b.case.id)));
     for r in rows {
@@ -35,15 +37,17 @@ pub fn render(run: &SuiteRun) -> String {
             Err(_) => ("error".into(), "-".into(), "-".into()),
         };
         out.push_str(&format!(
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
             r.case.id,
             r.case.kind.as_str(),
             r.case.fault_type.as_deref().unwrap_or("-"),
             r.case.expected.as_str(),
+            r.case.role().as_str(),
             verdict,
             score,
             evidence,
-            r.case.claim.replace(['\t', '\n'], " ")
+            r.outcome.as_str(),
+            r.case.claim.replace(['\t', '\n', '\r'], " ")
         ));
     }
     out
@@ -83,7 +87,7 @@ pub enum SnapshotStatus {
 /// Writes or compares the snapshot of a run in `dir`. With `strict` (`--check` or `CI` set) a
 /// missing snapshot is a change, not a creation.
 pub fn write(dir: &Path, run: &SuiteRun, strict: bool, color: bool) -> Result<SnapshotStatus> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
     let path = dir.join(file_name(&run.suite, &run.checker));
     let new_path = path.with_extension("snap.new");
     let text = render(run);
@@ -99,12 +103,12 @@ pub fn write(dir: &Path, run: &SuiteRun, strict: bool, color: bool) -> Result<Sn
             Ok(SnapshotStatus::Unchanged(path))
         }
         None if !strict => {
-            std::fs::write(&path, &text).map_err(|e| Error::io(&path, e))?;
+            crate::write::write_atomic(&path, text.as_bytes())?;
             Ok(SnapshotStatus::Created(path))
         }
         old => {
             let old = old.unwrap_or_default();
-            std::fs::write(&new_path, &text).map_err(|e| Error::io(&new_path, e))?;
+            crate::write::write_atomic(&new_path, text.as_bytes())?;
             Ok(SnapshotStatus::Changed {
                 diff: diff(&old, &text, &path, &new_path, color),
                 path,

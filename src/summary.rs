@@ -1,7 +1,12 @@
 //! Summaries of a run: false alarms and catch rates per fault type, each with a Wilson interval.
+//!
+//! Which case counts where comes from [`crate::run::Role`], the one definition every command
+//! uses: false alarms are over verified claims and hard cases labelled `supported`; the faults of
+//! a type are the mutants reviewed `fault` of that operator and the hard cases of that `type`
+//! labelled anything else.
 
-use crate::mutate::{MutantReview, OPERATORS};
-use crate::run::{CaseKind, CaseResult, Outcome, SuiteRun};
+use crate::mutate::OPERATORS;
+use crate::run::{CaseKind, CaseResult, Outcome, Role, SuiteRun};
 use crate::stats::Rate;
 use serde::Serialize;
 
@@ -9,11 +14,13 @@ use serde::Serialize;
 #[derive(Debug, Clone, Serialize)]
 pub struct FaultTypeRow {
     pub fault_type: String,
-    /// Reviewed faults caught (`k`) out of reviewed faults scored (`n`).
+    /// Faults caught (`k`) out of faults scored (`n`): mutants reviewed `fault` and hard cases.
     #[serde(flatten)]
     pub caught: Rate,
-    /// Every mutant the operator produced.
+    /// Every mutant the operator produced (0 for a hard-case type that is not an operator).
     pub mutants: usize,
+    /// Hard cases of this type that are faults.
+    pub hard_cases: usize,
     /// Mutants a person reviewed as still faithful: listed, not scored.
     pub equivalent: usize,
     /// Mutants nobody reviewed yet: counted apart.
@@ -24,96 +31,351 @@ pub struct FaultTypeRow {
     pub errors: usize,
 }
 
+/// A catch rate that treats unreviewed mutants as faults: shown only while a suite has no
+/// review at all, clearly labelled, so a first run in a new domain is useful.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProvisionalRow {
+    pub fault_type: String,
+    #[serde(flatten)]
+    pub flagged: Rate,
+}
+
 /// A run's summary.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
     pub confidence: f64,
-    /// Flagged originals out of originals scored.
+    /// Flagged faithful cases out of faithful cases scored (verified claims and hard cases
+    /// labelled supported).
     pub false_alarms: Rate,
     pub fault_types: Vec<FaultTypeRow>,
+    /// Every fault of every type together.
+    pub all_faults: Rate,
     /// Hard cases: agreements with the person's label (passed or caught) out of scored.
     pub hard_cases_agree: Rate,
+    /// Set when no mutant of the suite has been reviewed yet (see [`ProvisionalRow`]).
+    pub provisional: Option<Vec<ProvisionalRow>>,
     pub errors: usize,
     /// Operators that produced no mutant on this suite.
     pub operators_without_mutants: Vec<String>,
 }
 
-fn rate<'a>(results: impl Iterator<Item = &'a CaseResult>, hit: Outcome, confidence: f64) -> Rate {
+fn rate<'a>(
+    results: impl Iterator<Item = &'a CaseResult>,
+    hit: &[Outcome],
+    confidence: f64,
+) -> Rate {
     let (mut k, mut n) = (0, 0);
     for r in results {
         if r.outcome == Outcome::Error {
             continue;
         }
         n += 1;
-        if r.outcome == hit {
+        if hit.contains(&r.outcome) {
             k += 1;
         }
     }
     Rate::new(k, n, confidence)
 }
 
-/// Summarises a run at a confidence level (0.95 for 95% intervals).
-pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
-    let originals = run
+/// The fault types of a run in report order: the operators, then the hard-case types that are
+/// faults and not operator names, alphabetically.
+pub fn fault_types(run: &SuiteRun) -> Vec<String> {
+    let mut out: Vec<String> = OPERATORS.iter().map(|s| s.to_string()).collect();
+    let mut extra: Vec<String> = run
         .results
         .iter()
-        .filter(|r| r.case.kind == CaseKind::Original);
-    let false_alarms = rate(originals, Outcome::FalseAlarm, confidence);
+        .filter(|r| r.case.role() == Role::Fault)
+        .filter_map(|r| r.case.fault_type.clone())
+        .filter(|t| !OPERATORS.contains(&t.as_str()))
+        .collect();
+    extra.sort();
+    extra.dedup();
+    out.extend(extra);
+    out
+}
 
-    let fault_types = OPERATORS
-        .iter()
-        .map(|op| {
-            let of_op: Vec<&CaseResult> = run
+/// Summarises a run at a confidence level (0.95 for 95% intervals).
+pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
+    let role = |r: &&CaseResult| r.case.role();
+    let false_alarms = rate(
+        run.results
+            .iter()
+            .filter(|r| role(r) == Role::FalseAlarmOpportunity),
+        &[Outcome::FalseAlarm],
+        confidence,
+    );
+    let fault_types: Vec<FaultTypeRow> = fault_types(run)
+        .into_iter()
+        .map(|ft| {
+            let of_type: Vec<&CaseResult> = run
                 .results
                 .iter()
-                .filter(|r| {
-                    r.case.kind == CaseKind::Mutant && r.case.fault_type.as_deref() == Some(op)
-                })
+                .filter(|r| r.case.fault_type.as_deref() == Some(ft.as_str()))
+                .filter(|r| r.case.kind == CaseKind::Mutant || role(r) == Role::Fault)
                 .collect();
-            let review =
-                |r: &&CaseResult| r.case.review.clone().unwrap_or(MutantReview::Unreviewed);
-            let faults = of_op
-                .iter()
-                .filter(|r| review(r) == MutantReview::Fault)
-                .copied();
-            let unreviewed: Vec<_> = of_op
-                .iter()
-                .filter(|r| review(r) == MutantReview::Unreviewed)
-                .collect();
+            let with = |want: Role| of_type.iter().filter(move |r| role(r) == want);
             FaultTypeRow {
-                fault_type: op.to_string(),
-                caught: rate(faults, Outcome::Caught, confidence),
-                mutants: of_op.len(),
-                equivalent: of_op
+                caught: rate(with(Role::Fault).copied(), &[Outcome::Caught], confidence),
+                mutants: of_type
                     .iter()
-                    .filter(|r| matches!(review(r), MutantReview::Equivalent { .. }))
+                    .filter(|r| r.case.kind == CaseKind::Mutant)
                     .count(),
-                unreviewed: unreviewed.len(),
-                unreviewed_flagged: unreviewed
+                hard_cases: of_type
                     .iter()
-                    .filter(|r| r.outcome == Outcome::Caught)
+                    .filter(|r| r.case.kind == CaseKind::HardCase)
                     .count(),
-                errors: of_op.iter().filter(|r| r.outcome == Outcome::Error).count(),
+                equivalent: with(Role::Equivalent).count(),
+                unreviewed: with(Role::Unreviewed).count(),
+                unreviewed_flagged: with(Role::Unreviewed)
+                    .filter(|r| r.outcome == Outcome::FlaggedUnreviewed)
+                    .count(),
+                errors: of_type
+                    .iter()
+                    .filter(|r| r.outcome == Outcome::Error)
+                    .count(),
+                fault_type: ft,
             }
         })
         .collect();
+    let all_faults = rate(
+        run.results.iter().filter(|r| role(r) == Role::Fault),
+        &[Outcome::Caught],
+        confidence,
+    );
+
+    let mutants: Vec<&CaseResult> = run
+        .results
+        .iter()
+        .filter(|r| r.case.kind == CaseKind::Mutant)
+        .collect();
+    let none_reviewed = !mutants.is_empty() && mutants.iter().all(|r| role(r) == Role::Unreviewed);
+    let provisional = none_reviewed.then(|| {
+        fault_types
+            .iter()
+            .filter(|row| row.unreviewed > 0)
+            .map(|row| ProvisionalRow {
+                fault_type: row.fault_type.clone(),
+                flagged: rate(
+                    mutants
+                        .iter()
+                        .filter(|r| r.case.fault_type.as_deref() == Some(row.fault_type.as_str()))
+                        .copied(),
+                    &[Outcome::FlaggedUnreviewed],
+                    confidence,
+                ),
+            })
+            .collect()
+    });
 
     let hard: Vec<&CaseResult> = run
         .results
         .iter()
         .filter(|r| r.case.kind == CaseKind::HardCase && r.outcome != Outcome::Error)
         .collect();
-    let agree = hard
-        .iter()
-        .filter(|r| matches!(r.outcome, Outcome::Passed | Outcome::Caught))
-        .count() as u64;
+    let agree = hard.iter().filter(|r| r.outcome.good()).count() as u64;
 
     Summary {
         confidence,
         false_alarms,
         fault_types,
+        all_faults,
         hard_cases_agree: Rate::new(agree, hard.len() as u64, confidence),
+        provisional,
         errors: run.errors(),
         operators_without_mutants: run.empty_operators.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{CheckError, Label, Verdict};
+    use crate::mutate::MutantReview;
+    use crate::run::{Case, Expected};
+
+    fn result(
+        kind: CaseKind,
+        ft: Option<&str>,
+        expected: Expected,
+        review: Option<MutantReview>,
+        verdict: Option<Label>,
+    ) -> CaseResult {
+        let case = Case {
+            id: format!("c{}", rand_id()),
+            kind,
+            fault_type: ft.map(String::from),
+            claim: "x".into(),
+            expected,
+            parent: None,
+            review,
+            context: 0,
+        };
+        let result = match verdict {
+            Some(label) => Ok(Verdict {
+                label,
+                score: Some(0.5),
+                evidence: None,
+                reason: String::new(),
+            }),
+            None => Err(CheckError::Model("boom".into())),
+        };
+        CaseResult {
+            outcome: Outcome::of(case.role(), crate::run::flagged(&result)),
+            case,
+            result,
+        }
+    }
+
+    fn rand_id() -> usize {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        N.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn run_of(results: Vec<CaseResult>) -> SuiteRun {
+        SuiteRun {
+            suite: "s".into(),
+            suite_path: "s.yaml".into(),
+            checker: "c".into(),
+            checker_kind: "lexical".into(),
+            settings: Default::default(),
+            results,
+            operator_counts: vec![],
+            empty_operators: vec![],
+            repeats: 1,
+            flaky: vec![],
+        }
+    }
+
+    #[test]
+    fn supported_hard_cases_are_false_alarm_opportunities_and_other_hard_cases_are_faults() {
+        use CaseKind::*;
+        let run = run_of(vec![
+            result(
+                Original,
+                None,
+                Expected::Supported,
+                None,
+                Some(Label::Supported),
+            ),
+            result(
+                HardCase,
+                Some("paraphrase"),
+                Expected::Supported,
+                None,
+                Some(Label::NotFound),
+            ),
+            result(
+                HardCase,
+                Some("number_swap"),
+                Expected::Contradicted,
+                None,
+                Some(Label::Contradicted),
+            ),
+            result(
+                HardCase,
+                Some("added_fact"),
+                Expected::NotFound,
+                None,
+                Some(Label::Supported),
+            ),
+            result(
+                Mutant,
+                Some("number_swap"),
+                Expected::Flagged,
+                Some(MutantReview::Fault),
+                Some(Label::Supported),
+            ),
+        ]);
+        let s = summarize(&run, 0.95);
+        assert_eq!((s.false_alarms.k, s.false_alarms.n), (1, 2));
+        let ns = &s.fault_types[0];
+        assert_eq!(ns.fault_type, "number_swap");
+        assert_eq!(
+            (ns.caught.k, ns.caught.n, ns.mutants, ns.hard_cases),
+            (1, 2, 1, 1)
+        );
+        let added = s
+            .fault_types
+            .iter()
+            .find(|r| r.fault_type == "added_fact")
+            .unwrap();
+        assert_eq!((added.caught.k, added.caught.n), (0, 1));
+        assert_eq!((s.all_faults.k, s.all_faults.n), (1, 3));
+        assert!(s.provisional.is_none());
+    }
+
+    #[test]
+    fn unreviewed_mutants_are_in_no_rate_but_give_a_provisional_rate_when_nothing_is_reviewed() {
+        use CaseKind::*;
+        let run = run_of(vec![
+            result(
+                Original,
+                None,
+                Expected::Supported,
+                None,
+                Some(Label::Supported),
+            ),
+            result(
+                Mutant,
+                Some("negation_flip"),
+                Expected::Flagged,
+                Some(MutantReview::Unreviewed),
+                Some(Label::Contradicted),
+            ),
+            result(
+                Mutant,
+                Some("negation_flip"),
+                Expected::Flagged,
+                Some(MutantReview::Unreviewed),
+                Some(Label::Supported),
+            ),
+        ]);
+        let s = summarize(&run, 0.95);
+        let nf = &s.fault_types[1];
+        assert_eq!(
+            (nf.caught.n, nf.unreviewed, nf.unreviewed_flagged),
+            (0, 2, 1)
+        );
+        assert_eq!(run.results[1].outcome, Outcome::FlaggedUnreviewed);
+        assert_eq!(run.results[2].outcome, Outcome::PassedUnreviewed);
+        let p = s.provisional.expect("no review at all: provisional rate");
+        assert_eq!(
+            (p[0].fault_type.as_str(), p[0].flagged.k, p[0].flagged.n),
+            ("negation_flip", 1, 2)
+        );
+    }
+
+    #[test]
+    fn errors_count_in_no_rate() {
+        use CaseKind::*;
+        let run = run_of(vec![
+            result(Original, None, Expected::Supported, None, None),
+            result(
+                Mutant,
+                Some("entity_swap"),
+                Expected::Flagged,
+                Some(MutantReview::Fault),
+                None,
+            ),
+            result(
+                Mutant,
+                Some("entity_swap"),
+                Expected::Flagged,
+                Some(MutantReview::Fault),
+                Some(Label::NotFound),
+            ),
+        ]);
+        let s = summarize(&run, 0.95);
+        assert_eq!(s.false_alarms.n, 0);
+        assert_eq!(
+            (
+                s.fault_types[2].caught.k,
+                s.fault_types[2].caught.n,
+                s.fault_types[2].errors
+            ),
+            (1, 1, 1)
+        );
+        assert_eq!(s.errors, 2);
     }
 }

@@ -271,9 +271,97 @@ pub fn tidy(text: &str) -> String {
     }
 }
 
+/// Finds the first whole-word occurrence of `word` at or after byte `from`: it must not touch a
+/// letter or digit on either side.
+pub fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
+    let mut start = from;
+    while let Some(pos) = text[start..].find(word) {
+        let at = start + pos;
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+        if boundary(before) && boundary(after) {
+            return Some(at);
+        }
+        start = at + word.len().max(1);
+        while !text.is_char_boundary(start) {
+            start += 1;
+        }
+    }
+    None
+}
+
+/// Escapes text for HTML and XML (element text and double-quoted attributes): the one escaper
+/// every HTML page, SVG chart, JUnit file and judge prompt uses.
+pub fn escape_markup(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            // XML 1.0 cannot carry most control characters, even escaped
+            c if c.is_control() && !matches!(c, '\n' | '\t' | '\r') => o.push('\u{fffd}'),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// Escapes text for one Markdown table cell: pipes escaped, line breaks as spaces.
+pub fn escape_md_cell(s: &str) -> String {
+    s.replace('|', "\\|")
+        .replace("\r\n", " ")
+        .replace(['\n', '\r'], " ")
+}
+
+/// Text safe to print to a terminal: escape sequences and other control characters (except tab
+/// and line breaks) shown as `\u{..}`, so suite or program text cannot drive the terminal.
+pub fn printable(s: &str) -> String {
+    if !s
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
+    {
+        return s.to_string();
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() && !matches!(c, '\n' | '\t' | '\r') {
+                format!("\\u{{{:x}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn markup_and_markdown_cells_are_escaped_once_and_completely() {
+        assert_eq!(
+            escape_markup(r#"<a href="x">'&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;'&amp;'&lt;/a&gt;"
+        );
+        assert_eq!(escape_markup("bell\u{7}"), "bell\u{fffd}");
+        assert_eq!(escape_md_cell("a|b\nc\r\nd"), "a\\|b c d");
+    }
+
+    #[test]
+    fn control_characters_are_shown_not_sent_to_the_terminal() {
+        assert_eq!(printable("red \u{1b}[31mX"), "red \\u{1b}[31mX");
+        assert_eq!(printable("a\tb\nc"), "a\tb\nc");
+    }
+
+    #[test]
+    fn whole_words_only() {
+        assert_eq!(find_word("cannot can", "can", 0), Some(7));
+        assert_eq!(find_word("is this", "is", 0), Some(0));
+        assert_eq!(find_word("this", "is", 0), None);
+    }
 
     #[test]
     fn sentences_split_at_terminal_punctuation_before_a_capital() {

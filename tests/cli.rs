@@ -32,10 +32,13 @@ fn the_larkspur_table_reads_as_the_seed_describes() {
         out.contains("26 mutants (24 faults, 2 equivalent, 0 unreviewed)"),
         "{out}"
     );
+    // faithful cases: 12 verified claims and 4 hard cases labelled supported (h02 and h09 flagged)
     assert!(
-        out.contains("0/12  rate 0.00  95% CI [0.00, 0.24]"),
+        out.contains("2/16  rate 0.12  95% CI [0.03, 0.36]"),
         "{out}"
     );
+    // all faults: 24 reviewed mutants and 6 hard cases labelled otherwise
+    assert!(out.contains("all faults             24/30   0.80"), "{out}");
     insta::assert_snapshot!("larkspur_lexical_human", out);
 }
 
@@ -43,7 +46,7 @@ fn the_larkspur_table_reads_as_the_seed_describes() {
 fn the_audit_logs_table_reports_operators_without_mutants() {
     let out = stdout_of(&["run", "suites/audit-logs.yaml"]);
     assert!(
-        out.contains("number_swap        no mutants on this suite"),
+        out.contains("number_swap          no mutants on this suite"),
         "{out}"
     );
     insta::assert_snapshot!("audit_logs_lexical_human", out);
@@ -67,11 +70,31 @@ fn json_output_has_cases_and_summary_with_intervals() {
         }
     }
     let fa = &v["summary"]["false_alarms"];
-    assert_eq!((fa["k"].as_u64(), fa["n"].as_u64()), (Some(0), Some(12)));
-    assert!((fa["ci_high"].as_f64().unwrap() - 0.2425).abs() < 1e-3);
+    assert_eq!((fa["k"].as_u64(), fa["n"].as_u64()), (Some(2), Some(16)));
     let types = v["summary"]["fault_types"].as_array().unwrap();
-    let n: Vec<u64> = types.iter().map(|t| t["n"].as_u64().unwrap()).collect();
-    assert_eq!(n, vec![5, 8, 9, 2], "real faults per operator");
+    let n: Vec<(String, u64)> = types
+        .iter()
+        .map(|t| {
+            (
+                t["fault_type"].as_str().unwrap().to_string(),
+                t["n"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, u64)> = [
+        ("number_swap", 6),
+        ("negation_flip", 9),
+        ("entity_swap", 9),
+        ("dropped_condition", 3),
+        ("added_fact", 1),
+        ("derived_number_wrong", 1),
+        ("two_facts_one_wrong", 1),
+    ]
+    .iter()
+    .map(|(t, n)| (t.to_string(), *n))
+    .collect();
+    assert_eq!(n, want, "reviewed mutants plus hard cases per fault type");
+    assert_eq!(v["summary"]["all_faults"]["n"].as_u64(), Some(30));
     for t in types {
         for key in ["fault_type", "k", "n", "rate", "ci_low", "ci_high"] {
             assert!(t.get(key).is_some(), "fault type lacks {key}: {t}");
@@ -99,7 +122,7 @@ fn two_suites_give_two_json_lines() {
 fn markdown_output_is_a_table_for_a_pull_request() {
     let out = stdout_of(&["run", "suites/larkspur.yaml", "--format", "markdown"]);
     assert!(
-        out.contains("| false alarms on verified claims | 0/12 | 0.00 | [0.00, 0.24] |"),
+        out.contains("| false alarms on faithful cases | 2/16 | 0.12 | [0.03, 0.36] |"),
         "{out}"
     );
     assert!(
@@ -339,7 +362,7 @@ fn a_changed_snapshot_is_written_beside_the_old_diffed_and_accepted() {
     let before = std::fs::read_to_string(&snap).unwrap();
     assert!(
         before.contains(
-            "f1\toriginal\t-\tsupported\tsupported\t1.000\tp\tRefunds are issued within 14 days."
+            "f1\toriginal\t-\tsupported\tfalse_alarm_opportunity\tsupported\t1.000\tp\tpassed\tRefunds are issued within 14 days."
         ),
         "{before}"
     );
@@ -365,7 +388,7 @@ fn a_changed_snapshot_is_written_beside_the_old_diffed_and_accepted() {
     assert_eq!(changed.status.code(), Some(1), "{err}");
     assert!(err.contains("-f1\toriginal"), "{err}");
     assert!(
-        err.contains("+f1\toriginal\t-\tsupported\tcontradicted"),
+        err.contains("+f1\toriginal\t-\tsupported\tfalse_alarm_opportunity\tcontradicted"),
         "{err}"
     );
     assert!(snaps.join("s.lexical.snap.new").exists());

@@ -412,7 +412,7 @@ fn the_audit_report_is_self_contained_and_renders_in_a_real_browser() {
             && !html.contains("<script")
     );
     for section in [
-        "False alarms on verified claims",
+        "False alarms on faithful cases",
         "Threshold sweep",
         "Hard cases",
         "Agreement with a person",
@@ -429,9 +429,15 @@ fn the_audit_report_is_self_contained_and_renders_in_a_real_browser() {
     }
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(
-        md.contains("| false alarms on verified claims | 0/12 | 0.00 | [0.00, 0.24] |"),
+        md.contains("| false alarms on faithful cases | 2/16 | 0.12 | [0.03, 0.36] |"),
         "{md}"
     );
+    // the sweep covers every suite together, so it follows the last suite's table
+    let sweep_at = md
+        .find("### Threshold sweep (all suites together)")
+        .unwrap();
+    let last_suite = md.rfind("### Suite ").unwrap();
+    assert!(sweep_at > last_suite, "{md}");
     assert!(md.contains("![sweep](sweep-lexical.svg)") && out.join("sweep-lexical.svg").is_file());
 
     let png = d.path().join("report.png");
@@ -521,4 +527,151 @@ fn the_pre_merge_script_compares_the_base_branch_config_with_the_working_tree() 
         md.contains("gate failed"),
         "exit {code} disagrees with the summary: {md}"
     );
+}
+
+/// The denominators every command reports for one suite: false-alarm opportunities, all faults,
+/// and faults per type.
+#[derive(Debug, PartialEq)]
+struct Denominators {
+    false_alarms: u64,
+    all_faults: u64,
+    by_type: std::collections::BTreeMap<String, u64>,
+}
+
+fn json_of(dir: &Path, args: &[&str]) -> Value {
+    let out = faithgate(dir).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn every_command_counts_the_same_cases_as_false_alarms_and_faults() {
+    for suite in ["suites/larkspur.yaml", "tests/fixtures/clinic.yaml"] {
+        let d = tempfile::tempdir().unwrap();
+        let path = root().join(suite);
+        let s = path.to_str().unwrap();
+        let n = |v: &Value| v["n"].as_u64().unwrap();
+
+        let run = json_of(d.path(), &["run", s, "--format", "json"]);
+        let from_run = Denominators {
+            false_alarms: n(&run["summary"]["false_alarms"]),
+            all_faults: n(&run["summary"]["all_faults"]),
+            by_type: run["summary"]["fault_types"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|t| n(t) > 0)
+                .map(|t| (t["fault_type"].as_str().unwrap().to_string(), n(t)))
+                .collect(),
+        };
+
+        let sweep = json_of(d.path(), &["sweep", s, "--format", "json"]);
+        let p = &sweep["points"][0];
+        let from_sweep = Denominators {
+            false_alarms: n(&p["false_alarms"]),
+            all_faults: n(&p["detection"]),
+            by_type: p["by_fault_type"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (k.clone(), n(v)))
+                .collect(),
+        };
+
+        let cmp = json_of(
+            d.path(),
+            &[
+                "compare",
+                "--checker",
+                "lexical",
+                "--checker",
+                "lexical",
+                s,
+                "--format",
+                "json",
+            ],
+        );
+        let rows = cmp["rows"].as_array().unwrap();
+        let row = |g: &str| {
+            rows.iter()
+                .find(|r| r["group"] == g)
+                .map(|r| n(&r["base"]))
+                .unwrap_or(0)
+        };
+        let from_compare = Denominators {
+            false_alarms: row("false alarms"),
+            all_faults: row("all faults"),
+            by_type: rows
+                .iter()
+                .filter(|r| r["group"] != "false alarms" && r["group"] != "all faults")
+                .map(|r| (r["group"].as_str().unwrap().to_string(), n(&r["base"])))
+                .collect(),
+        };
+
+        // snapshots: one line per case with its role
+        let snaps = d.path().join("snaps");
+        faithgate(d.path())
+            .args(["run", s, "--snapshot", snaps.to_str().unwrap()])
+            .assert()
+            .success();
+        let snap = std::fs::read_dir(&snaps)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let text = std::fs::read_to_string(snap).unwrap();
+        let rows: Vec<Vec<&str>> = text
+            .lines()
+            .skip_while(|l| *l != "---")
+            .skip(1)
+            .map(|l| l.split('\t').collect())
+            .collect();
+        let mut by_type = std::collections::BTreeMap::new();
+        for r in rows.iter().filter(|r| r[4] == "fault") {
+            *by_type.entry(r[2].to_string()).or_insert(0) += 1;
+        }
+        let from_snapshot = Denominators {
+            false_alarms: rows
+                .iter()
+                .filter(|r| r[4] == "false_alarm_opportunity")
+                .count() as u64,
+            all_faults: rows.iter().filter(|r| r[4] == "fault").count() as u64,
+            by_type,
+        };
+
+        // the audit report prints the same false-alarm count
+        let out = d.path().join("audit");
+        faithgate(d.path())
+            .args(["report", s, "--out", out.to_str().unwrap()])
+            .assert()
+            .success();
+        let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+        let fa_row = md
+            .lines()
+            .find(|l| l.starts_with("| false alarms on faithful cases |"))
+            .unwrap();
+        assert!(
+            fa_row.contains(&format!("/{} |", from_run.false_alarms)),
+            "{suite}: {fa_row}"
+        );
+
+        assert_eq!(from_run, from_sweep, "{suite}: run vs sweep");
+        assert_eq!(from_run, from_compare, "{suite}: run vs compare");
+        assert_eq!(from_run, from_snapshot, "{suite}: run vs snapshot");
+        assert!(from_run.false_alarms > 0, "{suite}");
+        if suite.contains("clinic") {
+            // nothing reviewed yet: no fault counts, but a labelled provisional rate
+            assert_eq!(from_run.all_faults, 0);
+            assert!(run["summary"]["provisional"]
+                .as_array()
+                .is_some_and(|p| !p.is_empty()));
+        } else {
+            assert_eq!((from_run.false_alarms, from_run.all_faults), (16, 30));
+        }
+    }
 }

@@ -7,7 +7,8 @@
 //!   its own. It sees the question and the answer, never the passages (a decomposer that sees the
 //!   evidence splits along it). Its output is validated as strictly as the judge's.
 
-use crate::check::judge::{extract_json, JudgeChecker};
+use crate::check::judge::extract_json;
+use crate::llm::LlmClient;
 use crate::text::split_sentences;
 
 /// Turns an answer into claims.
@@ -116,11 +117,11 @@ impl Decomposer for Sentences {
 /// One call per answer to an LLM.
 pub struct LlmDecomposer {
     name: String,
-    client: JudgeChecker,
+    client: LlmClient,
 }
 
 impl LlmDecomposer {
-    pub fn new(name: &str, client: JudgeChecker) -> Self {
+    pub fn new(name: &str, client: LlmClient) -> Self {
         LlmDecomposer {
             name: name.to_string(),
             client,
@@ -154,7 +155,9 @@ impl Decomposer for LlmDecomposer {
         let prompt = self
             .client
             .fill(&[("question", question), ("answer", answer)]);
-        self.client.complete(&prompt, &parse_claims)
+        self.client
+            .complete(&prompt, &parse_claims)
+            .map_err(|e| e.to_string())
     }
 }
 

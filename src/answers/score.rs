@@ -4,14 +4,14 @@
 use super::decompose::{is_refusal, Decomposer};
 use super::numbers::{check as check_numbers, NumberNote};
 use super::LoggedAnswer;
-use crate::check::{CheckInput, Checker, ClaimToCheck, Evidence};
-use crate::error::Exit;
+use crate::check::{CheckError, CheckInput, Checker, ClaimToCheck, ContextSet, Evidence, Label};
+use crate::error::{Error, Exit, Result};
 use crate::stats::{mcnemar_exact, Rate};
-use crate::suite::Context;
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 /// A scoring rule in common use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Definition {
     /// Only `supported` counts as faithful.
@@ -22,10 +22,10 @@ pub enum Definition {
 }
 
 impl Definition {
-    pub fn faithful(self, verdict: &str) -> bool {
+    pub fn faithful(self, verdict: Label) -> bool {
         match self {
-            Definition::Strict => verdict == "supported",
-            Definition::NonContradiction => verdict != "contradicted",
+            Definition::Strict => verdict == Label::Supported,
+            Definition::NonContradiction => verdict != Label::Contradicted,
         }
     }
     pub fn as_str(self) -> &'static str {
@@ -40,7 +40,7 @@ impl Definition {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClaimResult {
     pub text: String,
-    pub verdict: Option<String>,
+    pub verdict: Option<Label>,
     pub score: Option<f64>,
     pub evidence_passage: Option<String>,
     pub evidence: Option<String>,
@@ -114,7 +114,7 @@ impl AnswerResult {
             faithful: self
                 .claims
                 .iter()
-                .filter(|c| c.verdict.as_deref().is_some_and(|v| def.faithful(v)))
+                .filter(|c| c.verdict.is_some_and(|v| def.faithful(v)))
                 .count(),
             claims: self.claims.len(),
         }
@@ -186,11 +186,60 @@ pub fn aggregate(answers: &[AnswerResult], def: Definition, confidence: f64) -> 
 /// A scoring of a log, as recorded.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ScoreRecord {
-    pub faithgate_score_record: u32,
+    pub version: u32,
     pub log: String,
     pub checker: String,
     pub decomposer: String,
     pub answers: Vec<AnswerResult>,
+}
+
+/// The score record format version (2: typed verdicts and a `type` field).
+pub const SCORE_RECORD_VERSION: u32 = 2;
+
+impl ScoreRecord {
+    /// Checks what serde cannot: the version, unique answer ids, and each claim having either a
+    /// verdict or an error.
+    pub fn validate(&self, path: &Path) -> Result<()> {
+        let help = "write score records with `faithgate score LOG --record FILE.json` and compare them unedited";
+        if self.version != SCORE_RECORD_VERSION {
+            return Err(Error::input(
+                path,
+                None,
+                format!(
+                    "score record version {} is not {SCORE_RECORD_VERSION}",
+                    self.version
+                ),
+                "score the log again with this faithgate version",
+            ));
+        }
+        let mut ids = std::collections::HashSet::new();
+        for a in &self.answers {
+            if !ids.insert(a.id.as_str()) {
+                return Err(Error::input(
+                    path,
+                    None,
+                    format!("answer `{}` appears twice", a.id),
+                    help,
+                ));
+            }
+            if let Some(c) = a
+                .claims
+                .iter()
+                .find(|c| c.verdict.is_some() == c.error.is_some())
+            {
+                return Err(Error::input(
+                    path,
+                    None,
+                    format!(
+                        "answer `{}`: claim \"{}\" must have either a verdict or an error",
+                        a.id, c.text
+                    ),
+                    help,
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Decomposes and verifies every answer.
@@ -202,7 +251,7 @@ pub fn score(
     progress: &mut dyn FnMut(usize, usize),
 ) -> ScoreRecord {
     let mut results: Vec<AnswerResult> = Vec::new();
-    let mut contexts: Vec<Context> = Vec::new();
+    let mut contexts: Vec<ContextSet> = Vec::new();
     let mut claims: Vec<(usize, String)> = Vec::new();
     for a in answers {
         let refusal = is_refusal(&a.answer);
@@ -215,12 +264,10 @@ pub fn score(
             }
         };
         let ci = contexts.len();
-        contexts.push(Context {
+        contexts.push(ContextSet {
             id: a.id.clone(),
             question: Some(a.question.clone()),
             passages: a.passages(),
-            faithful: vec![],
-            hard_cases: vec![],
         });
         for c in &split {
             claims.push((ci, c.clone()));
@@ -249,7 +296,7 @@ pub fn score(
     };
     let total = claims.len();
     let mut verdicts = checker.check(&input, &mut |d| progress(d, total));
-    verdicts.resize_with(total, || Err("the checker returned no verdict".into()));
+    verdicts.resize_with(total, || Err(CheckError::NoVerdict));
     for ((ci, text), v) in claims.iter().zip(verdicts) {
         let ctx = &contexts[*ci];
         let texts: Vec<&str> = ctx.passages.iter().map(|p| p.text.as_str()).collect();
@@ -258,14 +305,14 @@ pub fn score(
             .map(Into::into)
             .collect();
         let (verdict, score, ev, reason, error) = match v {
-            Ok(v) => (
-                Some(v.label.as_str().to_string()),
-                v.score,
-                v.evidence,
-                v.reason,
+            Ok(v) => (Some(v.label), v.score, v.evidence, v.reason, None),
+            Err(e) => (
                 None,
+                None,
+                None::<Evidence>,
+                String::new(),
+                Some(e.to_string()),
             ),
-            Err(e) => (None, None, None::<Evidence>, String::new(), Some(e)),
         };
         results[*ci].claims.push(ClaimResult {
             text: text.clone(),
@@ -279,7 +326,7 @@ pub fn score(
         });
     }
     ScoreRecord {
-        faithgate_score_record: 1,
+        version: SCORE_RECORD_VERSION,
         log: log.to_string(),
         checker: format!("{} ({})", checker.name(), checker.kind()),
         decomposer: decomposer.describe(),
@@ -389,7 +436,7 @@ pub fn compare_answers(
 pub fn find_omissions(
     record: &mut ScoreRecord,
     answers: &[LoggedAnswer],
-    client: &crate::check::judge::JudgeChecker,
+    client: &crate::llm::LlmClient,
 ) {
     use crate::answers::decompose::parse_claims;
     use crate::check::judge::render_passages;
@@ -402,6 +449,10 @@ pub fn find_omissions(
             ("answer", &a.answer),
             ("passages", &render_passages(&a.passages())),
         ]);
-        r.omissions = Some(client.complete(&prompt, &parse_claims));
+        r.omissions = Some(
+            client
+                .complete(&prompt, &parse_claims)
+                .map_err(|e| e.to_string()),
+        );
     }
 }

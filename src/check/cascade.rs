@@ -6,7 +6,7 @@
 //! Claims the front checker wrongly passes never reach the back one, so a cascade inherits the
 //! front's blind spots; the run reports catch rates for the cascade as a whole.
 
-use super::{CheckInput, CheckResult, Checker, ClaimToCheck};
+use super::{CheckError, CheckInput, CheckResult, Checker, ClaimToCheck};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
@@ -158,7 +158,7 @@ impl Checker for CascadeChecker {
         }
         progress(n);
         out.into_iter()
-            .map(|r| r.unwrap_or_else(|| Err("the back checker returned no verdict".into())))
+            .map(|r| r.unwrap_or(Err(CheckError::NoVerdict)))
             .collect()
     }
 }

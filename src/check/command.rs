@@ -10,7 +10,7 @@
 //! garbage or skips an id leaves those cases as errors with the reason. Its stderr is copied to
 //! faithgate's stderr, each line prefixed with the checker's name.
 
-use super::{CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
+use super::{CheckError, CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
@@ -36,7 +36,7 @@ impl CommandChecker {
     }
 }
 
-fn parse_line(line: &str) -> Result<(String, Result<Verdict, String>), String> {
+fn parse_line(line: &str) -> Result<(String, Result<Verdict, CheckError>), String> {
     let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON ({e})"))?;
     let id = v["id"]
         .as_str()
@@ -50,9 +50,9 @@ fn parse_line(line: &str) -> Result<(String, Result<Verdict, String>), String> {
         other => {
             return Ok((
                 id,
-                Err(format!(
+                Err(CheckError::Command(format!(
                 "the program answered with label {other:?}, not supported|contradicted|not_found"
-            )),
+            ))),
             ))
         }
     };
@@ -60,7 +60,9 @@ fn parse_line(line: &str) -> Result<(String, Result<Verdict, String>), String> {
     if score.is_some_and(|s| !(0.0..=1.0).contains(&s)) {
         return Ok((
             id,
-            Err(format!("the program's score {score:?} is outside [0, 1]")),
+            Err(CheckError::Command(format!(
+                "the program's score {score:?} is outside [0, 1]"
+            ))),
         ));
     }
     let evidence = match &v["evidence"] {
@@ -115,7 +117,7 @@ impl Checker for CommandChecker {
         let n = input.claims.len();
         let fail_all = |why: String| {
             (0..n)
-                .map(|_| Err(why.clone()))
+                .map(|_| Err(CheckError::Command(why.clone())))
                 .collect::<Vec<CheckResult>>()
         };
         let mut child = match Command::new(&self.argv[0])
@@ -158,7 +160,7 @@ impl Checker for CommandChecker {
             let err_reader = scope.spawn(move || {
                 let mut tail: Vec<String> = Vec::new();
                 for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                    eprintln!("[{name}] {line}");
+                    crate::notes::note(format!("[{name}] {line}"));
                     tail.push(line);
                     if tail.len() > 5 {
                         tail.remove(0);
@@ -166,7 +168,7 @@ impl Checker for CommandChecker {
                 }
                 tail.join(" | ")
             });
-            let mut answers: HashMap<String, Result<Verdict, String>> = HashMap::new();
+            let mut answers: HashMap<String, Result<Verdict, CheckError>> = HashMap::new();
             let mut garbage: Vec<String> = Vec::new();
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
                 if line.trim().is_empty() {
@@ -215,9 +217,9 @@ impl Checker for CommandChecker {
         (0..n)
             .map(|i| match answers.remove(&i.to_string()) {
                 Some(r) => r,
-                None => Err(format!(
+                None => Err(CheckError::Command(format!(
                     "the program gave no verdict for this case ({summary})"
-                )),
+                ))),
             })
             .collect()
     }

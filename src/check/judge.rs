@@ -12,22 +12,25 @@
 //! - A `supported` verdict's quote must occur in the context set (after whitespace and case
 //!   normalisation); a judge that invents its evidence has not read the passages: retried, then
 //!   an error.
-//! - Connection failures, timeouts, HTTP 429 and 5xx are retried with exponential backoff and
-//!   jitter, honouring `Retry-After`; other 4xx fail at once with the server's message. Requests
-//!   run with bounded concurrency. The API key is read from the environment variable named in the
-//!   config and never appears in messages.
+//! - The HTTP side (retries, backoff, `Retry-After`, redaction of the key) is [`crate::llm`],
+//!   shared with the LLM decomposer and the omissions check. Requests run with bounded
+//!   concurrency: at most `concurrency` threads, never more than there are calls to make.
 
 use super::cache::Cache;
-use super::{CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
+use super::{CheckError, CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
+use crate::llm::{LlmClient, LlmSettings};
 use crate::suite::Passage;
-use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+/// The most threads a judge runs at once, whatever `concurrency` says.
+pub const MAX_CONCURRENCY: usize = 64;
 
 /// One claim per call, or several claims of one context set per call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Mode {
     PerClaim,
     Batch,
@@ -35,42 +38,21 @@ pub enum Mode {
 
 #[derive(Debug, Clone)]
 pub struct JudgeSettings {
-    pub base_url: String,
-    pub model: String,
-    /// Name of the environment variable holding the API key (never the key itself).
-    pub api_key_env: Option<String>,
-    pub prompt_path: String,
-    pub prompt: String,
+    pub llm: LlmSettings,
     pub mode: Mode,
     /// Claims per call in batch mode.
     pub batch_size: usize,
+    /// Calls in flight at once (capped at [`MAX_CONCURRENCY`]).
     pub concurrency: usize,
-    pub timeout: Duration,
-    pub max_retries: u32,
-    /// First backoff; doubles each retry, with jitter.
-    pub backoff: Duration,
-}
-
-/// Money and time a run spent on the judge.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct JudgeUsage {
-    pub calls: u64,
-    pub retries: u64,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub millis: u64,
-    pub claims: u64,
-    pub cached: u64,
 }
 
 pub struct JudgeChecker {
     name: String,
     s: JudgeSettings,
-    version: String,
-    key: Option<String>,
-    agent: ureq::Agent,
+    llm: LlmClient,
     cache: Option<Arc<Cache>>,
-    usage: Mutex<JudgeUsage>,
+    /// Claims asked about and claims answered from the cache.
+    counts: Mutex<(u64, u64)>,
 }
 
 /// A cached or fresh verdict of the judge on one claim.
@@ -93,7 +75,9 @@ fn normalise(s: &str) -> String {
         .to_string()
 }
 
-fn escape(s: &str) -> String {
+/// Passage text inside the data block: only what could close or open a tag is escaped, so the
+/// judge reads (and quotes) the text as written, quotes and apostrophes included.
+fn fence_text(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -106,8 +90,8 @@ pub fn render_passages(passages: &[Passage]) -> String {
         .map(|p| {
             format!(
                 "<passage id=\"{}\">{}</passage>",
-                escape(&p.id),
-                escape(&p.text)
+                crate::text::escape_markup(&p.id),
+                fence_text(&p.text)
             )
         })
         .collect::<Vec<_>>()
@@ -215,80 +199,25 @@ fn validate(reply: &str, n_claims: usize, passages: &[Passage]) -> Result<Vec<St
     Ok(out)
 }
 
-enum CallError {
-    /// Do not retry (a 4xx other than 429).
-    Fatal(String),
-    /// Retry after at least this long.
-    Retry(String, Option<Duration>),
-}
-
-fn jitter(attempt: u32) -> f64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let h = (nanos as u64 ^ (attempt as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) % 1000;
-    0.5 + h as f64 / 1000.0
-}
-
 impl JudgeChecker {
     pub fn new(
         name: &str,
         s: JudgeSettings,
         cache: Option<Arc<Cache>>,
     ) -> Result<JudgeChecker, String> {
-        Self::with_placeholders(name, s, cache, &["{passages}", "{claims}"])
-    }
-
-    /// A client for another prompt (the LLM decomposer) over the same validated, retried calls.
-    pub fn with_placeholders(
-        name: &str,
-        s: JudgeSettings,
-        cache: Option<Arc<Cache>>,
-        placeholders: &[&str],
-    ) -> Result<JudgeChecker, String> {
-        let key = match &s.api_key_env {
-            Some(var) => Some(std::env::var(var).map_err(|_| {
-                format!("the environment variable {var} (api_key_env) is not set; export the API key under that name")
-            })?),
-            None => None,
-        };
-        let version: String = Sha256::digest(s.prompt.as_bytes())
-            .iter()
-            .take(6)
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        for needed in placeholders {
-            if !s.prompt.contains(needed) {
-                return Err(format!(
-                    "prompt {}: the template has no {needed} placeholder",
-                    s.prompt_path
-                ));
-            }
-        }
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(s.timeout))
-            .http_status_as_error(false)
-            .build()
-            .into();
+        let llm = LlmClient::new(s.llm.clone(), &["{passages}", "{claims}"])?;
         Ok(JudgeChecker {
             name: name.to_string(),
             s,
-            version,
-            key,
-            agent,
+            llm,
             cache,
-            usage: Mutex::new(JudgeUsage::default()),
+            counts: Mutex::new((0, 0)),
         })
     }
 
     /// The prompt's version: the first 12 hex digits of its SHA-256.
     pub fn prompt_version(&self) -> &str {
-        &self.version
-    }
-
-    pub fn usage(&self) -> JudgeUsage {
-        self.usage.lock().map(|u| u.clone()).unwrap_or_default()
+        self.llm.prompt_version()
     }
 
     fn fingerprint(&self) -> String {
@@ -299,15 +228,10 @@ impl JudgeChecker {
         };
         format!(
             "judge|{}|{}|{}|{mode}",
-            self.s.base_url, self.s.model, self.version
+            self.s.llm.base_url,
+            self.s.llm.model,
+            self.prompt_version()
         )
-    }
-
-    fn redact(&self, s: String) -> String {
-        match &self.key {
-            Some(k) if !k.is_empty() => s.replace(k.as_str(), "[redacted]"),
-            _ => s,
-        }
     }
 
     fn prompt(&self, passages: &[Passage], claims: &[&str]) -> String {
@@ -317,145 +241,15 @@ impl JudgeChecker {
             .map(|(i, c)| format!("{}. {}", i + 1, c.replace('\n', " ")))
             .collect::<Vec<_>>()
             .join("\n");
-        self.s
-            .prompt
-            .replace("{passages}", &render_passages(passages))
-            .replace("{claims}", &list)
-    }
-
-    /// One HTTP request; returns the reply text.
-    fn request(&self, prompt: &str) -> Result<String, CallError> {
-        let url = format!("{}/chat/completions", self.s.base_url.trim_end_matches('/'));
-        let body = json!({
-            "model": self.s.model,
-            "messages": [{"role": "user", "content": prompt}],
-            "temperature": 0,
-            "seed": 7,
-        })
-        .to_string();
-        let mut req = self
-            .agent
-            .post(&url)
-            .header("Content-Type", "application/json");
-        if let Some(k) = &self.key {
-            req = req.header("Authorization", &format!("Bearer {k}"));
-        }
-        let started = Instant::now();
-        let result = req.send(body);
-        if let Ok(mut u) = self.usage.lock() {
-            u.calls += 1;
-            u.millis += started.elapsed().as_millis() as u64;
-        }
-        let mut resp = match result {
-            Ok(r) => r,
-            Err(e) => return Err(CallError::Retry(self.redact(format!("{url}: {e}")), None)),
-        };
-        let status = resp.status().as_u16();
-        let retry_after = resp
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .map(|s| Duration::from_secs_f64(s.clamp(0.0, 300.0)));
-        let text = resp.body_mut().read_to_string().map_err(|e| {
-            CallError::Retry(self.redact(format!("{url}: reading the reply: {e}")), None)
-        })?;
-        if status == 429 || status >= 500 {
-            return Err(CallError::Retry(
-                self.redact(format!(
-                    "{url}: HTTP {status}: {}",
-                    text.chars().take(300).collect::<String>()
-                )),
-                retry_after,
-            ));
-        }
-        if status >= 400 {
-            return Err(CallError::Fatal(self.redact(format!(
-                "{url}: HTTP {status}: {}",
-                text.chars().take(500).collect::<String>()
-            ))));
-        }
-        let v: Value = serde_json::from_str(&text).map_err(|e| {
-            CallError::Retry(
-                format!("{url}: the server's response is not JSON ({e})"),
-                None,
-            )
-        })?;
-        if let Ok(mut u) = self.usage.lock() {
-            u.prompt_tokens += v["usage"]["prompt_tokens"].as_u64().unwrap_or(0);
-            u.completion_tokens += v["usage"]["completion_tokens"].as_u64().unwrap_or(0);
-        }
-        v["choices"][0]["message"]["content"]
-            .as_str()
-            .map(str::to_string)
-            .ok_or_else(|| {
-                CallError::Retry(
-                    format!("{url}: the response has no choices[0].message.content"),
-                    None,
-                )
-            })
+        self.llm
+            .fill(&[("passages", &render_passages(passages)), ("claims", &list)])
     }
 
     /// Judges a group of claims of one context set, retrying network faults and invalid replies.
-    fn judge(&self, passages: &[Passage], claims: &[&str]) -> Result<Vec<Stored>, String> {
+    fn judge(&self, passages: &[Passage], claims: &[&str]) -> Result<Vec<Stored>, CheckError> {
         let prompt = self.prompt(passages, claims);
-        self.complete(&prompt, &|reply| validate(reply, claims.len(), passages))
-    }
-
-    /// The template with `{name}` placeholders filled in.
-    pub fn fill(&self, values: &[(&str, &str)]) -> String {
-        values.iter().fold(self.s.prompt.clone(), |p, (k, v)| {
-            p.replace(&format!("{{{k}}}"), v)
-        })
-    }
-
-    /// Sends a prompt and checks the reply with `check`, retrying network faults and invalid
-    /// replies; after the last try, an error that keeps the raw reply.
-    pub fn complete<T>(
-        &self,
-        prompt: &str,
-        check: &dyn Fn(&str) -> Result<T, String>,
-    ) -> Result<T, String> {
-        let mut last = String::new();
-        for attempt in 0..=self.s.max_retries {
-            if attempt > 0 {
-                if let Ok(mut u) = self.usage.lock() {
-                    u.retries += 1;
-                }
-            }
-            if crate::interrupt::requested() {
-                return Err(crate::interrupt::INTERRUPTED.into());
-            }
-            match self.request(prompt) {
-                Ok(reply) => match check(&reply) {
-                    Ok(v) => return Ok(v),
-                    Err(why) => {
-                        last = format!(
-                            "invalid reply ({why}); raw reply: {}",
-                            reply.chars().take(600).collect::<String>()
-                        );
-                    }
-                },
-                Err(CallError::Fatal(msg)) => {
-                    return Err(format!("the server refused the request: {msg}"))
-                }
-                Err(CallError::Retry(msg, after)) => {
-                    last = msg;
-                    if attempt < self.s.max_retries {
-                        let backoff = self
-                            .s
-                            .backoff
-                            .mul_f64(2f64.powi(attempt as i32) * jitter(attempt));
-                        std::thread::sleep(after.map_or(backoff, |a| a.max(backoff.min(a))));
-                    }
-                    continue;
-                }
-            }
-        }
-        Err(format!(
-            "judge failed after {} attempts: {last}",
-            self.s.max_retries + 1
-        ))
+        self.llm
+            .complete(&prompt, &|reply| validate(reply, claims.len(), passages))
     }
 }
 
@@ -470,10 +264,10 @@ impl Checker for JudgeChecker {
 
     fn settings(&self) -> BTreeMap<String, String> {
         BTreeMap::from([
-            ("base_url".into(), self.s.base_url.clone()),
-            ("model".into(), self.s.model.clone()),
-            ("prompt".into(), self.s.prompt_path.clone()),
-            ("prompt_version".into(), self.version.clone()),
+            ("base_url".into(), self.s.llm.base_url.clone()),
+            ("model".into(), self.s.llm.model.clone()),
+            ("prompt".into(), self.s.llm.prompt_path.clone()),
+            ("prompt_version".into(), self.prompt_version().to_string()),
             (
                 "mode".into(),
                 if self.s.mode == Mode::Batch {
@@ -486,12 +280,13 @@ impl Checker for JudgeChecker {
     }
 
     fn notes(&self) -> Vec<String> {
-        let u = self.usage();
+        let u = self.llm.usage();
+        let (claims, cached) = self.counts.lock().map(|c| *c).unwrap_or_default();
         vec![format!(
             "{}: {} claims ({} from the cache); {} calls ({} retries), {} prompt + {} completion tokens, {:.1} s of requests",
             self.name,
-            u.claims,
-            u.cached,
+            claims,
+            cached,
             u.calls,
             u.retries,
             u.prompt_tokens,
@@ -512,7 +307,7 @@ impl Checker for JudgeChecker {
                 )
             })
             .collect();
-        let mut results: Vec<Option<Result<Stored, String>>> = vec![None; input.claims.len()];
+        let mut results: Vec<Option<Result<Stored, CheckError>>> = vec![None; input.claims.len()];
         // cache first; the rest grouped into calls
         let mut pending: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         let mut cached = 0;
@@ -549,11 +344,16 @@ impl Checker for JudgeChecker {
             })
             .collect();
         let queue = Mutex::new(tasks);
-        let done = Mutex::new(Vec::<(usize, Result<Stored, String>)>::new());
+        let done = Mutex::new(Vec::<(usize, Result<Stored, CheckError>)>::new());
         let finished = std::sync::atomic::AtomicUsize::new(cached);
         std::thread::scope(|scope| {
             let mut workers = Vec::new();
-            for _ in 0..self.s.concurrency.max(1) {
+            let threads = self
+                .s
+                .concurrency
+                .clamp(1, MAX_CONCURRENCY)
+                .min(queue.lock().map(|q| q.len()).unwrap_or(1).max(1));
+            for _ in 0..threads {
                 workers.push(scope.spawn(|| {
                     while let Some((ctx, idx)) = queue.lock().ok().and_then(|mut q| q.pop_front()) {
                         let passages = &input.contexts[ctx].passages;
@@ -572,7 +372,7 @@ impl Checker for JudgeChecker {
                                 })
                                 .collect();
                             if let Err(e) = cache.put_bytes(&fp, &rows) {
-                                eprintln!("{}: {e}", self.name);
+                                crate::notes::note(format!("{}: {e}", self.name));
                             }
                         }
                         let mut d = done.lock().expect("results lock");
@@ -599,15 +399,15 @@ impl Checker for JudgeChecker {
         for (i, r) in done.into_inner().unwrap_or_default() {
             results[i] = Some(r);
         }
-        if let Ok(mut u) = self.usage.lock() {
-            u.claims += input.claims.len() as u64;
-            u.cached += cached as u64;
+        if let Ok(mut c) = self.counts.lock() {
+            c.0 += input.claims.len() as u64;
+            c.1 += cached as u64;
         }
         progress(input.claims.len());
         results
             .into_iter()
             .map(|r| {
-                let s = r.unwrap_or_else(|| Err(crate::interrupt::INTERRUPTED.into()))?;
+                let s = r.unwrap_or(Err(CheckError::Interrupted))?;
                 let label = match s.label.as_str() {
                     "supported" => Label::Supported,
                     "contradicted" => Label::Contradicted,
@@ -623,8 +423,8 @@ impl Checker for JudgeChecker {
                     evidence,
                     reason: format!(
                         "judge ({} prompt {}): {}",
-                        self.s.model,
-                        self.version,
+                        self.s.llm.model,
+                        self.prompt_version(),
                         if s.quote.is_empty() {
                             "no quote".to_string()
                         } else {

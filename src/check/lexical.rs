@@ -26,9 +26,10 @@
 //! paraphrase, multiply or read across passages, and the report shows where that costs it.
 
 use super::windows::{passage_sentences, windows_of, Window};
+use super::ContextSet;
 use super::{CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
-use crate::mutate::find_word;
-use crate::suite::{Context, EntityGroup};
+use crate::suite::EntityGroup;
+use crate::text::find_word;
 use crate::text::{format_number, tokenize, NumberTag};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -205,7 +206,7 @@ struct ContextIndex {
 }
 
 impl ContextIndex {
-    fn build(ctx: &Context, max_sentences: usize) -> Self {
+    fn build(ctx: &ContextSet, max_sentences: usize) -> Self {
         let sents = passage_sentences(&ctx.passages);
         // every sentence is read once; a window's reading is the union of its sentences'
         let mut starts = Vec::with_capacity(sents.len());
@@ -350,7 +351,7 @@ impl LexicalChecker {
     fn check_one(
         &self,
         text: &str,
-        ctx: &Context,
+        ctx: &ContextSet,
         index: &ContextIndex,
         entities: &[EntityGroup],
     ) -> Verdict {
@@ -474,8 +475,8 @@ mod tests {
     use super::*;
     use crate::suite::Passage;
 
-    fn ctx() -> Context {
-        Context {
+    fn ctx() -> ContextSet {
+        ContextSet {
             id: "c".into(),
             question: None,
             passages: vec![
@@ -488,8 +489,6 @@ mod tests {
                     text: "Each user on the Team plan gets 50 GB of storage, pooled across the workspace.".into(),
                 },
             ],
-            faithful: vec![],
-            hard_cases: vec![],
         }
     }
 

@@ -13,9 +13,89 @@ pub mod onnx;
 pub mod similarity;
 pub mod windows;
 
-use crate::suite::{Context, EntityGroup};
+use crate::error::Exit;
+use crate::suite::{Context, EntityGroup, Passage};
 use serde::Serialize;
 use std::collections::BTreeMap;
+
+/// The passages that were in one prompt, as a checker sees them: no claim a person verified and
+/// no label. The runner builds these from a suite's contexts (or from a logged answer), so the
+/// compiler keeps expected labels away from every checker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextSet {
+    pub id: String,
+    pub question: Option<String>,
+    pub passages: Vec<Passage>,
+}
+
+impl ContextSet {
+    /// A context set of one passage (for `probe`).
+    pub fn single(id: &str, passage_id: &str, text: &str) -> ContextSet {
+        ContextSet {
+            id: id.into(),
+            question: None,
+            passages: vec![Passage {
+                id: passage_id.into(),
+                text: text.into(),
+            }],
+        }
+    }
+}
+
+impl From<&Context> for ContextSet {
+    fn from(c: &Context) -> Self {
+        ContextSet {
+            id: c.id.clone(),
+            question: c.question.clone(),
+            passages: c.passages.clone(),
+        }
+    }
+}
+
+/// Why a checker could not score a claim. Never a pass: the case is an `error` in every report.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckError {
+    /// Ctrl-C arrived before this claim was scored.
+    #[error("interrupted before this case was scored; rerun the same command to finish (verdicts already paid for are in the cache)")]
+    Interrupted,
+    /// The claim (or a sentence it must be read with) does not fit the model.
+    #[error("{0}")]
+    TooLong(String),
+    /// The model produced NaN or an infinity.
+    #[error("{0}")]
+    NonFinite(String),
+    /// The model or its runtime failed.
+    #[error("{0}")]
+    Model(String),
+    /// The verdict cache could not be read or written.
+    #[error("{0}")]
+    Cache(String),
+    /// The judge's server could not be reached or answered with an error.
+    #[error("{0}")]
+    Http(String),
+    /// The judge answered, but not with a valid verdict (after every retry).
+    #[error("{0}")]
+    InvalidReply(String),
+    /// The external checker program failed, exited early or wrote something unreadable.
+    #[error("{0}")]
+    Command(String),
+    /// The claim cannot be checked as given (an empty context set).
+    #[error("{0}")]
+    Input(String),
+    /// The checker returned fewer verdicts than claims.
+    #[error("the checker returned no verdict for this case")]
+    NoVerdict,
+}
+
+impl CheckError {
+    /// The exit code a run with this error ends with: 130 after Ctrl-C, else 3.
+    pub fn exit(&self) -> Exit {
+        match self {
+            CheckError::Interrupted => Exit::Interrupted,
+            _ => Exit::CheckerFailed,
+        }
+    }
+}
 
 /// What a checker says about a claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -59,7 +139,7 @@ pub struct Verdict {
 }
 
 /// A verdict, or why the checker could not score the claim. An error is never a pass.
-pub type CheckResult = Result<Verdict, String>;
+pub type CheckResult = Result<Verdict, CheckError>;
 
 /// One claim to check, against the passages of one context set.
 #[derive(Debug, Clone, Copy)]
@@ -70,7 +150,7 @@ pub struct ClaimToCheck<'a> {
 
 /// Everything a checker may read: the context sets, the suite's entity groups and the claims.
 pub struct CheckInput<'a> {
-    pub contexts: &'a [Context],
+    pub contexts: &'a [ContextSet],
     pub entities: &'a [EntityGroup],
     pub claims: Vec<ClaimToCheck<'a>>,
 }
@@ -93,17 +173,8 @@ pub trait Checker: Send + Sync {
 
     /// Scores one premise and claim and returns every number the checker has for the pair
     /// (label probabilities, a cosine, a coverage), for `faithgate probe`.
-    fn probe(&self, premise: &str, claim: &str) -> Result<Vec<(String, f64)>, String> {
-        let ctx = [crate::suite::Context {
-            id: "probe".into(),
-            question: None,
-            passages: vec![crate::suite::Passage {
-                id: "premise".into(),
-                text: premise.into(),
-            }],
-            faithful: vec![],
-            hard_cases: vec![],
-        }];
+    fn probe(&self, premise: &str, claim: &str) -> Result<Vec<(String, f64)>, CheckError> {
+        let ctx = [ContextSet::single("probe", "premise", premise)];
         let input = CheckInput {
             contexts: &ctx,
             entities: &[],

@@ -18,33 +18,13 @@
 use super::cache::Cache;
 use super::onnx::Model;
 use super::windows::{passage_sentences, windows_of, Window};
-use super::{CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
+use super::{CheckError, CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
 use crate::text::tokenize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-/// Settings of the NLI checker.
-#[derive(Debug, Clone)]
-pub struct NliSettings {
-    pub threshold: f64,
-    pub batch_size: usize,
-    pub threads: usize,
-    pub max_window_sentences: usize,
-}
-
-impl Default for NliSettings {
-    fn default() -> Self {
-        NliSettings {
-            threshold: 0.5,
-            batch_size: 32,
-            threads: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1),
-            max_window_sentences: 2,
-        }
-    }
-}
+pub use super::onnx::ModelSettings;
 
 /// What one run cost.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -76,10 +56,10 @@ impl ModelUse {
 }
 
 /// One model output per input (label probabilities or an embedding), or why it has none.
-pub type Output = Result<Vec<f32>, String>;
+pub type Output = Result<Vec<f32>, CheckError>;
 
 /// Scores one batch of keys: one output per key, or an error for the whole batch.
-pub type BatchScorer<'a> = dyn FnMut(&[&(String, String)]) -> Result<Vec<Output>, String> + 'a;
+pub type BatchScorer<'a> = dyn FnMut(&[&(String, String)]) -> Result<Vec<Output>, CheckError> + 'a;
 
 /// Scores inputs with the cache in front of the model: each distinct key once, misses sorted by
 /// length and batched, each batch stored as soon as it is scored. `run` maps one batch of keys
@@ -92,14 +72,15 @@ pub(crate) fn score_all(
     fingerprint: &str,
     usage: &mut ModelUse,
     run: &mut BatchScorer<'_>,
-) -> Result<Vec<Output>, String> {
+) -> Result<Vec<Output>, CheckError> {
     let mut out: Vec<Option<Output>> = vec![None; keys.len()];
     usage.needed += keys.len();
     let mut missing = Vec::new();
     for (i, (a, b)) in keys.iter().enumerate() {
         match cache
             .map(|c| c.get(fingerprint, a, b))
-            .transpose()?
+            .transpose()
+            .map_err(CheckError::Cache)?
             .flatten()
         {
             Some(v) => {
@@ -131,7 +112,7 @@ pub(crate) fn score_all(
                         .iter()
                         .map(|(a, b, v)| (*a, *b, v.as_slice()))
                         .collect();
-                    c.put_many(fingerprint, &refs)?;
+                    c.put_many(fingerprint, &refs).map_err(CheckError::Cache)?;
                 }
             }
             Err(e) => {
@@ -143,14 +124,16 @@ pub(crate) fn score_all(
     }
     Ok(out
         .into_iter()
-        .map(|o| o.unwrap_or_else(|| Err(crate::interrupt::INTERRUPTED.into())))
+        .map(|o| o.unwrap_or(Err(CheckError::Interrupted)))
         .collect())
 }
 
 /// Softmax in f32 with max-subtraction; non-finite logits are an error.
-pub fn softmax(logits: &[f32]) -> Result<Vec<f32>, String> {
+pub fn softmax(logits: &[f32]) -> Result<Vec<f32>, CheckError> {
     if logits.iter().any(|x| !x.is_finite()) {
-        return Err(format!("the model returned non-finite logits {logits:?}"));
+        return Err(CheckError::NonFinite(format!(
+            "the model returned non-finite logits {logits:?}"
+        )));
     }
     let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let exps: Vec<f32> = logits.iter().map(|x| (x - max).exp()).collect();
@@ -161,7 +144,7 @@ pub fn softmax(logits: &[f32]) -> Result<Vec<f32>, String> {
 pub struct NliChecker {
     name: String,
     model: Model,
-    settings: NliSettings,
+    settings: ModelSettings,
     entail: usize,
     contra: Option<usize>,
     cache: Option<Arc<Cache>>,
@@ -176,7 +159,7 @@ impl NliChecker {
     pub fn new(
         name: &str,
         dir: &Path,
-        settings: NliSettings,
+        settings: ModelSettings,
         cache: Option<Arc<Cache>>,
     ) -> Result<NliChecker, String> {
         let model = Model::load(dir, settings.threads)?;
@@ -213,34 +196,34 @@ impl NliChecker {
     }
 
     /// Label probabilities for a batch of pairs.
-    fn probabilities(
-        &self,
-        batch: &[&(String, String)],
-    ) -> Result<Vec<Result<Vec<f32>, String>>, String> {
+    fn probabilities(&self, batch: &[&(String, String)]) -> Result<Vec<Output>, CheckError> {
         let pairs: Vec<(&str, Option<&str>)> = batch
             .iter()
             .map(|(p, c)| (p.as_str(), Some(c.as_str())))
             .collect();
-        let (shape, data, _) = self.model.run(&pairs)?;
+        let (shape, data, _) = self.model.run(&pairs).map_err(CheckError::Model)?;
         let n_labels = self.model.labels.len();
         if shape.len() != 2 || shape[0] != batch.len() || shape[1] != n_labels {
-            return Err(format!(
+            return Err(CheckError::Model(format!(
                 "model {}: output shape {shape:?} does not match {} pairs x {n_labels} labels in config.json",
                 self.model.dir.display(),
                 batch.len()
-            ));
+            )));
         }
         Ok(data.chunks(n_labels).map(softmax).collect())
     }
 
     /// Every label's probability for one premise and claim, as given (no windows).
-    pub fn probe_pair(&self, premise: &str, claim: &str) -> Result<Vec<(String, f64)>, String> {
-        let len = self.model.token_len(premise, Some(claim))?;
+    pub fn probe_pair(&self, premise: &str, claim: &str) -> Result<Vec<(String, f64)>, CheckError> {
+        let len = self
+            .model
+            .token_len(premise, Some(claim))
+            .map_err(CheckError::Model)?;
         if len > self.model.max_len {
-            return Err(format!(
+            return Err(CheckError::TooLong(format!(
                 "premise plus claim is {len} tokens; the model takes {}",
                 self.model.max_len
-            ));
+            )));
         }
         let key = (premise.to_string(), claim.to_string());
         let probs = self.probabilities(&[&key])?.remove(0)?;
@@ -300,7 +283,7 @@ impl Checker for NliChecker {
         vec![self.last_use().note(&self.name, "premise-claim pairs")]
     }
 
-    fn probe(&self, premise: &str, claim: &str) -> Result<Vec<(String, f64)>, String> {
+    fn probe(&self, premise: &str, claim: &str) -> Result<Vec<(String, f64)>, CheckError> {
         self.probe_pair(premise, claim)
     }
 
@@ -324,7 +307,7 @@ impl Checker for NliChecker {
         let mut index: HashMap<(String, String), usize> = HashMap::new();
         let mut keys: Vec<(String, String)> = Vec::new();
         let mut lengths: Vec<usize> = Vec::new();
-        let mut claim_pairs: Vec<Result<Vec<(usize, usize)>, String>> = Vec::new(); // (window idx, pair idx)
+        let mut claim_pairs: Vec<Result<Vec<(usize, usize)>, CheckError>> = Vec::new(); // (window idx, pair idx)
         for c in &input.claims {
             let prep = &prepared[&c.context];
             let mut pairs = Vec::new();
@@ -337,7 +320,7 @@ impl Checker for NliChecker {
                         let len = match self.model.token_len(&w.text, Some(c.text)) {
                             Ok(l) => l,
                             Err(e) => {
-                                failure = Some(e);
+                                failure = Some(CheckError::Model(e));
                                 break;
                             }
                         };
@@ -350,10 +333,10 @@ impl Checker for NliChecker {
                 if lengths[pi] > self.model.max_len {
                     if w.len == 1 {
                         let ctx = &input.contexts[c.context];
-                        failure = Some(format!(
+                        failure = Some(CheckError::TooLong(format!(
                             "a sentence of passage {} plus the claim is {} tokens and the model takes {}; a single sentence cannot be narrowed further, so this case was not scored (nothing was truncated)",
                             ctx.passages[w.passage].id, lengths[pi], self.model.max_len
-                        ));
+                        )));
                         break;
                     }
                     continue; // narrowed: the window's shorter windows are scored instead
@@ -396,7 +379,7 @@ impl Checker for NliChecker {
                 r
             },
         );
-        let mut probs: HashMap<usize, Result<Vec<f32>, String>> = HashMap::new();
+        let mut probs: HashMap<usize, Output> = HashMap::new();
         match scored {
             Ok(results) => {
                 for (&pi, r) in used.iter().zip(results) {
@@ -432,7 +415,9 @@ impl Checker for NliChecker {
                     .iter()
                     .max_by(|a, b| a.1[self.entail].total_cmp(&b.1[self.entail]))
                 else {
-                    return Err("the context set has no sentence to check against".into());
+                    return Err(CheckError::Input(
+                        "the context set has no sentence to check against".into(),
+                    ));
                 };
                 let score = best_p[self.entail] as f64;
                 let evidence = |w: &Window| Evidence {

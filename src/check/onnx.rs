@@ -22,6 +22,30 @@ pub fn install_hint() -> String {
     format!("install it with `python3 -m pip install {ORT_WHEEL}`, or set ORT_DYLIB_PATH to a libonnxruntime.so")
 }
 
+/// Settings of a model checker (`nli` and `similarity` share them).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSettings {
+    /// `nli`: least entailment probability for `supported`; `similarity`: least cosine.
+    pub threshold: f64,
+    pub batch_size: usize,
+    pub threads: usize,
+    pub max_window_sentences: usize,
+}
+
+impl ModelSettings {
+    /// The defaults of a checker kind: threshold 0.5 for `nli`, 0.7 for `similarity`.
+    pub fn defaults(kind: &str) -> ModelSettings {
+        ModelSettings {
+            threshold: if kind == "similarity" { 0.7 } else { 0.5 },
+            batch_size: 32,
+            threads: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            max_window_sentences: 2,
+        }
+    }
+}
+
 /// Finds the ONNX Runtime shared library.
 pub fn find_runtime() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("ORT_DYLIB_PATH").filter(|p| !p.is_empty()) {

@@ -9,36 +9,17 @@ use super::cache::Cache;
 use super::nli::{score_all, ModelUse};
 use super::onnx::Model;
 use super::windows::{passage_sentences, windows_of, Window};
-use super::{CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
+use super::{CheckError, CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-#[derive(Debug, Clone)]
-pub struct SimilaritySettings {
-    pub threshold: f64,
-    pub batch_size: usize,
-    pub threads: usize,
-    pub max_window_sentences: usize,
-}
-
-impl Default for SimilaritySettings {
-    fn default() -> Self {
-        SimilaritySettings {
-            threshold: 0.7,
-            batch_size: 32,
-            threads: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1),
-            max_window_sentences: 2,
-        }
-    }
-}
+pub use super::onnx::ModelSettings;
 
 pub struct SimilarityChecker {
     name: String,
     model: Model,
-    settings: SimilaritySettings,
+    settings: ModelSettings,
     cache: Option<Arc<Cache>>,
     usage: Mutex<ModelUse>,
 }
@@ -49,11 +30,13 @@ pub fn pool(
     shape: &[usize],
     data: &[f32],
     mask: &ndarray::Array2<i64>,
-) -> Result<Vec<Vec<f32>>, String> {
-    let normalise = |mut v: Vec<f32>| -> Result<Vec<f32>, String> {
+) -> Result<Vec<Vec<f32>>, CheckError> {
+    let normalise = |mut v: Vec<f32>| -> Result<Vec<f32>, CheckError> {
         let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         if !norm.is_finite() || norm == 0.0 {
-            return Err("the model returned a zero or non-finite embedding".into());
+            return Err(CheckError::NonFinite(
+                "the model returned a zero or non-finite embedding".into(),
+            ));
         }
         v.iter_mut().for_each(|x| *x /= norm);
         Ok(v)
@@ -77,9 +60,9 @@ pub fn pool(
         [b, h] => (0..*b)
             .map(|i| normalise(data[i * h..(i + 1) * h].to_vec()))
             .collect(),
-        other => Err(format!(
+        other => Err(CheckError::Model(format!(
             "embedding output has shape {other:?}; expected [batch, sequence, hidden]"
-        )),
+        ))),
     }
 }
 
@@ -94,7 +77,7 @@ impl SimilarityChecker {
     pub fn new(
         name: &str,
         dir: &Path,
-        settings: SimilaritySettings,
+        settings: ModelSettings,
         cache: Option<Arc<Cache>>,
     ) -> Result<SimilarityChecker, String> {
         Ok(SimilarityChecker {
@@ -110,10 +93,10 @@ impl SimilarityChecker {
         format!("embed|{}|max{}", self.model.hash, self.model.max_len)
     }
 
-    fn lengths(&self, texts: &[String]) -> Result<Vec<usize>, String> {
+    fn lengths(&self, texts: &[String]) -> Result<Vec<usize>, CheckError> {
         texts
             .iter()
-            .map(|t| self.model.token_len(t, None))
+            .map(|t| self.model.token_len(t, None).map_err(CheckError::Model))
             .collect()
     }
 
@@ -123,7 +106,7 @@ impl SimilarityChecker {
         texts: &[String],
         lengths: &[usize],
         usage: &mut ModelUse,
-    ) -> Result<Vec<Result<Vec<f32>, String>>, String> {
+    ) -> Result<Vec<Result<Vec<f32>, CheckError>>, CheckError> {
         let keys: Vec<(String, String)> =
             texts.iter().map(|t| (String::new(), t.clone())).collect();
         score_all(
@@ -136,7 +119,7 @@ impl SimilarityChecker {
             &mut |batch| {
                 let items: Vec<(&str, Option<&str>)> =
                     batch.iter().map(|(_, t)| (t.as_str(), None)).collect();
-                let (shape, data, mask) = self.model.run(&items)?;
+                let (shape, data, mask) = self.model.run(&items).map_err(CheckError::Model)?;
                 Ok(pool(&shape, &data, &mask)?.into_iter().map(Ok).collect())
             },
         )
@@ -172,15 +155,15 @@ impl Checker for SimilarityChecker {
             .unwrap_or_default()]
     }
 
-    fn probe(&self, premise: &str, claim: &str) -> Result<Vec<(String, f64)>, String> {
+    fn probe(&self, premise: &str, claim: &str) -> Result<Vec<(String, f64)>, CheckError> {
         let mut usage = ModelUse::default();
         let texts = [premise.to_string(), claim.to_string()];
         let lengths = self.lengths(&texts)?;
         if let Some(len) = lengths.iter().find(|l| **l > self.model.max_len) {
-            return Err(format!(
+            return Err(CheckError::TooLong(format!(
                 "a text is {len} tokens; the model takes {}",
                 self.model.max_len
-            ));
+            )));
         }
         let e = self.embed(&texts, &lengths, &mut usage)?;
         let (a, b) = (e[0].clone()?, e[1].clone()?);
@@ -223,7 +206,7 @@ impl Checker for SimilarityChecker {
         let fits: Vec<usize> = (0..texts.len()).filter(|&i| lengths[i] <= max).collect();
         let fit_texts: Vec<String> = fits.iter().map(|&i| texts[i].clone()).collect();
         let fit_lengths: Vec<usize> = fits.iter().map(|&i| lengths[i]).collect();
-        let mut embedded: Vec<Option<Result<Vec<f32>, String>>> = vec![None; texts.len()];
+        let mut embedded: Vec<Option<Result<Vec<f32>, CheckError>>> = vec![None; texts.len()];
         match self.embed(&fit_texts, &fit_lengths, &mut usage) {
             Ok(e) => {
                 for (&i, r) in fits.iter().zip(e) {
@@ -244,10 +227,10 @@ impl Checker for SimilarityChecker {
                 let ce = match &embedded[claim_id] {
                     Some(r) => r.clone()?,
                     None => {
-                        return Err(format!(
+                        return Err(CheckError::TooLong(format!(
                             "the claim is {} tokens, longer than the model's {max}; it was not scored (nothing was truncated)",
                             lengths[claim_id]
-                        ))
+                        )))
                     }
                 };
                 let mut best: Option<(f64, &Window)> = None;
@@ -255,10 +238,10 @@ impl Checker for SimilarityChecker {
                     let w = &windows[&c.context][wi];
                     let Some(we) = &embedded[tid] else {
                         if w.len == 1 {
-                            return Err(format!(
+                            return Err(CheckError::TooLong(format!(
                                 "a sentence of passage {} is {} tokens, longer than the model's {max}; it cannot be narrowed, so this case was not scored",
                                 ctx.passages[w.passage].id, lengths[tid]
-                            ));
+                            )));
                         }
                         continue; // narrowed: its single sentences are compared instead
                     };
@@ -267,7 +250,9 @@ impl Checker for SimilarityChecker {
                         best = Some((s, w));
                     }
                 }
-                let (score, w) = best.ok_or("the context set has no sentence to compare with")?;
+                let (score, w) = best.ok_or_else(|| {
+                    CheckError::Input("the context set has no sentence to compare with".into())
+                })?;
                 Ok(Verdict {
                     label: if score >= self.settings.threshold { Label::Supported } else { Label::NotFound },
                     score: Some(score),

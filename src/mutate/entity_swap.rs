@@ -1,8 +1,9 @@
 //! `entity_swap`: exchange a named entity for another member of its suite entity group.
 
 use super::rules::{Alternatives, EntitySwapRules};
-use super::{find_word, Mutator};
+use super::Mutator;
 use crate::suite::EntityGroup;
+use crate::text::find_word;
 
 pub struct EntitySwap {
     rules: EntitySwapRules,

@@ -14,7 +14,7 @@ pub mod rules;
 use crate::error::{Error, Result};
 use crate::suite::{EntityGroup, ReviewKind, Suite};
 pub use rules::Rules;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet};
 
@@ -49,10 +49,35 @@ pub enum MutantReview {
 
 impl MutantReview {
     pub fn as_str(&self) -> &'static str {
+        self.state().as_str()
+    }
+
+    /// The review without its reason: what records store and roles are decided by.
+    pub fn state(&self) -> ReviewState {
         match self {
-            MutantReview::Fault => "fault",
-            MutantReview::Equivalent { .. } => "equivalent",
-            MutantReview::Unreviewed => "unreviewed",
+            MutantReview::Fault => ReviewState::Fault,
+            MutantReview::Equivalent { .. } => ReviewState::Equivalent,
+            MutantReview::Unreviewed => ReviewState::Unreviewed,
+        }
+    }
+}
+
+/// Where a mutant's review stands, without the reason: one definition shared by runs, records,
+/// comparisons, sweeps and reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewState {
+    Fault,
+    Equivalent,
+    Unreviewed,
+}
+
+impl ReviewState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewState::Fault => "fault",
+            ReviewState::Equivalent => "equivalent",
+            ReviewState::Unreviewed => "unreviewed",
         }
     }
 }
@@ -215,26 +240,6 @@ pub fn reviews_yaml(suite: &Suite, set: &MutantSet) -> String {
     out
 }
 
-/// Finds the first whole-word occurrence of `word` at or after byte `from`: it must not touch a
-/// letter or digit on either side.
-pub(crate) fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
-    let mut start = from;
-    while let Some(pos) = text[start..].find(word) {
-        let at = start + pos;
-        let before = text[..at].chars().next_back();
-        let after = text[at + word.len()..].chars().next();
-        let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
-        if boundary(before) && boundary(after) {
-            return Some(at);
-        }
-        start = at + word.len().max(1);
-        while !text.is_char_boundary(start) {
-            start += 1;
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,12 +251,5 @@ mod tests {
         assert_ne!(a, mutant_id("negation_flip", "f01", "x"));
         assert_eq!(a.len(), 10);
         assert!(a.starts_with("m-"));
-    }
-
-    #[test]
-    fn whole_words_only() {
-        assert_eq!(find_word("cannot can", "can", 0), Some(7));
-        assert_eq!(find_word("is this", "is", 0), Some(0));
-        assert_eq!(find_word("this", "is", 0), None);
     }
 }

@@ -1,8 +1,9 @@
 //! `negation_flip`: negate a positive claim, or make a negated claim positive.
 
 use super::rules::NegationFlipRules;
-use super::{find_word, Mutator};
+use super::Mutator;
 use crate::suite::EntityGroup;
+use crate::text::find_word;
 
 pub struct NegationFlip {
     rules: NegationFlipRules,

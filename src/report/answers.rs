@@ -3,6 +3,8 @@
 
 use super::{fmt_score, Paint};
 use crate::answers::score::{aggregate, AnswerComparison, Definition, ScoreRecord, Status};
+use crate::check::Label;
+use crate::text::escape_markup;
 use std::fmt::Write;
 
 fn opt(x: Option<f64>) -> String {
@@ -43,7 +45,7 @@ pub fn human(r: &ScoreRecord, defs: &[Definition], confidence: f64, paint: Paint
             let _ = writeln!(o, "  {}", paint.bad(e));
         }
         for c in &a.claims {
-            let v = c.verdict.as_deref().unwrap_or("error");
+            let v = c.verdict.map(Label::as_str).unwrap_or("error");
             let shown = format!("{v:<12}");
             let shown = if v == "supported" {
                 paint.good(&shown)
@@ -210,12 +212,12 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
             for cl in a
                 .claims
                 .iter()
-                .filter(|cl| cl.verdict.as_deref() != Some("supported"))
+                .filter(|cl| cl.verdict != Some(Label::Supported))
             {
                 let _ = writeln!(
                     o,
                     "    {:<12} {}",
-                    cl.verdict.as_deref().unwrap_or("error"),
+                    cl.verdict.map(Label::as_str).unwrap_or("error"),
                     cl.text
                 );
             }
@@ -251,13 +253,6 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
     o
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// A self-contained HTML page: the summary under each definition, then every answer with its
 /// claims, verdicts, evidence and number notes.
 pub fn html(r: &ScoreRecord, defs: &[Definition], confidence: f64) -> String {
@@ -267,9 +262,9 @@ body{{font-family:system-ui,sans-serif;max-width:1100px;margin:2rem auto;padding
 table{{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}} th,td{{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top}}
 th{{background:#f3f3f3}} .supported{{color:#1a7f37}} .bad{{color:#b42318;font-weight:600}} .note{{color:#555;font-size:.85rem}}
 </style></head><body><h1>faithgate score: {0}</h1><p class=\"note\">checker {1} · decomposer {2}</p>\n",
-        esc(&r.log),
-        esc(&r.checker),
-        esc(&r.decomposer)
+        escape_markup(&r.log),
+        escape_markup(&r.checker),
+        escape_markup(&r.decomposer)
     );
     o.push_str("<table><tr><th>measure</th>");
     for d in defs {
@@ -302,16 +297,16 @@ th{{background:#f3f3f3}} .supported{{color:#1a7f37}} .bad{{color:#b42318;font-we
         let _ = write!(
             o,
             "<h2>{}</h2><p><b>Q:</b> {}<br><b>A:</b> {}</p>",
-            esc(&a.id),
-            esc(&a.question),
-            esc(&a.answer)
+            escape_markup(&a.id),
+            escape_markup(&a.question),
+            escape_markup(&a.answer)
         );
         if a.refusal {
             o.push_str("<p class=\"note\">refusal: excluded from the averages</p>");
             continue;
         }
         if let Some(e) = &a.error {
-            let _ = write!(o, "<p class=\"bad\">{}</p>", esc(e));
+            let _ = write!(o, "<p class=\"bad\">{}</p>", escape_markup(e));
         }
         if a.claims.is_empty() {
             o.push_str("<p class=\"note\">no claims: not a perfect score</p>");
@@ -319,7 +314,7 @@ th{{background:#f3f3f3}} .supported{{color:#1a7f37}} .bad{{color:#b42318;font-we
         }
         o.push_str("<table><tr><th>verdict</th><th>score</th><th>claim</th><th>evidence</th><th>numbers</th></tr>");
         for c in &a.claims {
-            let v = c.verdict.as_deref().unwrap_or("error");
+            let v = c.verdict.map(Label::as_str).unwrap_or("error");
             let class = if v == "supported" { "supported" } else { "bad" };
             let ev = match (&c.evidence_passage, &c.evidence, &c.error) {
                 (_, _, Some(e)) => format!("error: {e}"),
@@ -338,9 +333,9 @@ th{{background:#f3f3f3}} .supported{{color:#1a7f37}} .bad{{color:#b42318;font-we
                 o,
                 "<tr><td class=\"{class}\">{v}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 fmt_score(c.score),
-                esc(&c.text),
-                esc(&ev),
-                esc(&nums.join("; "))
+                escape_markup(&c.text),
+                escape_markup(&ev),
+                escape_markup(&nums.join("; "))
             );
         }
         o.push_str("</table>\n");
@@ -349,7 +344,7 @@ th{{background:#f3f3f3}} .supported{{color:#1a7f37}} .bad{{color:#b42318;font-we
                 let _ = write!(
                     o,
                     "<p class=\"note\">review queue (may leave out): {}</p>",
-                    esc(&list.join(" · "))
+                    escape_markup(&list.join(" · "))
                 );
             }
         }

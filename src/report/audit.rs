@@ -3,10 +3,14 @@
 //! agreement with a person's labels, flaky cases, unreviewed mutants and fingerprints.
 
 use super::{fmt_ci, fmt_rate, fmt_score, fmt_settings};
+use crate::check::Label;
+use crate::mutate::ReviewState;
 use crate::record::{RecordCase, RecordRun};
+use crate::run::{CaseKind, Expected};
 use crate::stats::{cohen_kappa, Rate};
 use crate::summary::Summary;
 use crate::sweep::SweepResult;
+use crate::text::{escape_markup, escape_md_cell};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -47,14 +51,14 @@ fn hard_cases(a: &CheckerAudit) -> Vec<(&str, &RecordCase)> {
         .flat_map(|(r, _)| {
             r.cases
                 .iter()
-                .filter(|c| c.kind == "hard_case")
+                .filter(|c| c.kind == CaseKind::HardCase)
                 .map(move |c| (r.suite.as_str(), c))
         })
         .collect()
 }
 
 fn flagged(c: &RecordCase) -> Option<bool> {
-    c.verdict.as_deref().map(|v| v != "supported")
+    c.verdict.map(Label::flagged)
 }
 
 /// Cohen's kappa between the person and the checker on hard cases, on "supported" versus "not
@@ -62,7 +66,7 @@ fn flagged(c: &RecordCase) -> Option<bool> {
 pub fn kappa(a: &CheckerAudit) -> Option<f64> {
     let pairs: Vec<(bool, bool)> = hard_cases(a)
         .iter()
-        .filter_map(|(_, c)| flagged(c).map(|f| (c.expected != "supported", f)))
+        .filter_map(|(_, c)| flagged(c).map(|f| (c.expected != Expected::Supported, f)))
         .collect();
     cohen_kappa(&pairs)
 }
@@ -80,7 +84,7 @@ pub fn agreement(a: &CheckerAudit) -> Vec<Agreement> {
             flagged: 0,
             not_supported: 0,
         });
-        let ns = c.expected != "supported";
+        let ns = c.expected != Expected::Supported;
         e.n += 1;
         e.flagged += f as usize;
         e.not_supported += ns as usize;
@@ -109,25 +113,16 @@ struct Table {
     note: Option<String>,
 }
 
-fn html_esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
-
-fn tables(a: &CheckerAudit) -> Vec<Table> {
+/// The audit's tables of one checker: one per suite, then the tables across suites (the sweep
+/// section goes between the two).
+fn tables(a: &CheckerAudit) -> (Vec<Table>, Vec<Table>) {
     let mut out = Vec::new();
     for (run, summary) in &a.suites {
         let pct = (summary.confidence * 100.0).round();
         let mut rows = Vec::new();
         let (k, r, ci) = rate(&summary.false_alarms);
         rows.push(vec![
-            "false alarms on verified claims".into(),
+            "false alarms on faithful cases".into(),
             k,
             r,
             ci,
@@ -135,7 +130,7 @@ fn tables(a: &CheckerAudit) -> Vec<Table> {
             "-".into(),
         ]);
         for ft in &summary.fault_types {
-            if ft.mutants == 0 {
+            if ft.mutants == 0 && ft.hard_cases == 0 {
                 rows.push(vec![
                     format!("{} caught", ft.fault_type),
                     "no mutants".into(),
@@ -179,6 +174,7 @@ fn tables(a: &CheckerAudit) -> Vec<Table> {
             }),
         });
     }
+    let per_suite = std::mem::take(&mut out);
     let hard = hard_cases(a);
     if !hard.is_empty() {
         out.push(Table {
@@ -199,8 +195,8 @@ fn tables(a: &CheckerAudit) -> Vec<Table> {
                         s.to_string(),
                         c.id.clone(),
                         c.fault_type.clone().unwrap_or_default(),
-                        c.expected.clone(),
-                        c.verdict.clone().unwrap_or_else(|| "error".into()),
+                        c.expected.as_str().to_string(),
+                        c.verdict.map(Label::as_str).unwrap_or("error").to_string(),
                         fmt_score(c.score),
                         c.claim.clone(),
                     ]
@@ -227,7 +223,7 @@ fn tables(a: &CheckerAudit) -> Vec<Table> {
         .flat_map(|(r, _)| {
             r.cases
                 .iter()
-                .filter(|c| c.review.as_deref() == Some("unreviewed"))
+                .filter(|c| c.review == Some(ReviewState::Unreviewed))
                 .map(move |c| {
                     vec![
                         r.suite.clone(),
@@ -275,21 +271,7 @@ fn tables(a: &CheckerAudit) -> Vec<Table> {
         rows: fp,
         note: None,
     });
-    out
-}
-
-fn sweep_lines(a: &CheckerAudit) -> Vec<String> {
-    crate::sweep::render(&a.sweep, false)
-        .lines()
-        .filter(|l| {
-            l.starts_with("Recommended")
-                || l.starts_with("No threshold")
-                || l.starts_with("On the held-out")
-                || l.starts_with("warning")
-                || l.starts_with("Split")
-        })
-        .map(str::to_string)
-        .collect()
+    (per_suite, out)
 }
 
 /// The audit as one self-contained HTML page.
@@ -303,50 +285,46 @@ h1{{font-size:1.6rem}} h2{{margin-top:2.5rem;border-bottom:2px solid #ddd;paddin
 table{{border-collapse:collapse;margin:.6rem 0;font-size:.9rem}} th,td{{border:1px solid #ccc;padding:.3rem .55rem;text-align:left;vertical-align:top}}
 th{{background:#f3f3f3}} .note{{color:#555;font-size:.9rem}} .chart{{margin:1rem 0}}
 </style></head><body>\n<h1>{}</h1>\n<p class=\"note\">Rates carry Wilson intervals; a dozen cases find bugs in a checker but cannot choose a threshold. Errors count in no rate and never as passes.</p>\n",
-        html_esc(title),
-        html_esc(title)
+        escape_markup(title),
+        escape_markup(title)
     );
     for a in audits {
         let _ = writeln!(
             o,
             "<h2>Checker {} <small>({})</small></h2>",
-            html_esc(&a.checker),
-            html_esc(&a.kind)
+            escape_markup(&a.checker),
+            escape_markup(&a.kind)
         );
-        for t in tables(a) {
-            let _ = writeln!(o, "<h3>{}</h3>", html_esc(&t.title));
+        let (per_suite, across) = tables(a);
+        for (i, t) in per_suite.iter().chain(&across).enumerate() {
+            if i == per_suite.len() {
+                let _ = writeln!(
+                    o,
+                    "<h3>Threshold sweep (all suites together)</h3><div class=\"chart\">{}</div>",
+                    a.chart_svg
+                );
+                for l in crate::report::sweep::findings(&a.sweep) {
+                    let _ = writeln!(o, "<p class=\"note\">{}</p>", escape_markup(&l));
+                }
+            }
+            let _ = writeln!(o, "<h3>{}</h3>", escape_markup(&t.title));
             if !t.rows.is_empty() {
                 let _ = write!(o, "<table><thead><tr>");
                 for h in &t.head {
-                    let _ = write!(o, "<th>{}</th>", html_esc(h));
+                    let _ = write!(o, "<th>{}</th>", escape_markup(h));
                 }
                 let _ = writeln!(o, "</tr></thead><tbody>");
                 for r in &t.rows {
                     let _ = write!(o, "<tr>");
                     for c in r {
-                        let _ = write!(o, "<td>{}</td>", html_esc(c));
+                        let _ = write!(o, "<td>{}</td>", escape_markup(c));
                     }
                     let _ = writeln!(o, "</tr>");
                 }
                 let _ = writeln!(o, "</tbody></table>");
             }
             if let Some(n) = &t.note {
-                let _ = writeln!(o, "<p class=\"note\">{}</p>", html_esc(n));
-            }
-            if t.title.starts_with("Suite")
-                && a.suites
-                    .first()
-                    .map(|(r, _)| t.title.contains(&r.suite))
-                    .unwrap_or(false)
-            {
-                let _ = writeln!(
-                    o,
-                    "<h3>Threshold sweep</h3><div class=\"chart\">{}</div>",
-                    a.chart_svg
-                );
-                for l in sweep_lines(a) {
-                    let _ = writeln!(o, "<p class=\"note\">{}</p>", html_esc(&l));
-                }
+                let _ = writeln!(o, "<p class=\"note\">{}</p>", escape_markup(n));
             }
         }
     }
@@ -361,7 +339,18 @@ pub fn markdown(title: &str, audits: &[CheckerAudit], chart_files: &[String]) ->
     );
     for (i, a) in audits.iter().enumerate() {
         let _ = writeln!(o, "\n## Checker {} ({})", a.checker, a.kind);
-        for t in tables(a) {
+        let (per_suite, across) = tables(a);
+        for (j, t) in per_suite.iter().chain(&across).enumerate() {
+            if j == per_suite.len() {
+                let _ = writeln!(
+                    o,
+                    "\n### Threshold sweep (all suites together)\n\n![sweep]({})\n",
+                    chart_files.get(i).cloned().unwrap_or_default()
+                );
+                for l in crate::report::sweep::findings(&a.sweep) {
+                    let _ = writeln!(o, "- {l}");
+                }
+            }
             let _ = writeln!(o, "\n### {}\n", t.title);
             if !t.rows.is_empty() {
                 let _ = writeln!(
@@ -369,7 +358,7 @@ pub fn markdown(title: &str, audits: &[CheckerAudit], chart_files: &[String]) ->
                     "| {} |",
                     t.head
                         .iter()
-                        .map(|h| md_cell(h))
+                        .map(|h| escape_md_cell(h))
                         .collect::<Vec<_>>()
                         .join(" | ")
                 );
@@ -378,27 +367,15 @@ pub fn markdown(title: &str, audits: &[CheckerAudit], chart_files: &[String]) ->
                     let _ = writeln!(
                         o,
                         "| {} |",
-                        r.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | ")
+                        r.iter()
+                            .map(|c| escape_md_cell(c))
+                            .collect::<Vec<_>>()
+                            .join(" | ")
                     );
                 }
             }
             if let Some(n) = &t.note {
                 let _ = writeln!(o, "\n{n}");
-            }
-            if t.title.starts_with("Suite")
-                && a.suites
-                    .first()
-                    .map(|(r, _)| t.title.contains(&r.suite))
-                    .unwrap_or(false)
-            {
-                let _ = writeln!(
-                    o,
-                    "\n### Threshold sweep\n\n![sweep]({})\n",
-                    chart_files.get(i).cloned().unwrap_or_default()
-                );
-                for l in sweep_lines(a) {
-                    let _ = writeln!(o, "- {l}");
-                }
             }
         }
     }

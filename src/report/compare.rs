@@ -1,7 +1,9 @@
 //! Reports of a paired comparison: terminal, Markdown for a pull-request comment, JUnit.
 
 use super::{fmt_score, Paint};
+use crate::check::Label;
 use crate::compare::{Comparison, GroupRow};
+use crate::text::{escape_markup, escape_md_cell};
 use std::fmt::Write;
 
 use super::fmt_kn as side;
@@ -14,8 +16,12 @@ fn what(row: &GroupRow) -> &'static str {
     }
 }
 
-fn verdict(v: &Option<String>, s: Option<f64>) -> String {
-    format!("{} {}", v.as_deref().unwrap_or("error"), fmt_score(s))
+fn verdict(v: &Option<Label>, s: Option<f64>) -> String {
+    format!(
+        "{} {}",
+        v.map(Label::as_str).unwrap_or("error"),
+        fmt_score(s)
+    )
 }
 
 /// The terminal report.
@@ -67,7 +73,7 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
             let _ = writeln!(
                 o,
                 "  {:<16} {:<11} {:<18} base {:<18} candidate {:<18} {}",
-                r.change,
+                r.change.as_str(),
                 r.id,
                 r.fault_type.as_deref().unwrap_or(r.kind.as_str()),
                 verdict(&r.base_verdict, r.base_score),
@@ -109,10 +115,6 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
     o
 }
 
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
-
 /// Markdown for a pull-request comment.
 pub fn markdown(c: &Comparison) -> String {
     let mut o = String::new();
@@ -127,7 +129,7 @@ pub fn markdown(c: &Comparison) -> String {
         c.base, c.candidate
     );
     for f in &c.failures {
-        let _ = writeln!(o, "- **{}**", cell(f));
+        let _ = writeln!(o, "- **{}**", escape_md_cell(f));
     }
     if !c.failures.is_empty() {
         let _ = writeln!(o);
@@ -152,12 +154,12 @@ pub fn markdown(c: &Comparison) -> String {
             let _ = writeln!(
                 o,
                 "| {} | {} | {} | {} | {} | {} |",
-                r.change,
+                r.change.as_str(),
                 r.id,
                 r.fault_type.as_deref().unwrap_or(r.kind.as_str()),
                 verdict(&r.base_verdict, r.base_score),
                 verdict(&r.candidate_verdict, r.candidate_score),
-                cell(&r.claim)
+                escape_md_cell(&r.claim)
             );
         }
     }
@@ -169,13 +171,6 @@ pub fn markdown(c: &Comparison) -> String {
         );
     }
     o
-}
-
-pub(crate) fn xml(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// JUnit XML: one test case per regression group row, failing where the gate fails.
@@ -190,15 +185,15 @@ pub fn junit(c: &Comparison) -> String {
     let _ = writeln!(
         o,
         "  <testsuite name=\"{} vs {}\" tests=\"{}\" failures=\"{failures}\">",
-        xml(&c.base),
-        xml(&c.candidate),
+        escape_markup(&c.base),
+        escape_markup(&c.candidate),
         c.rows.len() + c.regressions.len()
     );
     for r in &c.rows {
         let _ = write!(
             o,
             "    <testcase classname=\"compare\" name=\"{}\">",
-            xml(&r.group)
+            escape_markup(&r.group)
         );
         if r.significantly_worse {
             let _ = write!(
@@ -213,13 +208,13 @@ pub fn junit(c: &Comparison) -> String {
         let _ = writeln!(
             o,
             "    <testcase classname=\"{}.{}\" name=\"{}\"><failure message=\"{}\">{}: base {} candidate {}</failure></testcase>",
-            xml(&r.suite),
-            xml(r.fault_type.as_deref().unwrap_or(&r.kind)),
-            xml(&r.id),
-            xml(&r.change),
-            xml(&r.claim),
-            xml(&verdict(&r.base_verdict, r.base_score)),
-            xml(&verdict(&r.candidate_verdict, r.candidate_score))
+            escape_markup(&r.suite),
+            escape_markup(r.fault_type.as_deref().unwrap_or(r.kind.as_str())),
+            escape_markup(&r.id),
+            escape_markup(r.change.as_str()),
+            escape_markup(&r.claim),
+            escape_markup(&verdict(&r.base_verdict, r.base_score)),
+            escape_markup(&verdict(&r.candidate_verdict, r.candidate_score))
         );
     }
     o.push_str("  </testsuite>\n</testsuites>\n");

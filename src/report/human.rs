@@ -3,7 +3,7 @@
 
 use super::{fmt_ci, fmt_rate, fmt_score, fmt_settings, Paint};
 use crate::mutate::MutantReview;
-use crate::run::{CaseKind, Outcome, SuiteRun};
+use crate::run::{CaseKind, Outcome, Role, SuiteRun};
 use crate::summary::Summary;
 use std::fmt::Write;
 
@@ -48,7 +48,13 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
     );
 
     let fa = &summary.false_alarms;
-    let _ = writeln!(o, "\n{}", paint.head("False alarms on verified claims"));
+    let _ = writeln!(
+        o,
+        "\n{}",
+        paint.head(
+            "False alarms on faithful cases (verified claims and hard cases labelled supported)"
+        )
+    );
     let _ = writeln!(
         o,
         "  {}/{}  rate {}  {pct}% CI {}",
@@ -67,14 +73,14 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
     );
     let _ = writeln!(
         o,
-        "  {:<18} {:>7}  {:>5}  {:<13} {:>10}  {:>10}  {:>6}",
-        "fault type", "caught", "rate", "CI", "equivalent", "unreviewed", "errors"
+        "  {:<20} {:>7}  {:>5}  {:<13} {:>4}  {:>10}  {:>14}  {:>6}",
+        "fault type", "caught", "rate", "CI", "hard", "equivalent", "unreviewed", "errors"
     );
     for row in &summary.fault_types {
-        if row.mutants == 0 {
+        if row.mutants == 0 && row.hard_cases == 0 {
             let _ = writeln!(
                 o,
-                "  {:<18} {}",
+                "  {:<20} {}",
                 row.fault_type,
                 paint.dim("no mutants on this suite (no claim matches its rules)")
             );
@@ -87,14 +93,51 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
         };
         let _ = writeln!(
             o,
-            "  {:<18} {:>7}  {:>5}  {:<13} {:>10}  {:>10}  {:>6}",
+            "  {:<20} {:>7}  {:>5}  {:<13} {:>4}  {:>10}  {:>14}  {:>6}",
             row.fault_type,
             format!("{}/{}", row.caught.k, row.caught.n),
             fmt_rate(row.caught.rate),
             fmt_ci(row.caught.ci_low, row.caught.ci_high),
+            row.hard_cases,
             row.equivalent,
             unreviewed,
             row.errors
+        );
+    }
+    let all = &summary.all_faults;
+    let _ = writeln!(
+        o,
+        "  {:<20} {:>7}  {:>5}  {}",
+        "all faults",
+        format!("{}/{}", all.k, all.n),
+        fmt_rate(all.rate),
+        fmt_ci(all.ci_low, all.ci_high),
+    );
+    let _ = writeln!(
+        o,
+        "  {}",
+        paint.dim("(a row counts mutants reviewed `fault` and, under `hard`, hard cases of that type not labelled supported)")
+    );
+    if let Some(rows) = &summary.provisional {
+        let _ = writeln!(
+            o,
+            "\n{}",
+            paint.head("PROVISIONAL catch rate: no mutant is reviewed yet, so every unreviewed mutant is treated as a fault")
+        );
+        for p in rows {
+            let _ = writeln!(
+                o,
+                "  {:<20} {:>7}  {:>5}  {}",
+                p.fault_type,
+                format!("{}/{}", p.flagged.k, p.flagged.n),
+                fmt_rate(p.flagged.rate),
+                fmt_ci(p.flagged.ci_low, p.flagged.ci_high),
+            );
+        }
+        let _ = writeln!(
+            o,
+            "  {}",
+            paint.dim("Some mutants may still be faithful: review them (`faithgate mutants SUITE --format yaml`) before trusting these rates.")
         );
     }
 
@@ -136,11 +179,9 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
             }
         }
     };
-    listed(&mut o, "Missed faults", &|r| {
-        r.outcome == Outcome::Missed && r.case.kind == CaseKind::Mutant
-    });
+    listed(&mut o, "Missed faults", &|r| r.outcome == Outcome::Missed);
     listed(&mut o, "False alarms", &|r| {
-        r.outcome == Outcome::FalseAlarm && r.case.kind == CaseKind::Original
+        r.outcome == Outcome::FalseAlarm && r.case.role() == Role::FalseAlarmOpportunity
     });
     listed(
         &mut o,
@@ -149,8 +190,8 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
     );
     listed(
         &mut o,
-        "Unreviewed mutants (counted apart: review them in the suite)",
-        &|r| r.case.review == Some(MutantReview::Unreviewed),
+        "Unreviewed mutants (in no rate until a person reviews them)",
+        &|r| r.case.role() == Role::Unreviewed,
     );
 
     let hard: Vec<_> = run
@@ -177,7 +218,7 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
                 Ok(v) => (v.label.as_str(), fmt_score(v.score)),
                 Err(_) => ("error", "-".into()),
             };
-            let agree = matches!(r.outcome, Outcome::Passed | Outcome::Caught);
+            let agree = r.outcome.good();
             let shown = format!("{label:<13}");
             let _ = writeln!(
                 o,
@@ -208,7 +249,11 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
         let mut by_type: std::collections::BTreeMap<String, usize> = Default::default();
         for f in &run.flaky {
             *by_type
-                .entry(f.fault_type.clone().unwrap_or_else(|| f.kind.clone()))
+                .entry(
+                    f.fault_type
+                        .clone()
+                        .unwrap_or_else(|| f.kind.as_str().to_string()),
+                )
                 .or_default() += 1;
         }
         for (t, n) in by_type {

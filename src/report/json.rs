@@ -19,7 +19,13 @@ pub fn to_value(run: &SuiteRun, summary: &Summary) -> Value {
                     json!(v.reason),
                     Value::Null,
                 ),
-                Err(e) => (Value::Null, Value::Null, Value::Null, Value::Null, json!(e)),
+                Err(e) => (
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    json!(e.to_string()),
+                ),
             };
             let (review, why) = match &r.case.review {
                 None => (Value::Null, Value::Null),
@@ -40,6 +46,7 @@ pub fn to_value(run: &SuiteRun, summary: &Summary) -> Value {
                 "evidence": evidence,
                 "reason": reason,
                 "error": error,
+                "role": r.case.role(),
                 "outcome": r.outcome.as_str(),
             })
         })

@@ -1,10 +1,10 @@
 //! JUnit XML for `run`: one test case per case; missed faults and false alarms fail, cases the
 //! checker could not score are errors, equivalent and unreviewed mutants are skipped (not scored).
 
-use super::compare::xml;
 use super::fmt_score;
 use crate::mutate::MutantReview;
 use crate::run::{Outcome, SuiteRun};
+use crate::text::escape_markup;
 use std::fmt::Write;
 
 /// The `<testsuite>` element of one suite's run.
@@ -24,7 +24,7 @@ pub fn testsuite(run: &SuiteRun) -> String {
     let _ = writeln!(
         o,
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"{}\">",
-        xml(&format!("{} · {}", run.suite, run.checker)),
+        escape_markup(&format!("{} · {}", run.suite, run.checker)),
         run.results.len(),
         run.errors()
     );
@@ -41,8 +41,8 @@ pub fn testsuite(run: &SuiteRun) -> String {
         let _ = write!(
             o,
             "    <testcase classname=\"{}\" name=\"{}\">",
-            xml(&class),
-            xml(&format!("{}: {}", r.case.id, r.case.claim))
+            escape_markup(&class),
+            escape_markup(&format!("{}: {}", r.case.id, r.case.claim))
         );
         let apart = match &r.case.review {
             Some(MutantReview::Equivalent { why }) => {
@@ -53,11 +53,16 @@ pub fn testsuite(run: &SuiteRun) -> String {
         };
         match (r.outcome, apart) {
             (_, Some(msg)) => {
-                let _ = write!(o, "<skipped message=\"{}\"/>", xml(&msg));
+                let _ = write!(o, "<skipped message=\"{}\"/>", escape_markup(&msg));
             }
             (Outcome::Error, None) => {
-                let msg = r.result.as_ref().err().cloned().unwrap_or_default();
-                let _ = write!(o, "<error message=\"{}\"/>", xml(&msg));
+                let msg = r
+                    .result
+                    .as_ref()
+                    .err()
+                    .map(|e| e.to_string())
+                    .unwrap_or_default();
+                let _ = write!(o, "<error message=\"{}\"/>", escape_markup(&msg));
             }
             (Outcome::Missed, None) => {
                 let _ = write!(o, "<failure message=\"missed fault: checker said {label} ({score}), expected {}\"/>", r.case.expected.as_str());

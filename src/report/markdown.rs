@@ -1,13 +1,10 @@
 //! Markdown: a summary fit for a pull-request comment.
 
 use super::{fmt_ci, fmt_rate, fmt_score, fmt_settings};
-use crate::run::{CaseKind, Outcome, SuiteRun};
+use crate::run::{Outcome, Role, SuiteRun};
 use crate::summary::Summary;
+use crate::text::escape_md_cell;
 use std::fmt::Write;
-
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|")
-}
 
 /// Renders one suite's run as Markdown.
 pub fn render(run: &SuiteRun, summary: &Summary) -> String {
@@ -25,14 +22,14 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
     let _ = writeln!(o, "| measure | k/n | rate | {pct}% CI |\n|---|---|---|---|");
     let _ = writeln!(
         o,
-        "| false alarms on verified claims | {}/{} | {} | {} |",
+        "| false alarms on faithful cases | {}/{} | {} | {} |",
         fa.k,
         fa.n,
         fmt_rate(fa.rate),
         fmt_ci(fa.ci_low, fa.ci_high)
     );
     for row in &summary.fault_types {
-        if row.mutants == 0 {
+        if row.mutants == 0 && row.hard_cases == 0 {
             let _ = writeln!(o, "| {} caught | no mutants | - | - |", row.fault_type);
             continue;
         }
@@ -46,18 +43,40 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
             fmt_ci(row.caught.ci_low, row.caught.ci_high)
         );
     }
+    let all = &summary.all_faults;
+    let _ = writeln!(
+        o,
+        "| all faults caught | {}/{} | {} | {} |",
+        all.k,
+        all.n,
+        fmt_rate(all.rate),
+        fmt_ci(all.ci_low, all.ci_high)
+    );
+    if let Some(rows) = &summary.provisional {
+        let _ = writeln!(
+            o,
+            "\n**Provisional** (no mutant reviewed yet; unreviewed mutants treated as faults):\n\n| fault type | flagged | rate | {pct}% CI |\n|---|---|---|---|"
+        );
+        for p in rows {
+            let _ = writeln!(
+                o,
+                "| {} | {}/{} | {} | {} |",
+                p.fault_type,
+                p.flagged.k,
+                p.flagged.n,
+                fmt_rate(p.flagged.rate),
+                fmt_ci(p.flagged.ci_low, p.flagged.ci_high)
+            );
+        }
+    }
     let missed: Vec<_> = run
         .results
         .iter()
         .filter(|r| {
-            r.case.kind != CaseKind::HardCase
+            matches!(r.case.role(), Role::FalseAlarmOpportunity | Role::Fault)
                 && matches!(
                     r.outcome,
                     Outcome::Missed | Outcome::FalseAlarm | Outcome::Error
-                )
-                && !matches!(
-                    r.case.review,
-                    Some(crate::mutate::MutantReview::Equivalent { .. })
                 )
         })
         .collect();
@@ -80,7 +99,7 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
                 r.outcome.as_str(),
                 label,
                 score,
-                cell(&r.case.claim)
+                escape_md_cell(&r.case.claim)
             );
         }
         let _ = writeln!(o, "\n</details>");

@@ -8,17 +8,9 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod svg;
+pub mod sweep;
 
 use owo_colors::OwoColorize;
-
-/// Output format of `run`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Human,
-    Json,
-    Markdown,
-    Junit,
-}
 
 /// Colours for human output; off means plain text.
 #[derive(Debug, Clone, Copy)]

@@ -6,17 +6,12 @@
 //! polygons and a few labels, which SVG does natively.
 
 use crate::stats::sweep::SweepPoint;
+use crate::text::escape_markup;
 use std::fmt::Write;
 
 const PALETTE: [&str; 8] = [
     "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
 ];
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
 
 /// Renders the chart; `marker` is a recommended threshold's point, if any.
 pub fn sweep_chart(title: &str, points: &[SweepPoint], marker: Option<&SweepPoint>) -> String {
@@ -35,7 +30,7 @@ pub fn sweep_chart(title: &str, points: &[SweepPoint], marker: Option<&SweepPoin
     let _ = writeln!(
         o,
         r#"<text x="{left}" y="24" font-size="15" font-weight="bold">{}</text>"#,
-        esc(title)
+        escape_markup(title)
     );
     // grid and axes
     for i in 0..=4 {
@@ -147,7 +142,7 @@ pub fn sweep_chart(title: &str, points: &[SweepPoint], marker: Option<&SweepPoin
             lx + 22.0,
             lx + 28.0,
             ly + 4.0,
-            esc(ft)
+            escape_markup(ft)
         );
     }
     if let Some(m) = marker {

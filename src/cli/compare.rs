@@ -1,0 +1,132 @@
+//! `faithgate compare`: two records case by case (exact McNemar on the changes), or two checkers
+//! run on the same suites and compared.
+
+use super::{CacheArgs, ConfidenceArg, Ctx};
+use clap::{Args, ValueEnum};
+use faithgate::answers::score::{compare_answers, Definition};
+use faithgate::compare;
+use faithgate::error::{Error, Exit};
+use faithgate::record::{AnyRecord, Record};
+use faithgate::report;
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompareFormat {
+    Human,
+    Json,
+    /// For a pull-request comment.
+    Markdown,
+    /// JUnit XML: a failing test case per gating row that got significantly worse.
+    Junit,
+}
+
+/// Compare two run records case by case (exact McNemar on the changes), or run two checkers on
+/// suites and compare them. Exit 1 when the candidate is significantly worse on any fault type or
+/// on false alarms, or newly misses more faults than allowed.
+#[derive(Args)]
+pub struct CompareArgs {
+    /// BASE.json CANDIDATE.json (run or score records), or suite files with --checker A
+    /// --checker B.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Base checker, then candidate checker (run both on the suites given).
+    #[arg(long = "checker")]
+    pub checkers: Vec<String>,
+    /// Significance level of the gate.
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// Fail when more faults than this are newly missed.
+    #[arg(long, default_value_t = 0)]
+    pub max_new_misses: u64,
+    #[arg(long, value_enum, default_value_t = CompareFormat::Human)]
+    pub format: CompareFormat,
+    #[command(flatten)]
+    pub confidence: ConfidenceArg,
+    /// Folder of mutator rule files (with --checker).
+    #[arg(long)]
+    pub mutators: Option<PathBuf>,
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
+    let confidence = args.confidence.checked()?;
+    let alpha = args.alpha;
+    if !(alpha > 0.0 && alpha < 1.0) {
+        return Err(Error::Usage(format!("--alpha {alpha} must be between 0 and 1")).into());
+    }
+    let (base, candidate) = match args.checkers.len() {
+        0 => {
+            if args.inputs.len() != 2 {
+                return Err(Error::Usage(
+                    "compare takes two records (BASE.json CANDIDATE.json), or --checker A --checker B and suites".into(),
+                )
+                .into());
+            }
+            // each file is read once and says what it is
+            match (
+                AnyRecord::load(&args.inputs[0])?,
+                AnyRecord::load(&args.inputs[1])?,
+            ) {
+                (AnyRecord::Run(b), AnyRecord::Run(c)) => (b, c),
+                (AnyRecord::Score(b), AnyRecord::Score(c)) => {
+                    let cmp = compare_answers(
+                        &b,
+                        &c,
+                        Definition::Strict,
+                        alpha,
+                        args.max_new_misses,
+                        confidence,
+                    );
+                    match args.format {
+                        CompareFormat::Json => println!("{}", serde_json::to_string(&cmp)?),
+                        _ => print!("{}", report::answers::comparison(&cmp, ctx.paint())),
+                    }
+                    return Ok(cmp.exit_code());
+                }
+                _ => {
+                    return Err(Error::Usage(format!(
+                        "{} and {} are records of different kinds (one a run record, one a score record); compare two of the same kind",
+                        args.inputs[0].display(),
+                        args.inputs[1].display()
+                    ))
+                    .into())
+                }
+            }
+        }
+        2 => {
+            let config = ctx.config()?;
+            let suites = super::SuiteArgs {
+                suites: args.inputs.clone(),
+                mutators: args.mutators.clone(),
+            };
+            let loaded = super::load_all(&config, &suites)?;
+            let mut records = Vec::new();
+            for name in &args.checkers {
+                let checker = config.checker(name, args.cache.path())?;
+                let runs = super::score_suites(&loaded, checker.as_ref());
+                if faithgate::interrupt::requested() {
+                    return Ok(super::interrupted(&runs, args.cache.path()));
+                }
+                records.push(Record::new(super::records(&loaded, &runs)));
+            }
+            let c = records.pop().expect("two records");
+            (records.pop().expect("two records"), c)
+        }
+        n => {
+            return Err(Error::Usage(format!(
+                "compare takes --checker exactly twice (base, then candidate), not {n} times"
+            ))
+            .into())
+        }
+    };
+    let cmp = compare::compare(&base, &candidate, alpha, args.max_new_misses, confidence);
+    let text = match args.format {
+        CompareFormat::Human => report::compare::human(&cmp, ctx.paint()),
+        CompareFormat::Json => serde_json::to_string(&cmp)? + "\n",
+        CompareFormat::Markdown => report::compare::markdown(&cmp),
+        CompareFormat::Junit => report::compare::junit(&cmp),
+    };
+    print!("{text}");
+    Ok(cmp.exit_code())
+}

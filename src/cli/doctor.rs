@@ -1,0 +1,83 @@
+//! `faithgate doctor`: what faithgate found and what to fix. It always starts: a broken config is
+//! one of the problems it reports, never a reason not to run.
+
+use super::Ctx;
+use faithgate::check::onnx::{self, Model};
+use faithgate::config::CheckerConfig;
+use faithgate::error::Exit;
+
+pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
+    let mut ok = true;
+    match onnx::runtime() {
+        Ok(rt) => println!(
+            "onnx runtime: {} (version {})",
+            rt.path.display(),
+            onnx::runtime_version(&rt.path)
+        ),
+        Err(e) => {
+            ok = false;
+            println!("onnx runtime: MISSING: {e}");
+        }
+    }
+    let config = match ctx.config() {
+        Ok(c) => c,
+        Err(e) => {
+            println!("config: PROBLEM: {e}");
+            println!("checker lexical: built in, always available");
+            return Ok(Exit::Usage);
+        }
+    };
+    match &config.path {
+        Some(p) => println!("config: {}", p.display()),
+        None => println!("config: none (no ./faithgate.yaml; only the built-in `lexical` checker)"),
+    }
+    println!("checker lexical: built in, always available");
+    for (name, c) in &config.checkers {
+        let problems = config.problems(name);
+        if !problems.is_empty() {
+            ok = false;
+            for p in problems {
+                println!("checker {name}: PROBLEM: {p}");
+            }
+            continue;
+        }
+        let Some(dir) = config.model_dir(name) else {
+            println!("checker {name}: kind {}", c.kind());
+            continue;
+        };
+        match Model::load(&dir, 1) {
+            Ok(m) => {
+                println!(
+                    "checker {name}: kind {}, model {} (sha256 {}…, max {} tokens)",
+                    c.kind(),
+                    dir.display(),
+                    m.hash,
+                    m.max_len
+                );
+                for p in &m.inputs {
+                    println!("  input  {:<20} {}", p.name, p.description);
+                }
+                for p in &m.outputs {
+                    println!("  output {:<20} {}", p.name, p.description);
+                }
+                if matches!(c, CheckerConfig::Nli(_)) {
+                    println!("  labels {}", m.labels.join(", "));
+                    if !m.labels.iter().any(|l| l.contains("entail")) {
+                        ok = false;
+                        println!("  PROBLEM: no entailment label in config.json id2label; export the model with its labels (optimum does)");
+                    }
+                }
+            }
+            Err(e) => {
+                ok = false;
+                println!("checker {name}: PROBLEM: {e}");
+            }
+        }
+    }
+    if ok {
+        println!("all good");
+        Ok(Exit::Ok)
+    } else {
+        Ok(Exit::Usage)
+    }
+}

@@ -1,0 +1,244 @@
+//! The command line: one file per command, each with its clap `Args` and `fn run`. This module
+//! holds what several commands share: the flags they have in common (flattened into each
+//! command's `Args`), loading suites before anything runs, scoring them with progress, and the
+//! context every command gets (config path, colour). Clap stays in this layer.
+
+pub mod compare;
+pub mod decompose_eval;
+pub mod doctor;
+pub mod mutants;
+pub mod omissions_eval;
+pub mod probe;
+pub mod report;
+pub mod run;
+pub mod score;
+pub mod snapshot;
+pub mod stats;
+pub mod sweep;
+
+use clap::{Args, ValueEnum};
+use faithgate::check::Checker;
+use faithgate::config::Config;
+use faithgate::error::{Error, Exit};
+use faithgate::mutate::{self, MutantSet};
+use faithgate::record::RecordRun;
+use faithgate::report::Paint;
+use faithgate::run::{run_suite, SuiteRun};
+use faithgate::suite::Suite;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What every command gets besides its own flags.
+pub struct Ctx {
+    pub config_path: Option<PathBuf>,
+    pub color: ColorChoice,
+}
+
+impl Ctx {
+    /// The config, loaded when a command needs it (never for `stats`).
+    pub fn config(&self) -> Result<Config, Error> {
+        Config::load(self.config_path.as_deref())
+    }
+
+    /// Colour for stdout.
+    pub fn paint(&self) -> Paint {
+        Paint {
+            color: color_on(self.color, std::io::stdout().is_terminal()),
+        }
+    }
+
+    /// Colour for stderr.
+    pub fn stderr_color(&self) -> bool {
+        color_on(self.color, std::io::stderr().is_terminal())
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+fn color_on(choice: ColorChoice, terminal: bool) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    }
+}
+
+/// True when the `CI` variable says this is a CI run: set, non-empty, and not `false` or `0`.
+pub fn in_ci() -> bool {
+    std::env::var("CI")
+        .map(|v| {
+            let v = v.trim().to_ascii_lowercase();
+            !(v.is_empty() || v == "false" || v == "0")
+        })
+        .unwrap_or(false)
+}
+
+/// Suites and the mutator rules to read them with.
+#[derive(Args)]
+pub struct SuiteArgs {
+    /// Suite files (YAML).
+    #[arg(required = true)]
+    pub suites: Vec<PathBuf>,
+    /// Folder of mutator rule files (default: `mutators:` in faithgate.yaml, else the built-in
+    /// rules from mutators/).
+    #[arg(long)]
+    pub mutators: Option<PathBuf>,
+}
+
+/// The verdict cache of model and judge checkers.
+#[derive(Args)]
+pub struct CacheArgs {
+    /// Verdict cache file for model and judge checkers.
+    #[arg(long, default_value = faithgate::check::cache::DEFAULT_CACHE)]
+    pub cache: PathBuf,
+    /// Do not read or write the verdict cache.
+    #[arg(long, conflicts_with = "cache")]
+    pub no_cache: bool,
+}
+
+impl CacheArgs {
+    pub fn path(&self) -> Option<&Path> {
+        (!self.no_cache).then_some(self.cache.as_path())
+    }
+}
+
+/// The confidence level of every interval.
+#[derive(Args)]
+pub struct ConfidenceArg {
+    /// Confidence level of the Wilson intervals (between 0 and 1).
+    #[arg(long, default_value_t = 0.95)]
+    pub confidence: f64,
+}
+
+impl ConfidenceArg {
+    pub fn checked(&self) -> Result<f64, Error> {
+        check_confidence(self.confidence)
+    }
+}
+
+pub fn check_confidence(c: f64) -> Result<f64, Error> {
+    if c > 0.0 && c < 1.0 {
+        Ok(c)
+    } else {
+        Err(Error::Usage(format!(
+            "--confidence {c} must be between 0 and 1 (e.g. 0.95)"
+        )))
+    }
+}
+
+/// Loads every suite and its mutants before anything runs, so bad input writes nothing.
+pub fn load_all(config: &Config, args: &SuiteArgs) -> Result<Vec<(Suite, MutantSet)>, Error> {
+    let rules = config.rules(args.mutators.as_deref())?;
+    let loaded: Vec<(Suite, MutantSet)> = args
+        .suites
+        .iter()
+        .map(|p| {
+            let suite = Suite::load(p)?;
+            let set = mutate::generate(&suite, &rules)?;
+            Ok((suite, set))
+        })
+        .collect::<Result<_, Error>>()?;
+    // two suites of one name would share snapshot and record keys
+    for (i, (s, _)) in loaded.iter().enumerate() {
+        if let Some((other, _)) = loaded[..i].iter().find(|(o, _)| o.name == s.name) {
+            return Err(Error::Usage(format!(
+                "{} and {} are both named `{}`; suites compared, snapshotted or recorded together need distinct names",
+                other.path.display(),
+                s.path.display(),
+                s.name
+            )));
+        }
+    }
+    Ok(loaded)
+}
+
+/// Runs a checker over every loaded suite, with progress and cost notes on stderr. When stderr
+/// is not a terminal, a plain progress line is printed every few seconds instead of a bar.
+pub fn score_suites(loaded: &[(Suite, MutantSet)], checker: &dyn Checker) -> Vec<SuiteRun> {
+    let mut runs = Vec::new();
+    let terminal = std::io::stderr().is_terminal();
+    for (suite, set) in loaded {
+        let bar = if terminal {
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr())
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        bar.set_message(format!("{} · {}", suite.name, checker.name()));
+        let started = Instant::now();
+        let mut last_line = Instant::now();
+        let run = run_suite(suite, set, checker, &mut |done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            if !terminal && last_line.elapsed() >= Duration::from_secs(5) && done < total {
+                last_line = Instant::now();
+                eprintln!(
+                    "{}: {done} of {total} cases scored ({:.0?})",
+                    suite.name,
+                    started.elapsed()
+                );
+            }
+        });
+        bar.finish_and_clear();
+        eprintln!(
+            "{}: scored {} cases with {} in {:.2?}",
+            suite.name,
+            run.results.len(),
+            checker.name(),
+            started.elapsed()
+        );
+        for note in checker.notes() {
+            eprintln!("{}: {note}", suite.name);
+        }
+        runs.push(run);
+    }
+    runs
+}
+
+/// The records of runs over loaded suites, in order.
+pub fn records(loaded: &[(Suite, MutantSet)], runs: &[SuiteRun]) -> Vec<RecordRun> {
+    loaded
+        .iter()
+        .zip(runs)
+        .map(|((suite, _), run)| RecordRun::from_run(run, &suite.sha256))
+        .collect()
+}
+
+/// The worst exit code of the runs: 130 after Ctrl-C, 3 when a case could not be scored.
+pub fn runs_exit(runs: &[SuiteRun]) -> Exit {
+    runs.iter()
+        .map(SuiteRun::exit_code)
+        .max_by_key(|e| e.code())
+        .unwrap_or(Exit::Ok)
+}
+
+/// After Ctrl-C: says what was scored and how to finish; writes no report, record or snapshot.
+pub fn interrupted(runs: &[SuiteRun], cache: Option<&Path>) -> Exit {
+    let total: usize = runs.iter().map(|r| r.results.len()).sum();
+    let unscored: usize = runs
+        .iter()
+        .flat_map(|r| &r.results)
+        .filter(|r| matches!(r.result, Err(faithgate::check::CheckError::Interrupted)))
+        .count();
+    eprintln!(
+        "interrupted: {} of {total} cases scored, {unscored} not; no report was written. {}",
+        total - unscored,
+        match cache {
+            Some(p) => format!("Verdicts already paid for are in {}: rerun the same command to finish.", p.display()),
+            None => "Run without --no-cache to keep verdicts across runs; rerun the same command to finish.".into(),
+        }
+    );
+    Exit::Interrupted
+}
+
+/// Writes a finished output file atomically and says so on stderr.
+pub fn write_output(path: &Path, bytes: &[u8], what: &str) -> Result<(), Error> {
+    faithgate::write::write_atomic(path, bytes)?;
+    eprintln!("{what} written: {}", path.display());
+    Ok(())
+}

@@ -1,0 +1,68 @@
+//! `faithgate omissions-eval`: precision and recall of the omissions check on labelled answers.
+
+use super::Ctx;
+use clap::Args;
+use faithgate::answers::decompose::parse_claims;
+use faithgate::answers::eval::{evaluate_omissions, load_omission_cases};
+use faithgate::check::judge::render_passages;
+use faithgate::error::Exit;
+use std::path::PathBuf;
+
+/// Measure the omissions check against answers whose omitted conditions a person labelled:
+/// precision and recall of its flags.
+#[derive(Args)]
+pub struct OmissionsEvalArgs {
+    /// Answers with the omissions a person confirmed (YAML).
+    pub file: PathBuf,
+    /// The judge checker whose server and model run the check.
+    #[arg(long)]
+    pub omissions: String,
+    /// The prompt template of the omissions check.
+    #[arg(long, default_value = "prompts/omissions-v1.md")]
+    pub omissions_prompt: PathBuf,
+}
+
+pub fn run(args: OmissionsEvalArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
+    let config = ctx.config()?;
+    let cases = load_omission_cases(&args.file)?;
+    let client = config.llm_client(
+        &args.omissions,
+        &args.omissions_prompt,
+        &["{question}", "{answer}", "{passages}"],
+    )?;
+    let flags: Vec<Result<Vec<String>, String>> = cases
+        .iter()
+        .map(|c| {
+            let a = c.logged();
+            let prompt = client.fill(&[
+                ("question", &a.question),
+                ("answer", &a.answer),
+                ("passages", &render_passages(&a.passages())),
+            ]);
+            client
+                .complete(&prompt, &parse_claims)
+                .map_err(|e| e.to_string())
+        })
+        .collect();
+    let e = evaluate_omissions(&cases, &flags);
+    let f = |x: Option<f64>| x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
+    println!(
+        "omissions check on {} answers: {} flags, {} match an omission a person confirmed (precision {}); {} of {} confirmed omissions found (recall {})",
+        e.answers, e.flagged, e.true_flags, f(e.precision), e.found, e.confirmed, f(e.recall)
+    );
+    for (id, flag, hit) in &e.flags {
+        println!(
+            "  {:<14} {:<6} {flag}",
+            id,
+            if *hit { "real" } else { "noise" }
+        );
+    }
+    for (id, err) in &e.errors {
+        println!("  {id:<14} error  {err}");
+    }
+    Ok(if e.errors.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::CheckerFailed
+    })
+}

@@ -1,0 +1,139 @@
+//! `faithgate run`: score every verified claim, hard case and mutant of the suites and report.
+
+use super::{CacheArgs, ConfidenceArg, Ctx, SuiteArgs};
+use anyhow::Context as _;
+use clap::{Args, ValueEnum};
+use faithgate::error::{Error, Exit};
+use faithgate::record::Record;
+use faithgate::report;
+use faithgate::run::SuiteRun;
+use faithgate::snapshot::{self, SnapshotStatus};
+use faithgate::summary::summarize;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunFormat {
+    Human,
+    /// One JSON object per suite per line.
+    Json,
+    /// A summary fit for a pull-request comment.
+    Markdown,
+    /// JUnit XML: missed faults and false alarms fail, errors are errors.
+    Junit,
+}
+
+/// Score every verified claim, hard case and mutant of the suites and report false alarms and
+/// catch rates with Wilson intervals.
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub suites: SuiteArgs,
+    /// Checker name: `lexical` (built in) or one configured in faithgate.yaml.
+    #[arg(long, default_value = "lexical")]
+    pub checker: String,
+    #[arg(long, value_enum, default_value_t = RunFormat::Human)]
+    pub format: RunFormat,
+    #[command(flatten)]
+    pub confidence: ConfidenceArg,
+    /// Write (or compare) one snapshot per suite and checker in this folder.
+    #[arg(long)]
+    pub snapshot: Option<PathBuf>,
+    /// With --snapshot: exit 1 when a snapshot changed (also when CI is set).
+    #[arg(long, requires = "snapshot")]
+    pub check: bool,
+    #[command(flatten)]
+    pub cache: CacheArgs,
+    /// Save a run record (every case, verdict, score, outcome, fingerprints) for `compare`.
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+    /// Score every case N times (repeats bypass the cache) and report cases whose verdict
+    /// changed.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+}
+
+pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
+    let confidence = args.confidence.checked()?;
+    if args.repeat == 0 {
+        return Err(Error::Usage("--repeat must be at least 1".into()).into());
+    }
+    let config = ctx.config()?;
+    let loaded = super::load_all(&config, &args.suites)?;
+    let checker = config.checker(&args.checker, args.cache.path())?;
+    let strict = args.check || super::in_ci();
+    let mut runs = super::score_suites(&loaded, checker.as_ref());
+    if args.repeat > 1 && !faithgate::interrupt::requested() {
+        // repeats measure the checker, not the cache
+        let fresh = config.checker(checker.name(), None)?;
+        let mut extra: Vec<Vec<SuiteRun>> = vec![Vec::new(); runs.len()];
+        for _ in 1..args.repeat {
+            for (i, r) in super::score_suites(&loaded, fresh.as_ref())
+                .into_iter()
+                .enumerate()
+            {
+                extra[i].push(r);
+            }
+        }
+        for (run, rest) in runs.iter_mut().zip(&extra) {
+            run.add_repeats(rest);
+        }
+    }
+    if faithgate::interrupt::requested() || runs.iter().any(SuiteRun::interrupted) {
+        return Ok(super::interrupted(&runs, args.cache.path()));
+    }
+    let mut exit = super::runs_exit(&runs);
+    let mut out = String::new();
+    let mut junit = Vec::new();
+    for run in &runs {
+        let summary = summarize(run, confidence);
+        match args.format {
+            RunFormat::Human => {
+                out.push_str(&report::human::render(run, &summary, ctx.paint()));
+                if loaded.len() > 1 {
+                    out.push('\n');
+                }
+            }
+            RunFormat::Json => out.push_str(&report::json::render(run, &summary)),
+            RunFormat::Markdown => out.push_str(&report::markdown::render(run, &summary)),
+            RunFormat::Junit => junit.push(report::junit::testsuite(run)),
+        }
+    }
+    if args.format == RunFormat::Junit {
+        out.push_str(&report::junit::document(&junit));
+    }
+    // files first, all or nothing: a failed write is exit 4 and nothing half-written
+    if let Some(path) = &args.record {
+        Record::new(super::records(&loaded, &runs)).write(path)?;
+        eprintln!("record written: {}", path.display());
+    }
+    if let Some(dir) = &args.snapshot {
+        for run in &runs {
+            match snapshot::write(dir, run, strict, ctx.stderr_color())? {
+                SnapshotStatus::Created(p) => eprintln!("snapshot written: {}", p.display()),
+                SnapshotStatus::Unchanged(p) => eprintln!("snapshot unchanged: {}", p.display()),
+                SnapshotStatus::Changed {
+                    path,
+                    new_path,
+                    diff,
+                } => {
+                    eprintln!(
+                        "snapshot changed: {} (new verdicts in {}; accept with `faithgate snapshot accept {}`)",
+                        path.display(),
+                        new_path.display(),
+                        dir.display()
+                    );
+                    eprint!("{diff}");
+                    if strict && exit == Exit::Ok {
+                        exit = Exit::GateFailed;
+                    }
+                }
+            }
+        }
+    }
+    std::io::stdout()
+        .lock()
+        .write_all(out.as_bytes())
+        .context("writing the report")?;
+    Ok(exit)
+}

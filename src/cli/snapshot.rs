@@ -1,0 +1,29 @@
+//! `faithgate snapshot accept`: promote reviewed snapshot changes.
+
+use clap::Subcommand;
+use faithgate::error::Exit;
+use faithgate::snapshot;
+use std::path::PathBuf;
+
+/// Manage snapshots.
+#[derive(Subcommand)]
+pub enum SnapshotAction {
+    /// Promote every `.snap.new` in the folder over its `.snap`.
+    Accept {
+        /// The snapshot folder.
+        #[arg(default_value = "snapshots")]
+        dir: PathBuf,
+    },
+}
+
+pub fn run(action: SnapshotAction) -> anyhow::Result<Exit> {
+    let SnapshotAction::Accept { dir } = action;
+    let done = snapshot::accept(&dir)?;
+    if done.is_empty() {
+        println!("no .snap.new files in {}", dir.display());
+    }
+    for p in done {
+        println!("accepted {}", p.display());
+    }
+    Ok(Exit::Ok)
+}

@@ -1,0 +1,452 @@
+//! The OpenAI-compatible chat-completions client that the judge, the LLM decomposer and the
+//! omissions check share: one request per prompt at temperature 0 with a fixed seed, retries with
+//! backoff for network faults, 429 and 5xx (honouring `Retry-After`, capped by `max_wait`),
+//! validation of every reply by the caller's check (retried when invalid), and redaction of the
+//! API key (and any 8-character piece of it) from every string that leaves this module, before
+//! anything is cut short. Every wait is interruptible by Ctrl-C.
+
+use crate::check::CheckError;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The longest any single wait (backoff or `Retry-After`) may last unless configured otherwise.
+pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(60);
+
+/// Connection settings for one endpoint and prompt template.
+#[derive(Debug, Clone)]
+pub struct LlmSettings {
+    pub base_url: String,
+    pub model: String,
+    /// Name of the environment variable holding the API key (never the key itself).
+    pub api_key_env: Option<String>,
+    pub prompt_path: String,
+    pub prompt: String,
+    pub timeout: Duration,
+    pub max_retries: u32,
+    /// First backoff; doubles each retry, with jitter.
+    pub backoff: Duration,
+    /// Cap on any one wait between tries, whatever the server's `Retry-After` says.
+    pub max_wait: Duration,
+}
+
+/// Calls, tokens and time spent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LlmUsage {
+    pub calls: u64,
+    pub retries: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub millis: u64,
+}
+
+/// A client for one endpoint and one prompt template.
+pub struct LlmClient {
+    s: LlmSettings,
+    version: String,
+    key: Option<String>,
+    agent: ureq::Agent,
+    usage: Mutex<LlmUsage>,
+}
+
+enum CallError {
+    /// Do not retry (a 4xx other than 429).
+    Fatal(String),
+    /// Retry after at least this long.
+    Retry(String, Option<Duration>),
+}
+
+/// The longest reply or error body kept in a message, after redaction.
+const KEEP_CHARS: usize = 600;
+
+fn jitter(attempt: u32) -> f64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let h = (nanos as u64 ^ (attempt as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) % 1000;
+    0.5 + h as f64 / 1000.0
+}
+
+/// Sleeps for `d`, waking every 100 ms to see whether Ctrl-C asked to stop. True if it did.
+pub fn sleep_interruptibly(d: Duration) -> bool {
+    let until = Instant::now() + d;
+    loop {
+        if crate::interrupt::requested() {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= until {
+            return false;
+        }
+        std::thread::sleep((until - now).min(Duration::from_millis(100)));
+    }
+}
+
+/// `Retry-After` as seconds or as an HTTP date; anything else (NaN, negative, garbage) is None.
+pub fn parse_retry_after(v: &str) -> Option<Duration> {
+    let v = v.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    if let Ok(secs) = v.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(1e6)));
+    }
+    httpdate(v).map(|t| {
+        t.duration_since(std::time::SystemTime::now())
+            .unwrap_or(Duration::ZERO)
+    })
+}
+
+/// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form RFC 9110 requires senders to use.
+fn httpdate(v: &str) -> Option<std::time::SystemTime> {
+    let parts: Vec<&str> = v.split_whitespace().collect();
+    let [_, day, month, year, time, "GMT"] = parts.as_slice() else {
+        return None;
+    };
+    let day: u64 = day.parse().ok()?;
+    let month = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
+    .iter()
+    .position(|m| m == month)? as u64
+        + 1;
+    let year: u64 = year.parse().ok()?;
+    let hms: Vec<u64> = time.split(':').filter_map(|x| x.parse().ok()).collect();
+    let [h, m, s] = hms.as_slice() else {
+        return None;
+    };
+    if !(1970..10000).contains(&year) || !(1..=31).contains(&day) || *h > 23 || *m > 59 || *s > 60 {
+        return None;
+    }
+    // days from the civil date (Howard Hinnant's algorithm)
+    let (y, mo) = if month <= 2 {
+        (year - 1, month + 9)
+    } else {
+        (year, month - 3)
+    };
+    let era = y / 400;
+    let yoe = y - era * 400;
+    let doy = (153 * mo + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(std::time::UNIX_EPOCH + Duration::from_secs(days * 86_400 + h * 3600 + m * 60 + s))
+}
+
+/// Replaces `key` and every run of 8 or more of its consecutive characters in `text` with
+/// `[redacted]`, so no partial key survives either.
+pub fn redact(text: &str, key: &str) -> String {
+    const PIECE: usize = 8;
+    let k: Vec<char> = key.chars().collect();
+    if k.is_empty() {
+        return text.to_string();
+    }
+    if k.len() < PIECE {
+        return text.replace(key, "[redacted]");
+    }
+    let t: Vec<char> = text.chars().collect();
+    let mut hidden = vec![false; t.len()];
+    let pieces: std::collections::HashSet<&[char]> = k.windows(PIECE).collect();
+    for start in 0..t.len().saturating_sub(PIECE - 1) {
+        if pieces.contains(&t[start..start + PIECE]) {
+            hidden[start..start + PIECE]
+                .iter_mut()
+                .for_each(|h| *h = true);
+        }
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < t.len() {
+        if hidden[i] {
+            out.push_str("[redacted]");
+            while i < t.len() && hidden[i] {
+                i += 1;
+            }
+        } else {
+            out.push(t[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn cut(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        s.chars().take(n).collect::<String>() + "…"
+    }
+}
+
+/// Fills `{name}` placeholders of a template in one pass: values are inserted as they are and
+/// never scanned again, so a passage that contains `{claims}` stays text.
+pub fn render_template(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let hit = after.find('}').and_then(|close| {
+            let name = &after[..close];
+            values
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (close, *v))
+        });
+        match hit {
+            Some((close, v)) => {
+                out.push_str(v);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+impl LlmClient {
+    /// A client whose template must contain each of `placeholders` (e.g. `{passages}`). Reads the
+    /// API key from the variable `api_key_env` names.
+    pub fn new(s: LlmSettings, placeholders: &[&str]) -> Result<LlmClient, String> {
+        let key = match &s.api_key_env {
+            Some(var) => Some(std::env::var(var).map_err(|_| {
+                format!("the environment variable {var} (api_key_env) is not set; export the API key under that name")
+            })?),
+            None => None,
+        };
+        for needed in placeholders {
+            if !s.prompt.contains(needed) {
+                return Err(format!(
+                    "prompt {}: the template has no {needed} placeholder",
+                    s.prompt_path
+                ));
+            }
+        }
+        let version: String = Sha256::digest(s.prompt.as_bytes())
+            .iter()
+            .take(6)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(s.timeout))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        Ok(LlmClient {
+            s,
+            version,
+            key,
+            agent,
+            usage: Mutex::new(LlmUsage::default()),
+        })
+    }
+
+    pub fn settings(&self) -> &LlmSettings {
+        &self.s
+    }
+
+    /// The prompt's version: the first 12 hex digits of its SHA-256.
+    pub fn prompt_version(&self) -> &str {
+        &self.version
+    }
+
+    pub fn usage(&self) -> LlmUsage {
+        self.usage.lock().map(|u| u.clone()).unwrap_or_default()
+    }
+
+    /// The template with `{name}` placeholders filled in, in one pass.
+    pub fn fill(&self, values: &[(&str, &str)]) -> String {
+        render_template(&self.s.prompt, values)
+    }
+
+    /// Removes the API key, and any 8-character piece of it, from a string.
+    pub fn redact(&self, s: &str) -> String {
+        match &self.key {
+            Some(k) => redact(s, k),
+            None => s.to_string(),
+        }
+    }
+
+    /// One HTTP request; returns the reply text. Every message is redacted, then cut.
+    fn request(&self, prompt: &str) -> Result<String, CallError> {
+        let url = format!("{}/chat/completions", self.s.base_url.trim_end_matches('/'));
+        let body = json!({
+            "model": self.s.model,
+            "messages": [{"role": "user", "content": prompt}],
+            "temperature": 0,
+            "seed": 7,
+        })
+        .to_string();
+        let mut req = self
+            .agent
+            .post(&url)
+            .header("Content-Type", "application/json");
+        if let Some(k) = &self.key {
+            req = req.header("Authorization", &format!("Bearer {k}"));
+        }
+        let started = Instant::now();
+        let result = req.send(body);
+        if let Ok(mut u) = self.usage.lock() {
+            u.calls += 1;
+            u.millis += started.elapsed().as_millis() as u64;
+        }
+        let say = |m: String| cut(&self.redact(&m), KEEP_CHARS);
+        let mut resp = match result {
+            Ok(r) => r,
+            Err(e) => return Err(CallError::Retry(say(format!("{url}: {e}")), None)),
+        };
+        let status = resp.status().as_u16();
+        let retry_after = resp
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(parse_retry_after);
+        let text = resp
+            .body_mut()
+            .read_to_string()
+            .map_err(|e| CallError::Retry(say(format!("{url}: reading the reply: {e}")), None))?;
+        if status == 429 || status >= 500 {
+            return Err(CallError::Retry(
+                say(format!("{url}: HTTP {status}: {text}")),
+                retry_after,
+            ));
+        }
+        if status >= 400 {
+            return Err(CallError::Fatal(say(format!(
+                "{url}: HTTP {status}: {text}"
+            ))));
+        }
+        let v: Value = serde_json::from_str(&text).map_err(|e| {
+            CallError::Retry(
+                say(format!("{url}: the server's response is not JSON ({e})")),
+                None,
+            )
+        })?;
+        if let Ok(mut u) = self.usage.lock() {
+            u.prompt_tokens += v["usage"]["prompt_tokens"].as_u64().unwrap_or(0);
+            u.completion_tokens += v["usage"]["completion_tokens"].as_u64().unwrap_or(0);
+        }
+        v["choices"][0]["message"]["content"]
+            .as_str()
+            .map(|s| self.redact(s))
+            .ok_or_else(|| {
+                CallError::Retry(
+                    format!("{url}: the response has no choices[0].message.content"),
+                    None,
+                )
+            })
+    }
+
+    /// Sends a prompt and checks the reply with `check`, retrying network faults and invalid
+    /// replies; after the last try, an error that keeps the (redacted) raw reply.
+    pub fn complete<T>(
+        &self,
+        prompt: &str,
+        check: &dyn Fn(&str) -> Result<T, String>,
+    ) -> Result<T, CheckError> {
+        let mut last = CheckError::Http(String::new());
+        for attempt in 0..=self.s.max_retries {
+            if attempt > 0 {
+                if let Ok(mut u) = self.usage.lock() {
+                    u.retries += 1;
+                }
+            }
+            if crate::interrupt::requested() {
+                return Err(CheckError::Interrupted);
+            }
+            let wait = match self.request(prompt) {
+                Ok(reply) => match check(&reply) {
+                    Ok(v) => return Ok(v),
+                    Err(why) => {
+                        last = CheckError::InvalidReply(format!(
+                            "invalid reply ({}); raw reply: {}",
+                            self.redact(&why),
+                            cut(&reply, KEEP_CHARS)
+                        ));
+                        None
+                    }
+                },
+                Err(CallError::Fatal(msg)) => {
+                    return Err(CheckError::Http(format!(
+                        "the server refused the request: {msg}"
+                    )))
+                }
+                Err(CallError::Retry(msg, after)) => {
+                    last = CheckError::Http(msg);
+                    Some(after)
+                }
+            };
+            if attempt < self.s.max_retries {
+                if let Some(after) = wait {
+                    let backoff = self
+                        .s
+                        .backoff
+                        .mul_f64(2f64.powi(attempt.min(30) as i32) * jitter(attempt));
+                    let d = after.map_or(backoff, |a| a.max(backoff.min(a)));
+                    if sleep_interruptibly(d.min(self.s.max_wait)) {
+                        return Err(CheckError::Interrupted);
+                    }
+                }
+            }
+        }
+        let tries = self.s.max_retries + 1;
+        Err(match last {
+            CheckError::InvalidReply(m) => {
+                CheckError::InvalidReply(format!("failed after {tries} attempts: {m}"))
+            }
+            CheckError::Http(m) => CheckError::Http(format!("failed after {tries} attempts: {m}")),
+            other => other,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_and_every_eight_character_piece_of_it_are_redacted() {
+        let key = "sk-live-0123456789abcdef";
+        let text = format!("echo: Bearer {key} / cut: {} / short: sk-l", &key[..12]);
+        let r = redact(&text, key);
+        assert!(!r.contains("0123"), "{r}");
+        assert!(!r.contains("sk-live-"), "{r}");
+        assert!(r.contains("short: sk-l"), "{r}");
+        for i in 0..key.len() - 8 {
+            assert!(!r.contains(&key[i..i + 8]), "{r}");
+        }
+    }
+
+    #[test]
+    fn templates_are_filled_in_one_pass() {
+        let t = "P: {passages}\nC: {claims}\nkeep {this}";
+        let r = render_template(
+            t,
+            &[("passages", "text with {claims} in it"), ("claims", "1. x")],
+        );
+        assert_eq!(r, "P: text with {claims} in it\nC: 1. x\nkeep {this}");
+    }
+
+    #[test]
+    fn retry_after_reads_seconds_and_dates_and_ignores_garbage() {
+        assert_eq!(parse_retry_after("3"), Some(Duration::from_secs(3)));
+        assert_eq!(parse_retry_after("NaN"), None);
+        assert_eq!(parse_retry_after("-1"), None);
+        assert_eq!(parse_retry_after("inf"), None);
+        assert_eq!(parse_retry_after("soon"), None);
+        // a date in the past means: now
+        assert_eq!(
+            parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(
+            httpdate("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Some(std::time::UNIX_EPOCH + Duration::from_secs(784_111_777))
+        );
+    }
+}

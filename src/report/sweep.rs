@@ -1,0 +1,133 @@
+//! The sweep as text: the table (human, or Markdown for a pull request) and its findings. The
+//! audit report renders the same findings from the same data, never from this text.
+
+use super::fmt_kn as rate;
+use crate::sweep::SweepResult;
+use std::fmt::Write;
+
+/// The human (and Markdown-friendly) table and findings.
+pub fn render(s: &SweepResult, markdown: bool) -> String {
+    let mut o = String::new();
+    let pct = (s.confidence * 100.0).round();
+    let types: Vec<String> = s
+        .points
+        .first()
+        .map(|p| p.by_fault_type.keys().cloned().collect())
+        .unwrap_or_default();
+    if markdown {
+        let _ = writeln!(o, "### faithgate sweep: `{}`\n", s.checker);
+        let _ = write!(o, "| threshold | false alarms | all faults |");
+        for t in &types {
+            let _ = write!(o, " {t} |");
+        }
+        let _ = writeln!(o, "\n|{}", "---|".repeat(3 + types.len()));
+    } else {
+        let _ = writeln!(
+            o,
+            "sweep · checker {} · {} thresholds · rates with {pct}% Wilson intervals",
+            s.checker,
+            s.points.len()
+        );
+        let _ = write!(
+            o,
+            "  {:>9}  {:<24} {:<24}",
+            "threshold", "false alarms", "all faults"
+        );
+        for t in &types {
+            let _ = write!(o, " {t:<24}");
+        }
+        let _ = writeln!(o);
+    }
+    let last = s.points.len().saturating_sub(1);
+    for (i, p) in s.points.iter().enumerate() {
+        // the last cut point sits just above every score: it flags everything
+        let t = if i == last && i > 0 {
+            format!(">{:.3}", s.points[i - 1].threshold)
+        } else {
+            format!("{:.3}", p.threshold)
+        };
+        if markdown {
+            let _ = write!(
+                o,
+                "| {t} | {} | {} |",
+                rate(&p.false_alarms),
+                rate(&p.detection)
+            );
+            for t in &types {
+                let _ = write!(o, " {} |", rate(&p.by_fault_type[t]));
+            }
+            let _ = writeln!(o);
+        } else {
+            let _ = write!(
+                o,
+                "  {t:>9}  {:<24} {:<24}",
+                rate(&p.false_alarms),
+                rate(&p.detection)
+            );
+            for t in &types {
+                let _ = write!(o, " {:<24}", rate(&p.by_fault_type[t]));
+            }
+            let _ = writeln!(o);
+        }
+    }
+    let _ = writeln!(o);
+    for line in findings(s) {
+        let _ = writeln!(o, "{line}");
+    }
+    o
+}
+
+/// What the sweep found, one sentence each: unscored cases, the split, the recommendation (or
+/// why there is none), the held-out check and sample-size warnings.
+pub fn findings(s: &SweepResult) -> Vec<String> {
+    let mut o = Vec::new();
+    let pct = (s.confidence * 100.0).round();
+    if s.unscored > 0 {
+        o.push(format!(
+            "{} case(s) had no score (checker errors) and are in no rate.",
+            s.unscored
+        ));
+    }
+    if let Some(f) = s.calibrate_on {
+        o.push(format!(
+            "Split by claim: {} cases ({:.0}%) to choose the threshold, {} held out to judge it.",
+            s.calibration_cases,
+            f * 100.0,
+            s.held_out_cases
+        ));
+    }
+    match (s.max_false_alarm, &s.recommended) {
+        (Some(r), Some(p)) => {
+            o.push(format!(
+                "Recommended threshold {:.3}: the best detection whose false-alarm upper bound is at most {r}{}: false alarms {}, detection {}.",
+                p.threshold,
+                if s.calibrate_on.is_some() { " on the calibration part" } else { "" },
+                rate(&p.false_alarms),
+                rate(&p.detection)
+            ));
+            if let Some(h) = &s.held_out {
+                o.push(format!(
+                    "On the held-out part at {:.3}: false alarms {}, detection {}.",
+                    h.threshold,
+                    rate(&h.false_alarms),
+                    rate(&h.detection)
+                ));
+            }
+        }
+        (Some(r), None) => {
+            let z = crate::stats::wilson::z_for(s.confidence);
+            let needed = (z * z * (1.0 - r) / r).ceil();
+            o.push(format!(
+                "No threshold keeps the false-alarm upper bound at or below {r}: either the checker flags too many verified claims, or there are too few of them to promise it (even with no false alarm at all, it takes at least {needed} verified claims)."
+            ));
+        }
+        _ => {}
+    }
+    for t in &s.too_small {
+        o.push(format!(
+            "warning: {}: {} labelled faults give ±{:.2}; about {} are needed to pin its rate within ±{} at {pct}%.",
+            t.fault_type, t.n, t.half_width, t.needed, s.margin
+        ));
+    }
+    o
+}

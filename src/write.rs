@@ -1,0 +1,107 @@
+//! Every file faithgate writes goes through [`write_atomic`]: a temp file in the same folder,
+//! flushed to disk, then renamed over the target. A reader never sees half a file, a failed write
+//! leaves nothing behind, and anything that is not a regular file is never replaced.
+
+use crate::error::{Error, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Writes `bytes` to `path` atomically. Refuses to replace a directory, a symlink or any other
+/// non-regular file; on any error the temp file is removed and the target is untouched.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if !meta.file_type().is_file() {
+            let what = if meta.file_type().is_dir() {
+                "a directory"
+            } else if meta.file_type().is_symlink() {
+                "a symbolic link"
+            } else {
+                "not a regular file"
+            };
+            return Err(Error::write(
+                path,
+                std::io::Error::other(format!(
+                    "{what}; faithgate only replaces regular files, so give a file path"
+                )),
+            ));
+        }
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| -> std::io::Result<()> {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)
+    })();
+    match result {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(Error::write(path, e))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_replaces_the_file_and_leaves_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.json");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_directory_or_symlink_is_never_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let err = write_atomic(&sub, b"x").unwrap_err().to_string();
+        assert!(err.contains("a directory"), "{err}");
+        let target = dir.path().join("target.txt");
+        std::fs::write(&target, "keep").unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let err = write_atomic(&link, b"x").unwrap_err().to_string();
+        assert!(err.contains("symbolic link"), "{err}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
+    }
+
+    #[test]
+    fn a_full_disk_is_an_error_and_leaves_nothing() {
+        // /dev/full exists on Linux: every write to it fails with ENOSPC
+        let err = write_atomic(Path::new("/dev/full"), b"x").unwrap_err();
+        assert!(err.to_string().contains("/dev/full"), "{err}");
+        assert_eq!(err.exit(), crate::error::Exit::OutputFailed);
+    }
+
+    #[test]
+    fn a_missing_folder_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("no/such/dir/r.json");
+        let err = write_atomic(&p, b"x").unwrap_err().to_string();
+        assert!(err.contains("r.json"), "{err}");
+    }
+}
