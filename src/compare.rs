@@ -261,3 +261,131 @@ pub fn compare(
         failures,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mutate::ReviewState;
+    use crate::record::testing::{case, record_of};
+    use crate::run::Outcome;
+
+    fn base() -> Vec<RecordCase> {
+        let mut cases = vec![case(
+            "f1",
+            CaseKind::Original,
+            Expected::Supported,
+            Some(Label::Supported),
+        )];
+        for i in 0..8 {
+            cases.push(case(
+                &format!("m{i}"),
+                CaseKind::Mutant,
+                Expected::Flagged,
+                Some(Label::Contradicted),
+            ));
+        }
+        cases
+    }
+
+    #[test]
+    fn identical_records_pass_with_no_discordant_pair() {
+        let c = compare(
+            &record_of("a", base()),
+            &record_of("b", base()),
+            0.05,
+            0,
+            0.95,
+        );
+        assert!(c.failures.is_empty());
+        assert!(c
+            .rows
+            .iter()
+            .all(|r| r.better == 0 && r.worse == 0 && r.p_value == 1.0));
+        assert_eq!(c.exit_code(), Exit::Ok);
+    }
+
+    #[test]
+    fn eight_newly_missed_faults_are_significant_and_listed() {
+        let mut cand = base();
+        for c in cand.iter_mut().skip(1) {
+            *c = case(
+                &c.id,
+                CaseKind::Mutant,
+                Expected::Flagged,
+                Some(Label::Supported),
+            );
+        }
+        let c = compare(
+            &record_of("a", base()),
+            &record_of("b", cand),
+            0.05,
+            100,
+            0.95,
+        );
+        let row = c.rows.iter().find(|r| r.group == "number_swap").unwrap();
+        assert_eq!((row.better, row.worse), (0, 8));
+        assert!((row.p_value - 0.0078125).abs() < 1e-12, "{}", row.p_value); // 2 * 0.5^8
+        assert!(row.significantly_worse);
+        assert_eq!(c.newly_missed, 8);
+        assert_eq!(c.regressions[0].change, ChangeKind::NewlyMissed);
+        assert_eq!(c.exit_code(), Exit::GateFailed);
+    }
+
+    #[test]
+    fn an_error_in_the_candidate_is_a_regression_never_a_pass() {
+        let mut cand = base();
+        cand[0] = case("f1", CaseKind::Original, Expected::Supported, None);
+        assert_eq!(cand[0].outcome, Outcome::Error);
+        let c = compare(
+            &record_of("a", base()),
+            &record_of("b", cand),
+            0.05,
+            0,
+            0.95,
+        );
+        assert_eq!(c.new_false_alarms, 1);
+        assert_eq!(c.regressions[0].change, ChangeKind::NewFalseAlarm);
+        assert_eq!(c.regressions[0].candidate_error.as_deref(), Some("timeout"));
+    }
+
+    #[test]
+    fn a_case_whose_role_differs_between_the_records_is_in_no_row() {
+        let mut cand = base();
+        // reviewed equivalent in the candidate's suite: no longer a fault
+        cand[1].review = Some(ReviewState::Equivalent);
+        cand[1].outcome = Outcome::FalseAlarm;
+        let c = compare(
+            &record_of("a", base()),
+            &record_of("b", cand),
+            0.05,
+            0,
+            0.95,
+        );
+        let row = c.rows.iter().find(|r| r.group == "all faults").unwrap();
+        assert_eq!(row.base.n, 7);
+    }
+
+    #[test]
+    fn cases_in_one_record_only_are_listed() {
+        let mut cand = base();
+        cand.pop();
+        cand.push(case(
+            "m-new",
+            CaseKind::Mutant,
+            Expected::Flagged,
+            Some(Label::NotFound),
+        ));
+        let c = compare(
+            &record_of("a", base()),
+            &record_of("b", cand),
+            0.05,
+            0,
+            0.95,
+        );
+        assert_eq!(c.only_in_base, vec![("s".to_string(), "m7".to_string())]);
+        assert_eq!(
+            c.only_in_candidate,
+            vec![("s".to_string(), "m-new".to_string())]
+        );
+    }
+}

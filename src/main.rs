@@ -19,8 +19,9 @@ struct Cli {
     /// When to colour output (NO_COLOR is honoured under `auto`).
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
-    /// Config file with named checkers (default: ./faithgate.yaml when present).
-    #[arg(long, global = true)]
+    /// Config file with named checkers (default: $FAITHGATE_CONFIG, else ./faithgate.yaml when
+    /// present).
+    #[arg(long, global = true, env = "FAITHGATE_CONFIG")]
     config: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,

@@ -317,42 +317,68 @@ fn what_it_is(v: &serde_json::Value) -> String {
     }
 }
 
+/// Builders of consistent records for unit tests of the modules that read them.
 #[cfg(test)]
-mod tests {
+pub(crate) mod testing {
     use super::*;
 
-    fn case(id: &str, kind: CaseKind, expected: Expected, verdict: Label) -> RecordCase {
+    /// A case whose outcome follows from its verdict (None: an error). Mutants are reviewed
+    /// `fault` with parent `f1`; hard cases and mutants have fault type `number_swap`.
+    pub fn case(
+        id: &str,
+        kind: CaseKind,
+        expected: Expected,
+        verdict: Option<Label>,
+    ) -> RecordCase {
         let review = (kind == CaseKind::Mutant).then_some(ReviewState::Fault);
-        let outcome = Outcome::of(Role::of(kind, expected, review), Some(verdict.flagged()));
+        let outcome = Outcome::of(
+            Role::of(kind, expected, review),
+            verdict.map(Label::flagged),
+        );
         RecordCase {
             id: id.into(),
             kind,
             fault_type: (kind != CaseKind::Original).then(|| "number_swap".into()),
             parent: (kind == CaseKind::Mutant).then(|| "f1".into()),
-            claim: "A claim.".into(),
+            claim: format!("Claim {id}."),
             expected,
             review,
-            verdict: Some(verdict),
-            score: Some(0.5),
+            verdict,
+            score: verdict.map(|v| if v.flagged() { 0.2 } else { 0.9 }),
             evidence_passage: None,
             evidence_window: None,
             outcome,
-            error: None,
+            error: verdict.is_none().then(|| "timeout".into()),
         }
     }
 
-    fn record(cases: Vec<RecordCase>) -> Record {
+    /// A record of one suite `s` by checker `name`.
+    pub fn record_of(name: &str, cases: Vec<RecordCase>) -> Record {
         Record::new(vec![RecordRun {
             suite: "s".into(),
             path: "s.yaml".into(),
             suite_sha256: "0".into(),
             checker: RecordChecker {
-                name: "lexical".into(),
+                name: name.into(),
                 kind: "lexical".into(),
                 settings: BTreeMap::new(),
             },
             cases,
         }])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{case as case_of, record_of};
+    use super::*;
+
+    fn case(id: &str, kind: CaseKind, expected: Expected, verdict: Label) -> RecordCase {
+        case_of(id, kind, expected, Some(verdict))
+    }
+
+    fn record(cases: Vec<RecordCase>) -> Record {
+        record_of("lexical", cases)
     }
 
     fn round_trip(r: &Record) -> Result<AnyRecord> {

@@ -103,3 +103,96 @@ pub fn run_sweep(
         margin,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Label;
+    use crate::mutate::ReviewState;
+    use crate::record::testing::{case, record_of};
+    use crate::run::{CaseKind, Expected, Outcome};
+
+    #[test]
+    fn items_are_the_faithful_cases_and_faults_keyed_by_parent_claim() {
+        let mut unreviewed = case(
+            "m2",
+            CaseKind::Mutant,
+            Expected::Flagged,
+            Some(Label::NotFound),
+        );
+        unreviewed.review = Some(ReviewState::Unreviewed);
+        unreviewed.outcome = Outcome::FlaggedUnreviewed;
+        let rec = record_of(
+            "lexical",
+            vec![
+                case(
+                    "f1",
+                    CaseKind::Original,
+                    Expected::Supported,
+                    Some(Label::Supported),
+                ),
+                case(
+                    "h1",
+                    CaseKind::HardCase,
+                    Expected::Supported,
+                    Some(Label::NotFound),
+                ),
+                case(
+                    "h2",
+                    CaseKind::HardCase,
+                    Expected::Contradicted,
+                    Some(Label::Contradicted),
+                ),
+                case(
+                    "m1",
+                    CaseKind::Mutant,
+                    Expected::Flagged,
+                    Some(Label::NotFound),
+                ),
+                unreviewed,
+                case("m3", CaseKind::Mutant, Expected::Flagged, None),
+            ],
+        );
+        let (items, unscored) = items(&rec.runs);
+        assert_eq!(unscored, 1, "the errored mutant has no score");
+        let keys: Vec<(&str, Option<&str>)> = items
+            .iter()
+            .map(|(k, i)| (k.as_str(), i.fault_type.as_deref()))
+            .collect();
+        assert_eq!(
+            keys,
+            vec![
+                ("s/f1", None),
+                ("s/h1", None),
+                ("s/h2", Some("number_swap")),
+                ("s/f1", Some("number_swap")), // a mutant goes with its parent
+            ]
+        );
+    }
+
+    #[test]
+    fn the_sweep_recommends_under_the_bound_and_reports_the_held_out_part() {
+        let mut cases = Vec::new();
+        for i in 0..40 {
+            cases.push(case(
+                &format!("f{i}"),
+                CaseKind::Original,
+                Expected::Supported,
+                Some(Label::Supported),
+            ));
+            cases.push(case(
+                &format!("h{i}"),
+                CaseKind::HardCase,
+                Expected::NotFound,
+                Some(Label::NotFound),
+            ));
+        }
+        let rec = record_of("lexical", cases);
+        let s = run_sweep(&rec.runs, 0.95, Some(0.2), Some(0.5), 0.05);
+        let r = s.recommended.as_ref().unwrap();
+        assert_eq!(r.false_alarms.k, 0);
+        assert!(r.detection.k > 0);
+        assert_eq!(s.calibration_cases + s.held_out_cases, 80);
+        assert!(s.held_out.is_some());
+    }
+}

@@ -4,20 +4,10 @@
 
 mod common;
 
-use assert_cmd::Command;
 use common::server::{Reply, Server};
+use common::{faithgate_in as fg, root};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fg(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("faithgate").unwrap();
-    c.current_dir(dir).env_remove("CI").env("NO_COLOR", "1");
-    c
-}
+use std::path::Path;
 
 fn score_json(dir: &Path, log: &Path, extra: &[&str]) -> (i32, Value, String) {
     let out = fg(dir)

@@ -1,19 +1,10 @@
 //! End-to-end tests of the `faithgate` binary.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{faithgate, root};
 use predicates::prelude::*;
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The binary, run from the repo root with no colour and no CI variable from the caller.
-fn faithgate() -> Command {
-    let mut c = Command::cargo_bin("faithgate").unwrap();
-    c.current_dir(root()).env_remove("CI").env("NO_COLOR", "1");
-    c
-}
+use std::path::Path;
 
 fn stdout_of(args: &[&str]) -> String {
     let out = faithgate().args(args).output().unwrap();

@@ -1,18 +1,11 @@
 //! End-to-end tests of the gate: run records, paired comparison, calculators, CI outputs.
 
+mod common;
+
 use assert_cmd::Command;
+use common::{faithgate_in as faithgate, root};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn faithgate(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("faithgate").unwrap();
-    c.current_dir(dir).env_remove("CI").env("NO_COLOR", "1");
-    c
-}
 
 fn stdout(c: &mut Command) -> (i32, String) {
     let out = c.output().unwrap();
@@ -296,7 +289,7 @@ fn sweep_writes_a_chart_and_recommends_a_threshold_under_the_false_alarm_bound()
         "sweep",
         suite.to_str().unwrap(),
         "--max-false-alarm",
-        "0.25",
+        "0.4",
         "--svg",
         svg.to_str().unwrap(),
         "--format",
@@ -306,16 +299,17 @@ fn sweep_writes_a_chart_and_recommends_a_threshold_under_the_false_alarm_bound()
     let v: Value = serde_json::from_str(o.lines().next().unwrap()).unwrap();
     let points = v["points"].as_array().unwrap();
     assert!(points.len() > 3);
-    // the recommendation is the best detection among thresholds whose upper bound is <= 0.25
+    // the recommendation is the best detection among thresholds whose upper bound is <= 0.4
     let rec = &v["recommended"];
-    assert!(rec["false_alarms"]["ci_high"].as_f64().unwrap() <= 0.25);
+    assert!(rec["false_alarms"]["ci_high"].as_f64().unwrap() <= 0.4);
     let best = points
         .iter()
-        .filter(|p| p["false_alarms"]["ci_high"].as_f64().unwrap() <= 0.25)
+        .filter(|p| p["false_alarms"]["ci_high"].as_f64().unwrap() <= 0.4)
         .map(|p| p["detection"]["k"].as_u64().unwrap())
         .max()
         .unwrap();
     assert_eq!(rec["detection"]["k"].as_u64().unwrap(), best);
+    assert!(best > 0, "a recommendation catches something");
     // the sample-size warning names the seed's 139
     assert!(
         v["too_small"]

@@ -9,9 +9,7 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use common::{faithgate_in, root};
 
 fn suite() -> PathBuf {
     root().join("tests/fixtures/judge-suite.yaml")
@@ -41,11 +39,7 @@ impl Env {
     }
 
     fn cmd(&self) -> Command {
-        let mut c = Command::cargo_bin("faithgate").unwrap();
-        c.current_dir(self.dir.path())
-            .env_remove("CI")
-            .env("NO_COLOR", "1");
-        c
+        faithgate_in(self.dir.path())
     }
 
     /// Runs the small suite; returns (exit code, JSON, stderr).
@@ -71,8 +65,14 @@ impl Env {
     }
 }
 
+/// The cases of a run's JSON report; a report without cases is a failure, not an empty list.
 fn cases(v: &Value) -> Vec<Value> {
-    v["cases"].as_array().cloned().unwrap_or_default()
+    let cases = v["cases"]
+        .as_array()
+        .cloned()
+        .unwrap_or_else(|| panic!("the report has no cases: {v}"));
+    assert!(!cases.is_empty(), "the run scored no case: {v}");
+    cases
 }
 
 fn no_case_supported_by_mistake(v: &Value) {

@@ -1,10 +1,15 @@
 //! Property tests of the mutation operators.
 
-use faithgate::mutate::{generate, operators, Rules};
+use faithgate::mutate::{generate, operators, Mutator, Rules};
 use faithgate::suite::{EntityGroup, Suite};
 use faithgate::text::tokenize;
 use proptest::prelude::*;
 use std::path::Path;
+use std::sync::LazyLock;
+
+/// The built-in operators, built once: building them compiles the rule regexes.
+static OPS: LazyLock<Vec<Box<dyn Mutator + Send + Sync>>> =
+    LazyLock::new(|| operators(&Rules::builtin()));
 
 const SUBJECTS: [&str; 4] = [
     "Team plans",
@@ -61,8 +66,7 @@ fn words(s: &str) -> Vec<String> {
 proptest! {
     #[test]
     fn every_mutant_differs_from_its_parent(c in claim()) {
-        let rules = Rules::builtin();
-        for op in operators(&rules) {
+        for op in OPS.iter() {
             for m in op.mutate(&c, &groups()) {
                 prop_assert_ne!(&m, &c, "{} returned its input", op.name());
                 prop_assert!(!m.trim().is_empty());
@@ -72,8 +76,7 @@ proptest! {
 
     #[test]
     fn number_swap_changes_exactly_one_number(c in claim()) {
-        let rules = Rules::builtin();
-        let ops = operators(&rules);
+        let ops = &*OPS;
         let before = numbers(&c);
         let mutants = ops[0].mutate(&c, &[]);
         prop_assert_eq!(mutants.len(), before.len(), "one mutant per number");
@@ -88,8 +91,7 @@ proptest! {
 
     #[test]
     fn a_flip_of_a_flip_gives_back_the_parent(c in claim()) {
-        let rules = Rules::builtin();
-        let ops = operators(&rules);
+        let ops = &*OPS;
         let flip = &ops[1];
         let once = flip.mutate(&c, &[]);
         prop_assert_eq!(once.len(), 1, "every generated claim has a cue");

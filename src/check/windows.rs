@@ -81,6 +81,8 @@ mod tests {
                 "Four."
             ]
         );
-        assert!(w.iter().all(|w| !w.text.contains("Three. Four")));
+        // never across passages: the last window is passage b's alone
+        let passages: Vec<usize> = w.iter().map(|w| w.passage).collect();
+        assert_eq!(passages, vec![0, 0, 0, 0, 0, 1]);
     }
 }

@@ -10,14 +10,22 @@ pub struct DroppedCondition {
     patterns: Vec<Regex>,
 }
 
+/// Compiled patterns by source: a rule set is compiled once per process, not once per suite.
+fn compiled(source: &str) -> Regex {
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, Mutex};
+    static CACHE: LazyLock<Mutex<HashMap<String, Regex>>> = LazyLock::new(Default::default);
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    cache
+        .entry(source.to_string())
+        .or_insert_with(|| Regex::new(source).expect("validated when the rules were loaded"))
+        .clone()
+}
+
 impl DroppedCondition {
     pub fn new(rules: DroppedConditionRules) -> Self {
         DroppedCondition {
-            patterns: rules
-                .patterns
-                .iter()
-                .map(|p| Regex::new(&p.regex).expect("validated when the rules were loaded"))
-                .collect(),
+            patterns: rules.patterns.iter().map(|p| compiled(&p.regex)).collect(),
         }
     }
 }

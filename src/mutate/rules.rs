@@ -105,14 +105,17 @@ const BUILTIN: [&str; 4] = [
 ];
 
 impl Rules {
-    /// The rules shipped in `mutators/`, compiled in.
+    /// The rules shipped in `mutators/`, compiled in (parsed once per process).
     pub fn builtin() -> Rules {
-        Rules::parse(
-            Path::new("mutators"),
-            [BUILTIN[0], BUILTIN[1], BUILTIN[2], BUILTIN[3]],
-            "builtin",
-        )
-        .expect("the shipped mutator rules are valid (tested)")
+        static PARSED: std::sync::LazyLock<Rules> = std::sync::LazyLock::new(|| {
+            Rules::parse(
+                Path::new("mutators"),
+                [BUILTIN[0], BUILTIN[1], BUILTIN[2], BUILTIN[3]],
+                "builtin",
+            )
+            .expect("the shipped mutator rules are valid (tested)")
+        });
+        PARSED.clone()
     }
 
     /// Reads the four rule files from a directory.
@@ -147,11 +150,54 @@ impl Rules {
             dropped_condition: one(dir, FILES[3], texts[3])?,
             source: source.to_string(),
         };
+        // the 1-based line of the first line of `text` that `hit` accepts
+        let line =
+            |text: &str, hit: &dyn Fn(&str) -> bool| text.lines().position(hit).map(|i| i + 1);
+        let empty_word = |l: &str| {
+            let t = l.split('#').next().unwrap_or("");
+            t.contains("\"\"") || t.contains("''") || t.contains("[,") || t.contains(", ,")
+        };
+        let blank =
+            |w: &str| w.trim().is_empty() || w.chars().all(|c| c.is_whitespace() || c.is_control());
+        if rules
+            .negation_flip
+            .pairs
+            .iter()
+            .flatten()
+            .chain(&rules.negation_flip.remove)
+            .any(|w| blank(w))
+        {
+            return Err(Error::input(
+                &dir.join(FILES[1]),
+                line(texts[1], &empty_word),
+                "a negation word is empty",
+                "every word in `pairs` and `remove` must have at least one letter",
+            ));
+        }
+        if let Some(a) = &rules.entity_swap.articles {
+            if blank(&a.before_vowel) || blank(&a.before_consonant) {
+                return Err(Error::input(
+                    &dir.join(FILES[2]),
+                    line(texts[2], &|l| l.contains("before_")),
+                    "an article is empty",
+                    "write both articles, e.g. `before_vowel: an` and `before_consonant: a`",
+                ));
+            }
+        }
         for p in &rules.dropped_condition.patterns {
+            let at = line(texts[3], &|l| l.contains(&p.name));
+            if p.regex.is_empty() {
+                return Err(Error::input(
+                    &dir.join(FILES[3]),
+                    at,
+                    format!("pattern `{}` is empty", p.name),
+                    "write a regular expression that matches the condition to drop",
+                ));
+            }
             if let Err(e) = regex::Regex::new(&p.regex) {
                 return Err(Error::input(
                     &dir.join(FILES[3]),
-                    None,
+                    at,
                     format!(
                         "pattern `{}` is not a valid regular expression: {e}",
                         p.name
@@ -168,7 +214,7 @@ impl Rules {
         {
             return Err(Error::input(
                 &dir.join(FILES[0]),
-                None,
+                line(texts[0], &|l| l.contains("changes")),
                 "a change sets neither or both of `multiply` and `add`",
                 "write each change as `- multiply: N` or `- add: N`",
             ));
@@ -176,7 +222,7 @@ impl Rules {
         if rules.number_swap.changes.is_empty() {
             return Err(Error::input(
                 &dir.join(FILES[0]),
-                None,
+                line(texts[0], &|l| l.contains("changes")),
                 "`changes` is empty",
                 "list at least one change, e.g. `- multiply: 2`",
             ));
@@ -188,6 +234,39 @@ impl Rules {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn with(file: usize, text: &str) -> Result<Rules> {
+        let mut t = BUILTIN;
+        t[file] = text;
+        Rules::parse(Path::new("rules"), t, "test")
+    }
+
+    #[test]
+    fn empty_words_are_rejected_with_their_line() {
+        let e = with(1, "pairs:\n  - [\"is not\", \"is\"]\n  - [\"\", \"can\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("negation_flip.yaml:3") && e.contains("empty"),
+            "{e}"
+        );
+        let e = with(1, "pairs: []\nremove: [\" \"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("negation word is empty"), "{e}");
+        let e = with(0, "changes: []\n").unwrap_err().to_string();
+        assert!(
+            e.contains("number_swap.yaml:1") && e.contains("`changes` is empty"),
+            "{e}"
+        );
+        let e = with(3, "patterns:\n  - {name: broken, regex: \"(\"}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("dropped_condition.yaml:2") && e.contains("broken"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn the_shipped_rules_parse() {

@@ -114,6 +114,11 @@ pub fn findings(s: &SweepResult) -> Vec<String> {
                 ));
             }
         }
+        (Some(r), None) if s.points.iter().any(|p| p.false_alarms.ci_high <= r) => {
+            o.push(format!(
+                "No threshold qualifies: every threshold that keeps the false-alarm upper bound at or below {r} catches no fault at all, so it would do no better than flagging nothing. Loosen the bound or improve the checker."
+            ));
+        }
         (Some(r), None) => {
             let z = crate::stats::wilson::z_for(s.confidence);
             let needed = (z * z * (1.0 - r) / r).ceil();

@@ -86,11 +86,12 @@ pub fn sweep(items: &[SweepItem], confidence: f64) -> Vec<SweepPoint> {
 
 /// The threshold with the best overall detection whose false-alarm upper bound is at most
 /// `max_false_alarm`; the lowest such threshold on a tie (fewest flags). None when no threshold
-/// keeps the upper bound that low.
+/// keeps the upper bound that low, or when those that do catch no fault at all (flagging nothing
+/// would do as well).
 pub fn recommend(points: &[SweepPoint], max_false_alarm: f64) -> Option<&SweepPoint> {
     points
         .iter()
-        .filter(|p| p.false_alarms.ci_high <= max_false_alarm)
+        .filter(|p| p.false_alarms.ci_high <= max_false_alarm && p.detection.k > 0)
         .max_by(|a, b| {
             a.detection
                 .k
@@ -187,6 +188,20 @@ mod tests {
         assert!(recommend(&points, 0.5).is_none());
         let loose = recommend(&points, 1.0).unwrap();
         assert_eq!(loose.detection.k, 4);
+    }
+
+    #[test]
+    fn a_threshold_that_catches_nothing_is_never_recommended() {
+        // the only thresholds under the bound flag nothing: no recommendation
+        let items = vec![
+            item(0.2, None),
+            item(0.3, None),
+            item(0.4, None),
+            item(0.9, Some("number_swap")),
+        ];
+        let points = sweep(&items, 0.95);
+        assert!(points.iter().any(|p| p.false_alarms.ci_high <= 0.6));
+        assert!(recommend(&points, 0.6).is_none());
     }
 
     #[test]

@@ -1,0 +1,216 @@
+//! Every command's output as a person or a machine reads it, pinned by insta snapshots: a change
+//! to any renderer shows up as a reviewed diff. Temp folders are redacted; nothing else varies
+//! (timings go to stderr).
+
+mod common;
+
+use common::{faithgate, faithgate_in, output, root};
+use std::path::Path;
+
+/// stdout of a command that must succeed (or end with `code`).
+fn out_with(code: i32, args: &[&str]) -> String {
+    let (c, out, err) = output(faithgate().args(args));
+    assert_eq!(c, code, "{args:?}: {err}");
+    out
+}
+
+fn out(args: &[&str]) -> String {
+    out_with(0, args)
+}
+
+/// Snapshots `text` with temp-folder paths replaced by `[TMP]`.
+macro_rules! snap {
+    ($name:expr, $text:expr) => {
+        insta::with_settings!({filters => vec![
+            (r"/tmp/[^/\s]+", "[TMP]"),
+            (r"\.tmp[A-Za-z0-9]+", "[TMP]"),
+        ]}, {
+            insta::assert_snapshot!($name, $text);
+        })
+    };
+}
+
+const LARKSPUR: &str = "suites/larkspur.yaml";
+const CLINIC: &str = "tests/fixtures/clinic.yaml";
+
+#[test]
+fn run_in_every_format() {
+    snap!("run_json", out(&["run", LARKSPUR, "--format", "json"]));
+    snap!(
+        "run_markdown",
+        out(&["run", LARKSPUR, "--format", "markdown"])
+    );
+    snap!("run_junit", out(&["run", LARKSPUR, "--format", "junit"]));
+    // a suite nobody reviewed yet: the provisional rate, labelled as such
+    snap!("run_unreviewed_human", out(&["run", CLINIC]));
+}
+
+/// A base record of Larkspur and a candidate that newly misses one entity swap.
+fn records(dir: &Path) -> (String, String) {
+    let base = dir.join("base.json");
+    let cand = dir.join("cand.json");
+    let (c, _, err) =
+        output(faithgate().args(["run", LARKSPUR, "--record", base.to_str().unwrap()]));
+    assert_eq!(c, 0, "{err}");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    for case in v["runs"][0]["cases"].as_array_mut().unwrap() {
+        if case["id"] == "m-c96bcca3" {
+            case["outcome"] = "missed".into();
+            case["verdict"] = "supported".into();
+            case["score"] = 0.97.into();
+        }
+    }
+    std::fs::write(&cand, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    (
+        base.to_str().unwrap().to_string(),
+        cand.to_str().unwrap().to_string(),
+    )
+}
+
+#[test]
+fn compare_in_every_format() {
+    let d = tempfile::tempdir().unwrap();
+    let (b, c) = records(d.path());
+    snap!("compare_human", out_with(1, &["compare", &b, &c]));
+    snap!(
+        "compare_markdown",
+        out_with(1, &["compare", &b, &c, "--format", "markdown"])
+    );
+    snap!(
+        "compare_junit",
+        out_with(1, &["compare", &b, &c, "--format", "junit"])
+    );
+    snap!(
+        "compare_json",
+        out_with(1, &["compare", &b, &c, "--format", "json"])
+    );
+}
+
+#[test]
+fn sweep_in_every_format() {
+    let args = ["sweep", LARKSPUR, "--max-false-alarm", "0.3"];
+    snap!("sweep_human", out(&args));
+    snap!(
+        "sweep_markdown",
+        out(&[&args[..], &["--format", "markdown"]].concat())
+    );
+    snap!(
+        "sweep_json",
+        out(&[&args[..], &["--format", "json"]].concat())
+    );
+}
+
+#[test]
+fn the_audit_report_markdown() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("audit");
+    out(&["report", LARKSPUR, CLINIC, "--out", dir.to_str().unwrap()]);
+    snap!(
+        "report_markdown",
+        std::fs::read_to_string(dir.join("report.md")).unwrap()
+    );
+}
+
+#[test]
+fn mutants_in_every_format() {
+    snap!("mutants_human", out(&["mutants", CLINIC]));
+    snap!(
+        "mutants_yaml",
+        out(&["mutants", CLINIC, "--format", "yaml"])
+    );
+    snap!(
+        "mutants_json",
+        out(&["mutants", CLINIC, "--format", "json"])
+    );
+}
+
+#[test]
+fn score_in_every_format() {
+    let log = "tests/fixtures/answers.jsonl";
+    let args = [
+        "score",
+        log,
+        "--definition",
+        "strict",
+        "--definition",
+        "non-contradiction",
+    ];
+    snap!("score_human", out(&args));
+    snap!(
+        "score_markdown",
+        out(&[&args[..], &["--format", "markdown"]].concat())
+    );
+    snap!(
+        "score_json",
+        out(&[&args[..], &["--format", "json"]].concat())
+    );
+}
+
+#[test]
+fn decompose_eval_probe_and_stats() {
+    snap!(
+        "decompose_eval_human",
+        out(&["decompose-eval", "tests/fixtures/hand-decomposition.yaml"])
+    );
+    snap!(
+        "decompose_eval_json",
+        out(&[
+            "decompose-eval",
+            "tests/fixtures/hand-decomposition.yaml",
+            "--format",
+            "json"
+        ])
+    );
+    snap!(
+        "probe_lexical",
+        out(&[
+            "probe",
+            "--premise",
+            "Team plans are billed monthly.",
+            "--claim",
+            "Team plans are billed yearly.",
+        ])
+    );
+    let stats = [
+        out(&["stats", "wilson", "9", "9"]),
+        out(&["stats", "mcnemar", "18", "7"]),
+        out(&["stats", "sample-size", "--rate", "0.9", "--margin", "0.05"]),
+    ]
+    .concat();
+    snap!("stats", stats);
+}
+
+#[test]
+fn doctor_reports_every_problem_of_a_broken_config_and_still_runs() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("faithgate.yaml"),
+        "checkers:\n  judge:\n    kind: judge\n    base_url: http://127.0.0.1:9/v1\n    model: m\n    api_key_env: FAITHGATE_TEST_UNSET_KEY\n    prompt: missing.md\n  strict: {kind: lexical, threshold: 0.9}\n",
+    )
+    .unwrap();
+    let (code, stdout, err) = output(
+        faithgate_in(d.path())
+            .env_remove("FAITHGATE_TEST_UNSET_KEY")
+            .arg("doctor"),
+    );
+    assert_eq!(code, 2, "{err}");
+    // the runtime line depends on the machine
+    let text: String = stdout
+        .lines()
+        .filter(|l| !l.starts_with("onnx runtime:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    snap!("doctor_broken_config", text);
+    // and the unused broken judge stops neither stats nor a run of another checker
+    let (code, _, err) = output(faithgate_in(d.path()).args(["stats", "wilson", "1", "2"]));
+    assert_eq!(code, 0, "{err}");
+    let suite = root().join(LARKSPUR);
+    let (code, _, err) = output(faithgate_in(d.path()).args([
+        "run",
+        suite.to_str().unwrap(),
+        "--checker",
+        "strict",
+    ]));
+    assert_eq!(code, 0, "{err}");
+}
