@@ -432,3 +432,45 @@ fn colour_is_off_under_no_color_and_on_when_forced() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains('\u{1b}'));
 }
+
+#[test]
+fn an_output_that_cannot_be_written_after_the_run_is_exit_4_and_leaves_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let as_dir = d.path().join("rec");
+    std::fs::create_dir(&as_dir).unwrap();
+    let target = d.path().join("keep.json");
+    std::fs::write(&target, "keep").unwrap();
+    let link = d.path().join("link.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    for (dest, what) in [
+        (Path::new("/dev/full"), "not a regular file"),
+        (as_dir.as_path(), "a directory"),
+        (link.as_path(), "a symbolic link"),
+    ] {
+        let out = faithgate()
+            .args(["run", "suites/larkspur.yaml", "--record"])
+            .arg(dest)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{dest:?}: {err}");
+        assert!(
+            err.contains(what) && !err.contains("record written"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty(), "no report after a failed write");
+    }
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    // nothing else appeared: no temp file left beside the targets
+    let mut names: Vec<String> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["keep.json", "link.json", "rec"]);
+    assert_eq!(std::fs::read_dir(&as_dir).unwrap().count(), 0);
+}

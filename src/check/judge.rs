@@ -58,7 +58,7 @@ pub struct JudgeChecker {
 /// A cached or fresh verdict of the judge on one claim.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Stored {
-    label: String,
+    label: Label,
     quote: String,
     passage: Option<String>,
 }
@@ -164,9 +164,9 @@ fn validate(reply: &str, n_claims: usize, passages: &[Passage]) -> Result<Vec<St
             .replace([' ', '-'], "_")
             .as_str()
         {
-            "supported" => "supported",
-            "contradicted" => "contradicted",
-            "not_found" => "not_found",
+            "supported" => Label::Supported,
+            "contradicted" => Label::Contradicted,
+            "not_found" => Label::NotFound,
             other => return Err(format!("verdict {} has the unknown label `{other}`", i + 1)),
         };
         let quote = obj
@@ -183,7 +183,7 @@ fn validate(reply: &str, n_claims: usize, passages: &[Passage]) -> Result<Vec<St
                     .map(|(id, _)| id.clone())
             })
             .flatten();
-        if label == "supported" && passage.is_none() {
+        if label == Label::Supported && passage.is_none() {
             return Err(format!(
                 "verdict {} says supported but its quote {:?} is not in the passages",
                 i + 1,
@@ -191,7 +191,7 @@ fn validate(reply: &str, n_claims: usize, passages: &[Passage]) -> Result<Vec<St
             ));
         }
         out.push(Stored {
-            label: label.into(),
+            label,
             quote,
             passage,
         });
@@ -408,11 +408,7 @@ impl Checker for JudgeChecker {
             .into_iter()
             .map(|r| {
                 let s = r.unwrap_or(Err(CheckError::Interrupted))?;
-                let label = match s.label.as_str() {
-                    "supported" => Label::Supported,
-                    "contradicted" => Label::Contradicted,
-                    _ => Label::NotFound,
-                };
+                let label = s.label;
                 let evidence = s.passage.clone().map(|p| Evidence {
                     passage: p,
                     window: s.quote.clone(),
@@ -452,7 +448,7 @@ mod tests {
     fn fenced_replies_and_leading_prose_are_tolerated() {
         let r = "Here you go:\n```json\n[{\"claim\": 1, \"label\": \"SUPPORTED\", \"quote\": \"billed  Monthly\"}]\n```";
         let v = validate(r, 1, &passages()).unwrap();
-        assert_eq!(v[0].label, "supported");
+        assert_eq!(v[0].label, Label::Supported);
         assert_eq!(v[0].passage.as_deref(), Some("billing"));
         assert!(validate(
             "Sure. [{\"label\": \"not_found\", \"quote\": \"\"}] Hope it helps.",

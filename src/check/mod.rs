@@ -20,7 +20,21 @@ use std::collections::BTreeMap;
 
 /// The passages that were in one prompt, as a checker sees them: no claim a person verified and
 /// no label. The runner builds these from a suite's contexts (or from a logged answer), so the
-/// compiler keeps expected labels away from every checker.
+/// compiler keeps expected labels away from every checker:
+///
+/// ```compile_fail
+/// // a checker cannot reach a hard case's label: the type has no such field
+/// fn peek(set: &faithgate::check::ContextSet) -> usize {
+///     set.hard_cases.len()
+/// }
+/// ```
+///
+/// ```
+/// // what it can read
+/// fn read(set: &faithgate::check::ContextSet) -> usize {
+///     set.passages.len() + set.question.iter().count()
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContextSet {
     pub id: String,

@@ -47,7 +47,7 @@ pub fn human(r: &ScoreRecord, defs: &[Definition], confidence: f64, paint: Paint
         for c in &a.claims {
             let v = c.verdict.map(Label::as_str).unwrap_or("error");
             let shown = format!("{v:<12}");
-            let shown = if v == "supported" {
+            let shown = if c.verdict == Some(Label::Supported) {
                 paint.good(&shown)
             } else {
                 paint.bad(&shown)
@@ -315,7 +315,11 @@ th{{background:#f3f3f3}} .supported{{color:#1a7f37}} .bad{{color:#b42318;font-we
         o.push_str("<table><tr><th>verdict</th><th>score</th><th>claim</th><th>evidence</th><th>numbers</th></tr>");
         for c in &a.claims {
             let v = c.verdict.map(Label::as_str).unwrap_or("error");
-            let class = if v == "supported" { "supported" } else { "bad" };
+            let class = if c.verdict == Some(Label::Supported) {
+                "supported"
+            } else {
+                "bad"
+            };
             let ev = match (&c.evidence_passage, &c.evidence, &c.error) {
                 (_, _, Some(e)) => format!("error: {e}"),
                 (Some(p), Some(w), _) => format!("{p}: {w}"),
