@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# no tracked file over 1 MB unless allowed on purpose
+bash ci/check-tracked-sizes.sh
 # ONNX Runtime for the model checkers, at the version the ort crate's API matches
 bash ci/setup.sh
 # the real MiniLM models (embedding model for the seed's cosines, cross-encoder for benchmarks)
