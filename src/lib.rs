@@ -51,3 +51,6 @@ pub mod summary;
 pub mod sweep;
 pub mod text;
 pub mod write;
+
+#[cfg(test)]
+mod fuzz;

@@ -631,3 +631,172 @@ fn repeats_report_cases_whose_verdict_changed() {
 
 #[allow(dead_code)]
 fn unused(_: &Path) {}
+
+#[test]
+fn a_server_cannot_crash_faithgate_with_a_malformed_retry_after() {
+    // used to panic in Duration::from_secs_f64 on NaN
+    let s = Server::start(|r, n| match n {
+        0 => Reply::status(429, "{}").header("Retry-After", "NaN"),
+        1 => Reply::status(429, "{}").header("Retry-After", "-5"),
+        2 => Reply::status(503, "{}").header("Retry-After", "in a while"),
+        3 => Reply::status(429, "{}").header("Retry-After", "inf"),
+        _ => Reply::chat(&server::good(&r.prompt())),
+    });
+    let e = Env::new(&s.url, "    concurrency: 1\n", "");
+    let cfg = e.dir.path().join("faithgate.yaml");
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("max_retries: 2", "max_retries: 5");
+    std::fs::write(&cfg, text).unwrap();
+    let (code, v, err) = e.run("judge", &["--no-cache"]);
+    assert_eq!(code, 0, "{err}");
+    no_case_supported_by_mistake(&v);
+    assert_eq!(s.requests().len(), CLAIMS + 4);
+}
+
+#[test]
+fn a_huge_retry_after_is_capped_by_max_wait() {
+    // used to sleep 300 s per retry whatever the config said
+    let s = Server::start(|r, n| {
+        if n == 0 {
+            Reply::status(429, "{}").header("Retry-After", "999999")
+        } else {
+            Reply::chat(&server::good(&r.prompt()))
+        }
+    });
+    let e = Env::new(&s.url, "    concurrency: 1\n    max_wait_s: 1\n", "");
+    let out = e
+        .cmd()
+        .args([
+            "run",
+            suite().to_str().unwrap(),
+            "--checker",
+            "judge",
+            "--no-cache",
+        ])
+        .timeout(Duration::from_secs(120)) // a hang bound, not a speed claim
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(s.requests().len(), CLAIMS + 1);
+}
+
+#[test]
+fn an_echoed_api_key_never_reaches_any_output_record_cache_or_report() {
+    const KEY: &str = "sk-test-SECRET0123456789abcdefXYZ";
+    // every kind of reply carries the Authorization header back, whole or cut short
+    let s = Server::start(|r, n| {
+        let auth = r.authorization.clone().unwrap_or_default();
+        let cut: String = auth.chars().take(20).collect();
+        match n % 5 {
+            0 => Reply::status(500, &format!("upstream failed; you sent {auth}")),
+            1 => Reply::chat(&format!("I cannot answer. Your header was {auth}")),
+            2 => Reply::status(400, &format!("{{\"error\": \"bad request from {cut}\"}}")),
+            3 => Reply::status(429, &format!("{}{auth}", "x".repeat(290))),
+            _ => Reply::chat(&server::good(&r.prompt())),
+        }
+    });
+    let e = Env::new(
+        &s.url,
+        "    api_key_env: FG_ECHO_KEY\n    concurrency: 1\n",
+        "",
+    );
+    let d = e.dir.path();
+    let cache = d.join("cache.sqlite");
+    let record = d.join("run.json");
+    let mut outputs = String::new();
+    for format in ["json", "human", "markdown", "junit"] {
+        let out = e
+            .cmd()
+            .env("FG_ECHO_KEY", KEY)
+            .args([
+                "run",
+                suite().to_str().unwrap(),
+                "--checker",
+                "judge",
+                "--format",
+                format,
+            ])
+            .args(["--record", record.to_str().unwrap(), "--no-cache"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        outputs.push_str(&String::from_utf8_lossy(&out.stdout));
+        outputs.push_str(&String::from_utf8_lossy(&out.stderr));
+    }
+    // and once with the cache, so verdicts that came through are stored
+    let out = e
+        .cmd()
+        .env("FG_ECHO_KEY", KEY)
+        .args([
+            "run",
+            suite().to_str().unwrap(),
+            "--checker",
+            "judge",
+            "--format",
+            "json",
+        ])
+        .args(["--cache", cache.to_str().unwrap()])
+        .output()
+        .unwrap();
+    outputs.push_str(&String::from_utf8_lossy(&out.stdout));
+    outputs.push_str(&String::from_utf8_lossy(&out.stderr));
+    // score a log with the judge: JSON, record and HTML report
+    let log = root().join("tests/fixtures/answers.jsonl");
+    let score_record = d.join("score.json");
+    let html = d.join("score.html");
+    let out = e
+        .cmd()
+        .env("FG_ECHO_KEY", KEY)
+        .args([
+            "score",
+            log.to_str().unwrap(),
+            "--checker",
+            "judge",
+            "--format",
+            "json",
+            "--no-cache",
+        ])
+        .args([
+            "--record",
+            score_record.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    outputs.push_str(&String::from_utf8_lossy(&out.stdout));
+    outputs.push_str(&String::from_utf8_lossy(&out.stderr));
+    assert!(s
+        .requests()
+        .iter()
+        .any(|r| r.authorization.as_deref() == Some(&format!("Bearer {KEY}"))));
+    assert!(
+        outputs.contains("[redacted]"),
+        "the echo reached the messages: {outputs}"
+    );
+    let mut files = vec![("outputs".to_string(), outputs.into_bytes())];
+    for p in [&record, &score_record, &html, &cache] {
+        files.push((
+            p.display().to_string(),
+            std::fs::read(p).unwrap_or_default(),
+        ));
+    }
+    for (name, bytes) in &files {
+        let text = String::from_utf8_lossy(bytes);
+        for i in 0..=KEY.len() - 8 {
+            let piece = &KEY[i..i + 8];
+            assert!(!text.contains(piece), "{name} carries {piece:?} of the key");
+        }
+    }
+}

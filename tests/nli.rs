@@ -431,6 +431,55 @@ fn a_corrupt_cache_is_a_clear_error_and_no_cache_is_the_way_out() {
     assert_eq!(code, 0, "{err}");
 }
 
+/// Overwrites every cached row with `value`.
+fn poison_cache(path: &Path, value: &[u8]) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    let n = conn
+        .execute("UPDATE outputs SET value = ?1", rusqlite::params![value])
+        .unwrap();
+    assert!(n > 0, "the cache had rows to poison");
+}
+
+#[test]
+fn cache_rows_of_the_wrong_shape_or_with_nan_are_misses_never_verdicts() {
+    let nan: Vec<u8> = [f32::NAN, f32::NAN, f32::NAN]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let wide: Vec<u8> = [0.25f32; 4].iter().flat_map(|x| x.to_le_bytes()).collect();
+    for (checker, bad) in [
+        ("nli", vec![1u8, 2, 3, 4]),
+        ("nli", nan.clone()),
+        ("nli", wide.clone()),
+        ("sim", vec![0u8; 8]),
+        ("sim", nan),
+    ] {
+        let s = Setup::new("");
+        let cache = s.cache();
+        let args = ["--cache", cache.to_str().unwrap()];
+        let (code, first, err) = s.run(&larkspur(), checker, &args);
+        assert_eq!(code, 0, "{err}");
+        poison_cache(&cache, &bad);
+        let (code, again, err) = s.run(&larkspur(), checker, &args);
+        assert_eq!(code, 0, "{checker} {bad:?}: {err}");
+        assert!(err.contains("did not fit this model's output"), "{err}");
+        assert_eq!(
+            verdicts(&again),
+            verdicts(&first),
+            "{checker} {bad:?}: poisoned rows were scored again, not believed"
+        );
+    }
+}
+
+#[test]
+fn under_no_cache_a_failing_model_is_not_reported_as_cached() {
+    let s = Setup::new("");
+    let (code, _, err) = s.run(&larkspur(), "nli-nan", &["--no-cache"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(!err.contains("came from the cache"), "{err}");
+    assert!(err.contains("not scored"), "{err}");
+}
+
 #[test]
 fn a_killed_run_keeps_what_it_paid_for_and_the_rerun_scores_only_the_rest() {
     let s = Setup::new("");

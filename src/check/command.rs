@@ -36,7 +36,7 @@ impl CommandChecker {
     }
 }
 
-fn parse_line(line: &str) -> Result<(String, Result<Verdict, CheckError>), String> {
+pub(crate) fn parse_line(line: &str) -> Result<(String, Result<Verdict, CheckError>), String> {
     let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON ({e})"))?;
     let id = v["id"]
         .as_str()

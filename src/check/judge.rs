@@ -57,7 +57,7 @@ pub struct JudgeChecker {
 
 /// A cached or fresh verdict of the judge on one claim.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-struct Stored {
+pub(crate) struct Stored {
     label: Label,
     quote: String,
     passage: Option<String>,
@@ -132,7 +132,11 @@ pub fn extract_json(reply: &str) -> Result<Vec<Value>, String> {
 
 /// Checks a reply against the claims it answers; returns one verdict per claim or why the reply
 /// is invalid.
-fn validate(reply: &str, n_claims: usize, passages: &[Passage]) -> Result<Vec<Stored>, String> {
+pub(crate) fn validate(
+    reply: &str,
+    n_claims: usize,
+    passages: &[Passage],
+) -> Result<Vec<Stored>, String> {
     let items = extract_json(reply)?;
     if items.len() != n_claims {
         return Err(format!(

@@ -37,19 +37,39 @@ pub struct ModelUse {
     pub scored: usize,
     /// Model calls (batches).
     pub batches: usize,
+    /// Cached rows that did not decode to the model's output shape or held non-finite values:
+    /// treated as misses and scored again.
+    pub rejected: usize,
 }
 
 impl ModelUse {
     pub fn note(&self, name: &str, what: &str) -> String {
-        if self.needed > 0 && self.scored == 0 {
+        let rejected = if self.rejected > 0 {
             format!(
-                "{name}: all {} distinct {what} came from the cache; no model call",
+                "; warning: {} cached row(s) did not fit this model's output (wrong length or non-finite values) and were scored again",
+                self.rejected
+            )
+        } else {
+            String::new()
+        };
+        let failed = self.needed.saturating_sub(self.cached + self.scored);
+        if self.needed > 0 && self.cached == self.needed {
+            format!(
+                "{name}: all {} distinct {what} came from the cache; no model call{rejected}",
                 self.needed
             )
         } else {
             format!(
-                "{name}: {} distinct {what}: {} from the cache, {} scored by the model in {} batches",
-                self.needed, self.cached, self.scored, self.batches
+                "{name}: {} distinct {what}: {} from the cache, {} scored by the model in {} batches{}{rejected}",
+                self.needed,
+                self.cached,
+                self.scored,
+                self.batches,
+                if failed > 0 {
+                    format!(", {failed} not scored (see the errors)")
+                } else {
+                    String::new()
+                }
             )
         }
     }
@@ -71,6 +91,7 @@ pub(crate) fn score_all(
     cache: Option<&Cache>,
     fingerprint: &str,
     usage: &mut ModelUse,
+    valid: &dyn Fn(&[f32]) -> bool,
     run: &mut BatchScorer<'_>,
 ) -> Result<Vec<Output>, CheckError> {
     let mut out: Vec<Option<Output>> = vec![None; keys.len()];
@@ -83,9 +104,13 @@ pub(crate) fn score_all(
             .map_err(CheckError::Cache)?
             .flatten()
         {
-            Some(v) => {
+            Some(v) if valid(&v) => {
                 usage.cached += 1;
                 out[i] = Some(Ok(v));
+            }
+            Some(_) => {
+                usage.rejected += 1;
+                missing.push(i);
             }
             None => missing.push(i),
         }
@@ -372,6 +397,11 @@ impl Checker for NliChecker {
             self.cache.as_deref(),
             &self.fingerprint(),
             &mut usage,
+            &|row| {
+                row.len() == self.model.labels.len()
+                    && row.iter().all(|x| x.is_finite() && (0.0..=1.0).contains(x))
+                    && (row.iter().sum::<f32>() - 1.0).abs() < 1e-3
+            },
             &mut |batch| {
                 let r = self.probabilities(batch);
                 done_batches += 1;

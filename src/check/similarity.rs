@@ -116,6 +116,12 @@ impl SimilarityChecker {
             self.cache.as_deref(),
             &self.fingerprint(),
             usage,
+            // stored embeddings are L2-normalised: a cut or corrupted row is not
+            &|row| {
+                !row.is_empty()
+                    && row.iter().all(|x| x.is_finite())
+                    && (row.iter().map(|x| x * x).sum::<f32>().sqrt() - 1.0).abs() < 1e-3
+            },
             &mut |batch| {
                 let items: Vec<(&str, Option<&str>)> =
                     batch.iter().map(|(_, t)| (t.as_str(), None)).collect();

@@ -42,9 +42,12 @@ impl EntitySwap {
         if trimmed.len() == out.len() {
             return; // no space before the name: not preceded by a separate word
         }
+        // the byte after the last non-letter: its own length, since it may be multi-byte ("—")
         let word_start = trimmed
-            .rfind(|c: char| !c.is_alphabetic())
-            .map(|p| p + 1)
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !c.is_alphabetic())
+            .map(|(p, c)| p + c.len_utf8())
             .unwrap_or(0);
         let word = &trimmed[word_start..];
         let lower = word.to_lowercase();
@@ -137,5 +140,15 @@ mod tests {
     #[test]
     fn names_inside_other_words_are_left_alone() {
         assert!(swap("Teams and Teamwork.").is_empty());
+    }
+
+    #[test]
+    fn a_multi_byte_character_before_the_name_is_not_cut() {
+        // used to panic: the article fix-up assumed a one-byte character before the word
+        assert_eq!(
+            swap("SSO — Enterprise plan only."),
+            vec!["SSO — Team plan only."]
+        );
+        assert_eq!(swap("Café·Team plan"), vec!["Café·Enterprise plan"]);
     }
 }

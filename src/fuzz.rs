@@ -1,0 +1,261 @@
+//! The fuzz harness: every parser and text routine that reads input a user or a server controls,
+//! fed arbitrary text (and structured YAML that is almost right). The property is always the same:
+//! no panic, no hang (each call finishes within a generous bound), and where a file is at fault
+//! the error names it. `FAITHGATE_FUZZ_CASES` sets the inputs per target (default 256; CI runs
+//! the default, `cargo test fuzz` with a larger number runs longer).
+
+use crate::check::lexical::{LexicalChecker, LexicalSettings};
+use crate::check::{CheckInput, Checker, ClaimToCheck, ContextSet};
+use crate::mutate::{operators, Rules};
+use crate::suite::{EntityGroup, Passage, Suite};
+use proptest::prelude::*;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Far beyond any honest call on these small inputs; only a hang reaches it.
+const HANG: Duration = Duration::from_secs(30);
+
+fn cases() -> u32 {
+    std::env::var("FAITHGATE_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(256)
+}
+
+/// Runs `f` on its own thread; a panic or a hang fails the property.
+fn bounded<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    let handle = std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.recv_timeout(HANG) {
+        Ok(v) => {
+            let _ = handle.join();
+            v
+        }
+        Err(mpsc::RecvTimeoutError::Timeout) => panic!("{what}: no answer within {HANG:?}: a hang"),
+        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("{what}: panicked"),
+    }
+}
+
+/// Text that looks like what people and models write, with the characters that break byte
+/// indexing and splitting mixed in.
+fn text() -> impl Strategy<Value = String> {
+    let pieces = prop::sample::select(vec![
+        "Team",
+        "Enterprise",
+        "plan",
+        "a",
+        "an",
+        "An",
+        "is",
+        "is not",
+        "cannot",
+        "can",
+        "not",
+        "$ 160 million",
+        "€12",
+        "12",
+        "1.5",
+        "50 GB",
+        "14 days",
+        "within 24 hours",
+        "if",
+        "unless",
+        "—",
+        "–",
+        "…",
+        "é",
+        "ß",
+        "日本",
+        "🙂",
+        "\u{200b}",
+        "\u{feff}",
+        "\u{1b}[31m",
+        "\t",
+        "\n",
+        "\r\n",
+        ".",
+        ",",
+        ";",
+        ":",
+        "!",
+        "?",
+        "\"",
+        "'",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{claims}",
+        "J.R.R.",
+        "Dr.",
+        "e.g.",
+        "3.",
+        " ",
+        "  ",
+        "-",
+        "*",
+        "#",
+        "%",
+        "0",
+        "9",
+        "1,000",
+        "twelve",
+        "",
+    ]);
+    prop_oneof![
+        prop::collection::vec(pieces.clone(), 0..24).prop_map(|v| v.join(" ")),
+        prop::collection::vec(pieces, 0..24).prop_map(|v| v.concat()),
+        any::<String>(),
+    ]
+}
+
+fn entity_groups() -> impl Strategy<Value = Vec<EntityGroup>> {
+    prop::collection::vec(
+        prop::collection::vec(
+            prop_oneof![
+                Just("Team".to_string()),
+                Just("Enterprise".to_string()),
+                Just("日本".to_string()),
+                Just("Café".to_string()),
+                "[A-Za-zé—]{1,6}",
+            ],
+            2..4,
+        ),
+        0..3,
+    )
+    .prop_map(|groups| {
+        groups
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut members)| {
+                members.sort();
+                members.dedup();
+                EntityGroup {
+                    name: format!("g{i}"),
+                    members,
+                }
+            })
+            .filter(|g| g.members.len() >= 2)
+            .collect()
+    })
+}
+
+/// A suite that is almost valid: the Larkspur shape with one field replaced by arbitrary text.
+fn almost_a_suite() -> impl Strategy<Value = String> {
+    (text(), text(), 0usize..6).prop_map(|(a, b, which)| {
+        let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+        let fields = [
+            format!("suite: {}\ncontexts:\n  - id: c\n    passages: [{{id: p, text: \"x\"}}]\n", q(&a)),
+            format!("suite: s\ncontexts:\n  - id: c\n    passages: [{{id: p, text: {}}}]\n    faithful: [{{id: f, claim: {}}}]\n", q(&a), q(&b)),
+            format!("suite: s\nentities: {{plan: [{}, {}]}}\ncontexts:\n  - id: c\n    passages: [{{id: p, text: {}}}]\n    faithful: [{{id: f, claim: {}}}]\n", q(&a), q(&b), q(&a), q(&b)),
+            format!("suite: s\ncontexts:\n  - id: c\n    passages: [{{id: p, text: x}}]\n    hard_cases: [{{id: h, type: {}, claim: {}, label: supported}}]\n", q(&a), q(&b)),
+            format!("suite: s\ncontexts: []\nreviews: {{{}: {{review: fault}}}}\n", q(&a)),
+            a.clone(),
+        ];
+        fields[which].clone()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fuzz_every_mutator_on_any_claim(claim in text(), groups in entity_groups()) {
+        bounded("mutators", move || {
+            for op in operators(&Rules::builtin()) {
+                for m in op.mutate(&claim, &groups) {
+                    assert_ne!(m, claim, "{} returned its input", op.name());
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn fuzz_text_routines(t in text(), word in text()) {
+        bounded("text", move || {
+            let _ = crate::text::split_sentences(&t);
+            let _ = crate::text::tokenize(&t);
+            let _ = crate::text::tidy(&t);
+            let _ = crate::text::printable(&t);
+            let _ = crate::text::escape_markup(&t);
+            let _ = crate::text::escape_md_cell(&t);
+            let _ = crate::text::find_word(&t, &word, 0);
+            let _ = crate::answers::numbers::check(&t, &[&word], "");
+            let _ = crate::answers::decompose::is_refusal(&t);
+            let _ = crate::llm::render_template(&t, &[("claims", &word), ("passages", &t)]);
+            let _ = crate::llm::redact(&t, &word);
+            let _ = crate::llm::parse_retry_after(&t);
+        });
+    }
+
+    #[test]
+    fn fuzz_the_lexical_checker(passage in text(), claim in text(), groups in entity_groups()) {
+        bounded("lexical", move || {
+            let sets = [ContextSet {
+                id: "c".into(),
+                question: None,
+                passages: vec![Passage { id: "p".into(), text: passage }],
+            }];
+            let input = CheckInput {
+                contexts: &sets,
+                entities: &groups,
+                claims: vec![ClaimToCheck { context: 0, text: &claim }],
+            };
+            let v = LexicalChecker::new("lexical", LexicalSettings::default()).check(&input, &mut |_| {});
+            assert_eq!(v.len(), 1);
+            if let Ok(v) = &v[0] {
+                assert!(v.score.is_none_or(|s| (0.0..=1.0).contains(&s)), "{v:?}");
+            }
+        });
+    }
+
+    #[test]
+    fn fuzz_suite_loading(yaml in almost_a_suite()) {
+        bounded("suite", move || {
+            if let Ok(suite) = Suite::from_yaml(Path::new("fuzz.yaml"), &yaml) {
+                // a suite that loads generates its mutants without panicking; a bad review is an
+                // error that names the file
+                if let Err(e) = crate::mutate::generate(&suite, &Rules::builtin()) {
+                    assert!(e.to_string().contains("fuzz.yaml"), "{e}");
+                }
+            } else if let Err(e) = Suite::from_yaml(Path::new("fuzz.yaml"), &yaml) {
+                assert!(e.to_string().contains("fuzz.yaml"), "an error names the file: {e}");
+            }
+        });
+    }
+
+    #[test]
+    fn fuzz_judge_and_decomposer_replies(reply in text(), n in 0usize..4) {
+        bounded("replies", move || {
+            let passages = [Passage { id: "p".into(), text: "Team plans are billed monthly.".into() }];
+            let _ = crate::check::judge::validate(&reply, n, &passages);
+            let _ = crate::answers::decompose::parse_claims(&reply);
+        });
+    }
+
+    #[test]
+    fn fuzz_command_checker_lines(line in text()) {
+        bounded("command lines", move || {
+            let _ = crate::check::command::parse_line(&line);
+        });
+    }
+
+    #[test]
+    fn fuzz_config_records_and_logs(body in text()) {
+        bounded("files", move || {
+            let dir = tempfile::tempdir().unwrap();
+            let p = dir.path().join("input");
+            std::fs::write(&p, &body).unwrap();
+            if let Err(e) = crate::config::Config::from_yaml(&p, &body) {
+                assert!(e.to_string().contains("input"), "{e}");
+            }
+            if let Err(e) = crate::record::AnyRecord::load(&p) {
+                assert!(e.to_string().contains("input"), "{e}");
+            }
+            let _ = crate::answers::load_log(&p);
+        });
+    }
+}
