@@ -81,6 +81,14 @@ pub type Output = Result<Vec<f32>, CheckError>;
 /// Scores one batch of keys: one output per key, or an error for the whole batch.
 pub type BatchScorer<'a> = dyn FnMut(&[&(String, String)]) -> Result<Vec<Output>, CheckError> + 'a;
 
+/// Where a model checker's outputs are kept, and what a stored row must look like to be used.
+pub(crate) struct Stored<'a> {
+    pub cache: Option<&'a Cache>,
+    pub fingerprint: &'a str,
+    /// A cached row that fails this (wrong length, non-finite values) is a miss, scored again.
+    pub valid: &'a dyn Fn(&[f32]) -> bool,
+}
+
 /// Scores inputs with the cache in front of the model: each distinct key once, misses sorted by
 /// length and batched, each batch stored as soon as it is scored. `run` maps one batch of keys
 /// to one output vector per key (or an error for the whole batch).
@@ -88,12 +96,15 @@ pub(crate) fn score_all(
     keys: &[(String, String)],
     lengths: &[usize],
     batch_size: usize,
-    cache: Option<&Cache>,
-    fingerprint: &str,
+    stored: Stored<'_>,
     usage: &mut ModelUse,
-    valid: &dyn Fn(&[f32]) -> bool,
     run: &mut BatchScorer<'_>,
 ) -> Result<Vec<Output>, CheckError> {
+    let Stored {
+        cache,
+        fingerprint,
+        valid,
+    } = stored;
     let mut out: Vec<Option<Output>> = vec![None; keys.len()];
     usage.needed += keys.len();
     let mut missing = Vec::new();
@@ -394,14 +405,16 @@ impl Checker for NliChecker {
             &used_keys,
             &used_lengths,
             self.settings.batch_size,
-            self.cache.as_deref(),
-            &self.fingerprint(),
-            &mut usage,
-            &|row| {
-                row.len() == self.model.labels.len()
-                    && row.iter().all(|x| x.is_finite() && (0.0..=1.0).contains(x))
-                    && (row.iter().sum::<f32>() - 1.0).abs() < 1e-3
+            Stored {
+                cache: self.cache.as_deref(),
+                fingerprint: &self.fingerprint(),
+                valid: &|row| {
+                    row.len() == self.model.labels.len()
+                        && row.iter().all(|x| x.is_finite() && (0.0..=1.0).contains(x))
+                        && (row.iter().sum::<f32>() - 1.0).abs() < 1e-3
+                },
             },
+            &mut usage,
             &mut |batch| {
                 let r = self.probabilities(batch);
                 done_batches += 1;

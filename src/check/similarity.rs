@@ -6,7 +6,7 @@
 //! at or above the threshold) or `not_found`; it has no notion of contradiction.
 
 use super::cache::Cache;
-use super::nli::{score_all, ModelUse};
+use super::nli::{score_all, ModelUse, Stored};
 use super::onnx::Model;
 use super::windows::{passage_sentences, windows_of, Window};
 use super::{CheckError, CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
@@ -113,15 +113,17 @@ impl SimilarityChecker {
             &keys,
             lengths,
             self.settings.batch_size,
-            self.cache.as_deref(),
-            &self.fingerprint(),
-            usage,
-            // stored embeddings are L2-normalised: a cut or corrupted row is not
-            &|row| {
-                !row.is_empty()
-                    && row.iter().all(|x| x.is_finite())
-                    && (row.iter().map(|x| x * x).sum::<f32>().sqrt() - 1.0).abs() < 1e-3
+            Stored {
+                cache: self.cache.as_deref(),
+                fingerprint: &self.fingerprint(),
+                // stored embeddings are L2-normalised: a cut or corrupted row is not
+                valid: &|row| {
+                    !row.is_empty()
+                        && row.iter().all(|x| x.is_finite())
+                        && (row.iter().map(|x| x * x).sum::<f32>().sqrt() - 1.0).abs() < 1e-3
+                },
             },
+            usage,
             &mut |batch| {
                 let items: Vec<(&str, Option<&str>)> =
                     batch.iter().map(|(_, t)| (t.as_str(), None)).collect();
