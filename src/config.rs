@@ -12,7 +12,7 @@
 
 use crate::check::cache::Cache;
 use crate::check::cascade::CascadeChecker;
-use crate::check::command::CommandChecker;
+use crate::check::command::{CommandChecker, CommandLimits};
 use crate::check::judge::{JudgeChecker, JudgeSettings, Mode, MAX_CONCURRENCY};
 use crate::check::lexical::{LexicalChecker, LexicalSettings};
 use crate::check::nli::NliChecker;
@@ -109,6 +109,10 @@ pub struct CascadeConfig {
 #[serde(deny_unknown_fields)]
 pub struct CommandConfig {
     pub argv: Vec<String>,
+    /// The longest the program may go without its next answer (default 60).
+    pub timeout_s: Option<f64>,
+    /// The longest the whole run may take (default: no limit beyond `timeout_s` per answer).
+    pub total_timeout_s: Option<f64>,
 }
 
 /// One named checker as configured, tagged by `kind`.
@@ -409,6 +413,18 @@ impl Config {
                         "e.g. argv: [python3, my_checker.py]",
                     ));
                 }
+                for (field, v) in [
+                    ("timeout_s", c.timeout_s),
+                    ("total_timeout_s", c.total_timeout_s),
+                ] {
+                    if let Some(v) = v.filter(|v| !(v.is_finite() && *v > 0.0 && *v <= MAX_SECONDS))
+                    {
+                        return Err(bad(
+                            format!("{field} {v} must be a positive number of seconds, at most {MAX_SECONDS}"),
+                            "e.g. timeout_s: 60",
+                        ));
+                    }
+                }
             }
         }
         Ok(())
@@ -541,9 +557,15 @@ impl Config {
                 k.route_below.unwrap_or(0.5),
                 k.settle_below,
             )),
-            CheckerConfig::Command(c) => {
-                Box::new(CommandChecker::new(name, c.argv.clone(), self.base.clone()))
-            }
+            CheckerConfig::Command(c) => Box::new(CommandChecker::new(
+                name,
+                c.argv.clone(),
+                self.base.clone(),
+                CommandLimits {
+                    answer_timeout: Duration::from_secs_f64(c.timeout_s.unwrap_or(60.0)),
+                    total_timeout: c.total_timeout_s.map(Duration::from_secs_f64),
+                },
+            )),
         })
     }
 

@@ -800,3 +800,117 @@ fn an_echoed_api_key_never_reaches_any_output_record_cache_or_report() {
         }
     }
 }
+
+/// A folder whose config has one `command` checker running checker_hostile.py in `mode`.
+fn hostile(mode: &str, limits: &str) -> Env {
+    Env::new(
+        "http://127.0.0.1:9/v1",
+        "",
+        &format!(
+            "  ext: {{kind: command, argv: [python3, {}, {mode}]{limits}}}\n",
+            root().join("tests/fixtures/checker_hostile.py").display()
+        ),
+    )
+}
+
+/// Runs the `ext` checker with a hang bound: (exit code, JSON, stderr).
+fn run_bounded(e: &Env) -> (i32, Value, String) {
+    let out = e
+        .cmd()
+        .args([
+            "run",
+            suite().to_str().unwrap(),
+            "--checker",
+            "ext",
+            "--format",
+            "json",
+        ])
+        .timeout(Duration::from_secs(120)) // a hang bound, not a speed claim
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code().unwrap_or(-1), v, err)
+}
+
+#[test]
+fn invalid_utf8_from_a_command_checker_is_reported_by_line_and_reading_goes_on() {
+    // used to drop every later answer (stdout) or kill the program (stderr)
+    let (code, v, err) = run_bounded(&hostile("bad-bytes", ""));
+    assert_eq!(code, 0, "{err}");
+    assert!(cases(&v).iter().all(|c| c["verdict"] == "supported"));
+    assert!(err.contains("line 1 is not UTF-8"), "{err}");
+    assert!(
+        err.contains("warning") && err.contains("from stderr"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_flood_of_garbage_is_counted_not_kept() {
+    let (code, v, err) = run_bounded(&hostile("flood", ""));
+    assert_eq!(code, 0, "{err}");
+    assert!(cases(&v).iter().all(|c| c["verdict"] == "supported"));
+    assert!(
+        err.contains("100001 unreadable line(s) (first 5 shown)"),
+        "{err}"
+    );
+    assert!(
+        err.len() < 20_000,
+        "the note stays short: {} bytes",
+        err.len()
+    );
+}
+
+#[test]
+fn a_second_answer_for_one_case_is_an_error_for_that_case() {
+    let (code, v, err) = run_bounded(&hostile("twice", ""));
+    assert_eq!(code, 3, "{err}");
+    let errors: Vec<Value> = cases(&v)
+        .into_iter()
+        .filter(|c| c["outcome"] == "error")
+        .collect();
+    assert_eq!(errors.len(), 1, "{v}");
+    assert!(errors[0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("more than once"));
+}
+
+#[test]
+fn a_command_checker_that_hangs_is_stopped_at_its_timeout() {
+    // used to block forever
+    for mode in ["hang", "grandchild"] {
+        let (code, v, err) = run_bounded(&hostile(mode, ", timeout_s: 1"));
+        assert_eq!(code, 3, "{mode}: {err}");
+        let all = cases(&v);
+        assert!(all.iter().all(|c| c["outcome"] == "error"), "{mode}: {v}");
+        assert!(
+            all[0]["error"].as_str().unwrap().contains("timeout_s"),
+            "{mode}: {}",
+            all[0]
+        );
+    }
+}
+
+#[test]
+fn ctrl_c_stops_a_command_checker_and_exits_130() {
+    let e = hostile("hang", "");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithgate"))
+        .current_dir(e.dir.path())
+        .env_remove("CI")
+        .args(["run", suite().to_str().unwrap(), "--checker", "ext"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500)); // the program is running and silent
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+}

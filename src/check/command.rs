@@ -8,32 +8,110 @@
 //!   "evidence": {"passage": "...", "window": "..."}, "reason": "..."}` (score, evidence and
 //! reason optional; evidence may also be a passage id). A program that exits early, prints
 //! garbage or skips an id leaves those cases as errors with the reason. Its stderr is copied to
-//! faithgate's stderr, each line prefixed with the checker's name.
+//! faithgate's notes (stderr), each line prefixed with the checker's name.
+//!
+//! The program's output is read as bytes: a line that is not UTF-8 or not JSON is reported by its
+//! number and reading goes on; a line longer than [`MAX_LINE`] is cut off and counted, and only
+//! the first few unreadable lines are kept (the rest are counted). When the program gives no
+//! answer for `timeout_s` seconds (default 60), or the whole run passes `total_timeout_s`, or
+//! Ctrl-C arrives, the program is killed and every case still pending is an `error` that says why.
 
 use super::{CheckError, CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{mpsc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The longest output line read; the rest of a longer line is skipped and the line counted.
+pub const MAX_LINE: usize = 1 << 20;
+/// How many unreadable lines are kept for the message (the rest are counted).
+const KEPT_BAD_LINES: usize = 5;
+
+/// Time limits of a command checker.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CommandLimits {
+    /// The longest the program may go without giving its next answer.
+    pub answer_timeout: Duration,
+    /// The longest the whole run may take, if set.
+    pub total_timeout: Option<Duration>,
+}
+
+impl Default for CommandLimits {
+    fn default() -> Self {
+        CommandLimits {
+            answer_timeout: Duration::from_secs(60),
+            total_timeout: None,
+        }
+    }
+}
 
 pub struct CommandChecker {
     name: String,
     argv: Vec<String>,
     cwd: PathBuf,
+    limits: CommandLimits,
     last: Mutex<String>,
 }
 
 impl CommandChecker {
-    pub fn new(name: &str, argv: Vec<String>, cwd: PathBuf) -> Self {
+    pub fn new(name: &str, argv: Vec<String>, cwd: PathBuf, limits: CommandLimits) -> Self {
         CommandChecker {
             name: name.to_string(),
             argv,
             cwd,
+            limits,
             last: Mutex::new(String::new()),
         }
     }
+}
+
+/// Reads `r` line by line as bytes, at most `max` bytes a line (the rest of a longer line is
+/// skipped): (line number, bytes, whether it was cut). Ends at end of input or a read error.
+fn byte_lines(r: impl Read, max: usize, mut each: impl FnMut(usize, Vec<u8>, bool)) {
+    let mut r = BufReader::new(r);
+    let mut n = 0;
+    loop {
+        let mut line = Vec::new();
+        let mut cut = false;
+        loop {
+            let buf = match r.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => return,
+            };
+            if buf.is_empty() {
+                if !line.is_empty() || cut {
+                    n += 1;
+                    each(n, line, cut);
+                }
+                return;
+            }
+            let (take, end) = match buf.iter().position(|b| *b == b'\n') {
+                Some(i) => (i, true),
+                None => (buf.len(), false),
+            };
+            let room = max.saturating_sub(line.len());
+            line.extend_from_slice(&buf[..take.min(room)]);
+            cut |= take > room;
+            r.consume(take + usize::from(end));
+            if end {
+                break;
+            }
+        }
+        n += 1;
+        each(n, line, cut);
+    }
+}
+
+/// What the reader thread reports.
+enum Event {
+    Answer(String, Result<Verdict, CheckError>),
+    Bad(String),
+    Done,
 }
 
 pub(crate) fn parse_line(line: &str) -> Result<(String, Result<Verdict, CheckError>), String> {
@@ -120,8 +198,10 @@ impl Checker for CommandChecker {
                 .map(|_| Err(CheckError::Command(why.clone())))
                 .collect::<Vec<CheckResult>>()
         };
+        // its own process group, so a timeout or Ctrl-C stops whatever it started too
         let mut child = match Command::new(&self.argv[0])
             .args(&self.argv[1..])
+            .process_group(0)
             .current_dir(&self.cwd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -148,7 +228,12 @@ impl Checker for CommandChecker {
             })
             .collect();
         let name = self.name.clone();
-        let (answers, garbage, stderr_tail) = std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel::<Event>();
+        let mut answers: HashMap<String, Result<Verdict, CheckError>> = HashMap::new();
+        let mut bad: Vec<String> = Vec::new();
+        let mut bad_count = 0usize;
+        let mut stopped: Option<String> = None;
+        let (stderr_tail, status) = std::thread::scope(|scope| {
             // write in a thread so a program that answers as it reads never deadlocks
             scope.spawn(move || {
                 for r in &requests {
@@ -159,48 +244,127 @@ impl Checker for CommandChecker {
             });
             let err_reader = scope.spawn(move || {
                 let mut tail: Vec<String> = Vec::new();
-                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                byte_lines(stderr, 4096, |_, bytes, _| {
+                    let line = String::from_utf8_lossy(&bytes).into_owned();
                     crate::notes::note(format!("[{name}] {line}"));
                     tail.push(line);
                     if tail.len() > 5 {
                         tail.remove(0);
                     }
-                }
+                });
                 tail.join(" | ")
             });
-            let mut answers: HashMap<String, Result<Verdict, CheckError>> = HashMap::new();
-            let mut garbage: Vec<String> = Vec::new();
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if line.trim().is_empty() {
-                    continue;
+            scope.spawn(move || {
+                byte_lines(stdout, MAX_LINE, |n, bytes, cut| {
+                    let event = if cut {
+                        Event::Bad(format!("line {n} is longer than {MAX_LINE} bytes"))
+                    } else {
+                        match String::from_utf8(bytes) {
+                            Err(e) => Event::Bad(format!(
+                                "line {n} is not UTF-8 (invalid byte at offset {})",
+                                e.utf8_error().valid_up_to()
+                            )),
+                            Ok(line) if line.trim().is_empty() => return,
+                            Ok(line) => match parse_line(&line) {
+                                Ok((id, v)) => Event::Answer(id, v),
+                                Err(why) => Event::Bad(format!(
+                                    "line {n}: {why}: {}",
+                                    crate::text::printable(
+                                        &line.chars().take(120).collect::<String>()
+                                    )
+                                )),
+                            },
+                        }
+                    };
+                    let _ = tx.send(event);
+                });
+                let _ = tx.send(Event::Done);
+            });
+            let started = Instant::now();
+            let mut last_answer = Instant::now();
+            loop {
+                if crate::interrupt::requested() {
+                    stopped = Some("interrupted".into());
+                    break;
                 }
-                match parse_line(&line) {
-                    Ok((id, v)) => {
-                        answers.entry(id).or_insert(v);
+                if last_answer.elapsed() >= self.limits.answer_timeout {
+                    stopped = Some(format!(
+                        "the program gave no answer for {:?} (timeout_s); it was stopped",
+                        self.limits.answer_timeout
+                    ));
+                    break;
+                }
+                if let Some(t) = self
+                    .limits
+                    .total_timeout
+                    .filter(|t| started.elapsed() >= *t)
+                {
+                    stopped = Some(format!(
+                        "the run took longer than {t:?} (total_timeout_s); the program was stopped"
+                    ));
+                    break;
+                }
+                match rx.recv_timeout(Duration::from_millis(100)) {
+                    Ok(Event::Answer(id, v)) => {
+                        last_answer = Instant::now();
+                        match answers.get(&id) {
+                            Some(_) => {
+                                answers.insert(
+                                    id,
+                                    Err(CheckError::Command(
+                                        "the program answered this case more than once".into(),
+                                    )),
+                                );
+                            }
+                            None => {
+                                answers.insert(id, v);
+                            }
+                        }
                         progress(answers.len().min(n));
                     }
-                    Err(why) => garbage.push(format!(
-                        "{why}: {}",
-                        line.chars().take(120).collect::<String>()
-                    )),
+                    Ok(Event::Bad(why)) => {
+                        last_answer = Instant::now();
+                        bad_count += 1;
+                        if bad.len() < KEPT_BAD_LINES {
+                            bad.push(why);
+                        }
+                    }
+                    Ok(Event::Done) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
                 }
             }
-            (answers, garbage, err_reader.join().unwrap_or_default())
+            if stopped.is_some() {
+                // the readers end once the pipes close: stop the program and everything it
+                // started (its process group)
+                if let Ok(pgid) = i32::try_from(child.id()) {
+                    // SAFETY: kill(2) with a negative pid signals that process group; no memory
+                    // is involved
+                    unsafe {
+                        libc::kill(-pgid, libc::SIGKILL);
+                    }
+                }
+                let _ = child.kill();
+            }
+            let status = child
+                .wait()
+                .map(|s| s.to_string())
+                .unwrap_or_else(|e| e.to_string());
+            (err_reader.join().unwrap_or_default(), status)
         });
-        let status = child
-            .wait()
-            .map(|s| s.to_string())
-            .unwrap_or_else(|e| e.to_string());
         let summary = format!(
             "{} of {n} answered; {status}{}{}",
             answers.len().min(n),
-            if garbage.is_empty() {
+            if bad_count == 0 {
                 String::new()
             } else {
                 format!(
-                    "; {} unreadable line(s), first: {}",
-                    garbage.len(),
-                    garbage[0]
+                    "; {bad_count} unreadable line(s){}: {}",
+                    if bad_count > bad.len() {
+                        format!(" (first {} shown)", bad.len())
+                    } else {
+                        String::new()
+                    },
+                    bad.join("; ")
                 )
             },
             if stderr_tail.is_empty() {
@@ -213,13 +377,16 @@ impl Checker for CommandChecker {
             *l = summary.clone();
         }
         progress(n);
-        let mut answers = answers;
         (0..n)
             .map(|i| match answers.remove(&i.to_string()) {
                 Some(r) => r,
-                None => Err(CheckError::Command(format!(
-                    "the program gave no verdict for this case ({summary})"
-                ))),
+                None => Err(match &stopped {
+                    Some(why) if why == "interrupted" => CheckError::Interrupted,
+                    Some(why) => CheckError::Command(format!("{why} ({summary})")),
+                    None => CheckError::Command(format!(
+                        "the program gave no verdict for this case ({summary})"
+                    )),
+                }),
             })
             .collect()
     }
