@@ -56,8 +56,13 @@ pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
             );
         }
         StatsCommand::Mcnemar { b, c } => {
-            let Some(total) = b.checked_add(c) else {
-                return Err(Error::Usage(format!("B + C overflows ({b} + {c})")).into());
+            let total = b.checked_add(c).filter(|t| *t <= stats::MAX_DISCORDANT);
+            let Some(total) = total else {
+                return Err(Error::Usage(format!(
+                    "B + C ({b} + {c}) is more than {} discordant pairs, the most counted exactly",
+                    stats::MAX_DISCORDANT
+                ))
+                .into());
             };
             println!(
                 "b={b} c={c}  exact two-sided McNemar p = {:.4} ({total} discordant pairs)",

@@ -7,6 +7,6 @@ pub mod sweep;
 pub mod wilson;
 
 pub use kappa::cohen_kappa;
-pub use mcnemar::mcnemar_exact;
+pub use mcnemar::{mcnemar_exact, MAX_DISCORDANT};
 pub use sample_size::sample_size;
 pub use wilson::{wilson, Rate};

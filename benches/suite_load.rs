@@ -1,0 +1,91 @@
+//! Benchmark: loading a large suite (parse, validate, locate ids, generate mutants), which used
+//! to be quadratic in the number of context sets.
+//!
+//! Writes a ~50 MB suite (10,000 context sets of 20 passages and 5 verified claims, entity
+//! groups and reviews) to a temp file, loads it several times, and prints the median seconds and
+//! the peak resident memory of the process (VmHWM). `-- --quick` loads a 5 MB suite once (used by
+//! the test command to keep this target working); `-- --contexts N` sets another size.
+
+use faithgate::mutate::{generate, Rules};
+use faithgate::suite::Suite;
+use std::fmt::Write;
+use std::time::Instant;
+
+fn suite_text(contexts: usize) -> String {
+    let mut y = String::from("suite: large\nentities:\n  plan: [Basic, Pro, Max]\ncontexts:\n");
+    for c in 0..contexts {
+        let _ = writeln!(
+            y,
+            "  - id: ctx-{c}\n    question: \"What does plan {c} include?\"\n    passages:"
+        );
+        for p in 0..20 {
+            let _ = writeln!(
+                y,
+                "      - {{id: p{p}, text: \"The Pro plan stores report {c}-{p} data for {} months and cannot export it. Admins can delete a ticket within 14 days of creating it, unless it is locked. Each seat costs €{} per month.\"}}",
+                2 + (c + p) % 40,
+                5 + p
+            );
+        }
+        let _ = writeln!(y, "    faithful:");
+        for f in 0..5 {
+            let _ = writeln!(
+                y,
+                "      - {{id: f{c}-{f}, claim: \"The Pro plan stores report {c}-{f} data for {} months.\"}}",
+                2 + (c + f) % 40
+            );
+        }
+    }
+    y
+}
+
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<f64>().ok())
+        })
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(f64::NAN)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let (mut contexts, runs) = if quick { (1_000, 1) } else { (10_000, 3) };
+    // `--contexts N` for another size (the baseline comparison in BENCHMARKS.md)
+    if let Some(n) = args
+        .iter()
+        .position(|a| a == "--contexts")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+    {
+        contexts = n;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("large.yaml");
+    let text = suite_text(contexts);
+    std::fs::write(&path, &text).unwrap();
+    drop(text);
+    let mb = std::fs::metadata(&path).unwrap().len() as f64 / 1e6;
+    let rules = Rules::builtin();
+    let mut secs = Vec::new();
+    let mut mutants = 0;
+    for _ in 0..runs {
+        let t = Instant::now();
+        let suite = Suite::load(&path).unwrap();
+        let set = generate(&suite, &rules).unwrap();
+        secs.push(t.elapsed().as_secs_f64());
+        mutants = set.mutants.len();
+    }
+    secs.sort_by(f64::total_cmp);
+    println!(
+        "suite_load: {mb:.1} MB, {contexts} context sets, {} verified claims, {mutants} mutants: median {:.2} s of {runs} (runs: {}), peak RSS {:.0} MB",
+        contexts * 5,
+        secs[secs.len() / 2],
+        secs.iter().map(|s| format!("{s:.2}")).collect::<Vec<_>>().join(", "),
+        peak_rss_mb()
+    );
+}
