@@ -6,7 +6,7 @@
 //! discordant cases. Regressions are listed case by case. An error is never a good outcome.
 
 use crate::check::Label;
-use crate::error::Exit;
+use crate::error::{Error, Exit};
 use crate::record::{Record, RecordCase};
 use crate::run::{CaseKind, Expected, Role};
 use crate::stats::{mcnemar_exact, Rate};
@@ -104,14 +104,16 @@ fn label_of(r: &Record) -> String {
     names.join("+")
 }
 
-/// Compares a base record with a candidate record.
+/// Compares a base record with a candidate record. Two records with no case in common (other
+/// suites, empty runs, disjoint ids) or whose common cases count in no rate give no verdict: an
+/// error that says what did not match, never a passing gate.
 pub fn compare(
     base: &Record,
     candidate: &Record,
     alpha: f64,
     max_new_misses: u64,
     confidence: f64,
-) -> Comparison {
+) -> Result<Comparison, Error> {
     let key = |suite: &str, c: &RecordCase| (suite.to_string(), c.id.clone());
     let mut base_cases: BTreeMap<(String, String), &RecordCase> = BTreeMap::new();
     let mut base_sha: HashMap<&str, &str> = HashMap::new();
@@ -148,6 +150,25 @@ pub fn compare(
         .filter(|k| !seen.contains(*k))
         .cloned()
         .collect();
+    if pairs.is_empty() {
+        let describe = |r: &Record| {
+            let suites: Vec<String> = r
+                .runs
+                .iter()
+                .map(|x| format!("{} ({} cases)", x.suite, x.cases.len()))
+                .collect();
+            if suites.is_empty() {
+                "no run at all".to_string()
+            } else {
+                suites.join(", ")
+            }
+        };
+        return Err(Error::Usage(format!(
+            "nothing to compare: no case is in both records (base: {}; candidate: {}); compare records of the same suites",
+            describe(base),
+            describe(candidate)
+        )));
+    }
 
     // groups: false alarms, each fault type, all faults
     let mut groups: BTreeMap<(u8, String), Vec<(&RecordCase, &RecordCase)>> = BTreeMap::new();
@@ -170,6 +191,12 @@ pub fn compare(
                 .or_default()
                 .push((b, c));
         }
+    }
+    if groups.is_empty() {
+        return Err(Error::Usage(format!(
+            "nothing to compare: the {} case(s) in both records count in no rate (no verified claim, no reviewed fault, no hard case); review the mutants first",
+            pairs.len()
+        )));
     }
     let mut rows = Vec::new();
     for ((order, name), cases) in groups {
@@ -246,7 +273,7 @@ pub fn compare(
             "{newly_missed} fault(s) newly missed, more than --max-new-misses {max_new_misses}"
         ));
     }
-    Comparison {
+    Ok(Comparison {
         base: label_of(base),
         candidate: label_of(candidate),
         alpha,
@@ -259,7 +286,7 @@ pub fn compare(
         only_in_candidate,
         suites_changed,
         failures,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -295,7 +322,8 @@ mod tests {
             0.05,
             0,
             0.95,
-        );
+        )
+        .unwrap();
         assert!(c.failures.is_empty());
         assert!(c
             .rows
@@ -321,7 +349,8 @@ mod tests {
             0.05,
             100,
             0.95,
-        );
+        )
+        .unwrap();
         let row = c.rows.iter().find(|r| r.group == "number_swap").unwrap();
         assert_eq!((row.better, row.worse), (0, 8));
         assert!((row.p_value - 0.0078125).abs() < 1e-12, "{}", row.p_value); // 2 * 0.5^8
@@ -342,7 +371,8 @@ mod tests {
             0.05,
             0,
             0.95,
-        );
+        )
+        .unwrap();
         assert_eq!(c.new_false_alarms, 1);
         assert_eq!(c.regressions[0].change, ChangeKind::NewFalseAlarm);
         assert_eq!(c.regressions[0].candidate_error.as_deref(), Some("timeout"));
@@ -360,7 +390,8 @@ mod tests {
             0.05,
             0,
             0.95,
-        );
+        )
+        .unwrap();
         let row = c.rows.iter().find(|r| r.group == "all faults").unwrap();
         assert_eq!(row.base.n, 7);
     }
@@ -381,11 +412,41 @@ mod tests {
             0.05,
             0,
             0.95,
-        );
+        )
+        .unwrap();
         assert_eq!(c.only_in_base, vec![("s".to_string(), "m7".to_string())]);
         assert_eq!(
             c.only_in_candidate,
             vec![("s".to_string(), "m-new".to_string())]
         );
+    }
+
+    #[test]
+    fn nothing_in_common_is_no_verdict_never_a_pass() {
+        let other: Vec<RecordCase> = base()
+            .into_iter()
+            .map(|mut c| {
+                c.id = format!("x-{}", c.id);
+                c
+            })
+            .collect();
+        let e = compare(
+            &record_of("a", base()),
+            &record_of("b", other),
+            0.05,
+            0,
+            0.95,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("nothing to compare") && e.contains("s (9 cases)"),
+            "{e}"
+        );
+        let empty = Record::new(vec![]);
+        let e = compare(&empty, &empty, 0.05, 0, 0.95)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no run at all"), "{e}");
     }
 }

@@ -669,3 +669,28 @@ fn every_command_counts_the_same_cases_as_false_alarms_and_faults() {
         }
     }
 }
+
+#[test]
+fn records_with_nothing_in_common_give_no_verdict() {
+    // used to pass the gate with exit 0
+    let d = tempfile::tempdir().unwrap();
+    let base = base_record(d.path());
+    let other = d.path().join("other.json");
+    let audit = root().join("suites/audit-logs.yaml");
+    faithgate(d.path())
+        .args(["run", audit.to_str().unwrap(), "--record", other.to_str().unwrap()])
+        .assert()
+        .success();
+    let empty = d.path().join("empty.json");
+    edit(&base, &empty, |v| v["runs"] = serde_json::json!([]));
+    for cand in [&other, &empty] {
+        let (code, o) = stdout(faithgate(d.path()).args([
+            "compare",
+            base.to_str().unwrap(),
+            cand.to_str().unwrap(),
+        ]));
+        assert_eq!(code, 2, "{o}");
+        assert!(o.contains("nothing to compare"), "{o}");
+        assert!(o.contains("larkspur-help-center (48 cases)"), "{o}");
+    }
+}

@@ -369,7 +369,7 @@ pub fn compare_answers(
     alpha: f64,
     max_new_broken: u64,
     confidence: f64,
-) -> AnswerComparison {
+) -> Result<AnswerComparison> {
     use std::collections::HashMap;
     let b: HashMap<&str, &AnswerResult> = base.answers.iter().map(|a| (a.id.as_str(), a)).collect();
     let c: HashMap<&str, &AnswerResult> = cand.answers.iter().map(|a| (a.id.as_str(), a)).collect();
@@ -383,6 +383,15 @@ pub fn compare_answers(
     }
     let fixed = pairs.iter().filter(|(ub, uc, _)| *ub && !*uc).count() as u64;
     let broken = pairs.iter().filter(|(ub, uc, _)| !*ub && *uc).count() as u64;
+    if pairs.is_empty() {
+        return Err(Error::Usage(format!(
+            "nothing to compare: no answer is scored in both records (base: {} answers from {}; candidate: {} answers from {}); compare scorings of the same log",
+            base.answers.len(),
+            base.log,
+            cand.answers.len(),
+            cand.log
+        )));
+    }
     let n = pairs.len() as u64;
     let p = mcnemar_exact(fixed, broken);
     let mut failures = Vec::new();
@@ -408,7 +417,7 @@ pub fn compare_answers(
         .map(|a| a.id.clone())
         .collect();
     only_in_candidate.sort();
-    AnswerComparison {
+    Ok(AnswerComparison {
         definition: def,
         paired: pairs.len(),
         base_unsupported: Rate::new(pairs.iter().filter(|p| p.0).count() as u64, n, confidence),
@@ -428,7 +437,7 @@ pub fn compare_answers(
         only_in_base,
         only_in_candidate,
         failures,
-    }
+    })
 }
 
 /// Asks an LLM, once per answer that is not a refusal, which conditions in the passages the answer

@@ -77,7 +77,7 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
                         alpha,
                         args.max_new_misses,
                         confidence,
-                    );
+                    )?;
                     match args.format {
                         CompareFormat::Json => println!("{}", serde_json::to_string(&cmp)?),
                         _ => print!("{}", report::answers::comparison(&cmp, ctx.paint())),
@@ -120,7 +120,7 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             .into())
         }
     };
-    let cmp = compare::compare(&base, &candidate, alpha, args.max_new_misses, confidence);
+    let cmp = compare::compare(&base, &candidate, alpha, args.max_new_misses, confidence)?;
     let text = match args.format {
         CompareFormat::Human => report::compare::human(&cmp, ctx.paint()),
         CompareFormat::Json => serde_json::to_string(&cmp)? + "\n",
