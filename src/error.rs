@@ -148,3 +148,32 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Reads an input file as text: a UTF-8 byte-order mark is dropped, and bytes that are not UTF-8
+/// are an error naming the file, the line and the byte.
+pub fn read_input(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    match String::from_utf8(bytes) {
+        Ok(mut text) => {
+            if text.starts_with('\u{feff}') {
+                text.drain(..'\u{feff}'.len_utf8());
+            }
+            Ok(text)
+        }
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let bytes = e.as_bytes();
+            let line = 1 + bytes[..at].iter().filter(|b| **b == b'\n').count();
+            let col = at
+                - bytes[..at]
+                    .iter()
+                    .rposition(|b| *b == b'\n')
+                    .map_or(0, |p| p + 1);
+            Err(Error::Input {
+                location: Location::new(path, Some(line), Some(col + 1)),
+                message: format!("byte 0x{:02x} is not UTF-8", bytes[at]),
+                help: "save the file as UTF-8".into(),
+            })
+        }
+    }
+}

@@ -336,6 +336,19 @@ pub fn printable(s: &str) -> String {
         .collect()
 }
 
+/// True when a text has nothing a person could read: only whitespace, control characters and
+/// invisible format characters (zero-width spaces and joiners, byte-order marks).
+pub fn is_blank(s: &str) -> bool {
+    s.chars().all(|c| {
+        c.is_whitespace()
+            || c.is_control()
+            || matches!(
+                c,
+                '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}' | '\u{00ad}'
+            )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -354,6 +367,13 @@ mod tests {
     fn control_characters_are_shown_not_sent_to_the_terminal() {
         assert_eq!(printable("red \u{1b}[31mX"), "red \\u{1b}[31mX");
         assert_eq!(printable("a\tb\nc"), "a\tb\nc");
+    }
+
+    #[test]
+    fn invisible_text_is_blank() {
+        assert!(is_blank("\u{200b}"));
+        assert!(is_blank(" \u{feff}\t\n"));
+        assert!(!is_blank("\u{200b}a"));
     }
 
     #[test]

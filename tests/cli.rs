@@ -474,3 +474,87 @@ fn an_output_that_cannot_be_written_after_the_run_is_exit_4_and_leaves_nothing()
     assert_eq!(names, ["keep.json", "link.json", "rec"]);
     assert_eq!(std::fs::read_dir(&as_dir).unwrap().count(), 0);
 }
+
+#[test]
+fn a_byte_order_mark_is_accepted_and_invalid_utf8_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let bom = dir.path().join("bom.yaml");
+    std::fs::write(&bom, format!("\u{feff}{GOOD}")).unwrap();
+    let out = stdout_of(&["run", bom.to_str().unwrap()]);
+    assert!(out.contains("1 verified claims"), "{out}");
+    let mut bytes = GOOD.as_bytes().to_vec();
+    let at = GOOD.find("14 days").unwrap();
+    bytes[at] = 0xff;
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, bytes).unwrap();
+    let out = faithgate().args(["run"]).arg(&bad).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("bad.yaml:5:") && err.contains("0xff is not UTF-8"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_claim_of_only_invisible_characters_is_empty() {
+    bad_suite(
+        &GOOD.replace(
+            "claim: \"Refunds are issued within 14 days.\"",
+            "claim: \"\u{200b}\u{200b}\"",
+        ),
+        7,
+        "empty",
+    );
+}
+
+#[test]
+fn check_without_snapshot_and_two_suites_of_one_name_are_usage_errors() {
+    let out = faithgate()
+        .args(["run", "suites/larkspur.yaml", "--check"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--snapshot"));
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy.yaml");
+    std::fs::copy(root().join("suites/larkspur.yaml"), &copy).unwrap();
+    let snaps = dir.path().join("snaps");
+    let out = faithgate()
+        .args(["run", "suites/larkspur.yaml"])
+        .arg(&copy)
+        .arg("--snapshot")
+        .arg(&snaps)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("both named `larkspur-help-center`"), "{err}");
+    assert!(!snaps.exists());
+}
+
+#[test]
+fn a_format_a_command_does_not_have_is_refused_before_any_work() {
+    // score used to run everything, write --record and --html, then exit 2
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("r.json");
+    let html = dir.path().join("r.html");
+    let out = faithgate()
+        .args(["score", "tests/fixtures/answers.jsonl", "--format", "junit"])
+        .arg("--record")
+        .arg(&rec)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("possible values"));
+    assert!(!rec.exists() && !html.exists());
+    for (cmd, format) in [("sweep", "junit"), ("decompose-eval", "markdown")] {
+        let out = faithgate()
+            .args([cmd, "x", "--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd} --format {format}");
+    }
+}

@@ -678,7 +678,12 @@ fn records_with_nothing_in_common_give_no_verdict() {
     let other = d.path().join("other.json");
     let audit = root().join("suites/audit-logs.yaml");
     faithgate(d.path())
-        .args(["run", audit.to_str().unwrap(), "--record", other.to_str().unwrap()])
+        .args([
+            "run",
+            audit.to_str().unwrap(),
+            "--record",
+            other.to_str().unwrap(),
+        ])
         .assert()
         .success();
     let empty = d.path().join("empty.json");

@@ -77,7 +77,7 @@ fn best_cover(h: &HashSet<String>, ds: &[HashSet<String>]) -> Option<usize> {
 }
 
 pub fn load(path: &Path) -> Result<Vec<HandDecomposition>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::error::read_input(path)?;
     serde_yaml::from_str(&text).map_err(|e| {
         Error::from_yaml(
             path,
@@ -222,7 +222,7 @@ pub struct OmissionEval {
 }
 
 pub fn load_omission_cases(path: &Path) -> Result<Vec<OmissionCase>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::error::read_input(path)?;
     serde_yaml::from_str(&text).map_err(|e| {
         Error::from_yaml(path, &e, "a list of logged answers (id, question, answer, passages) each with `omissions: [...]` a person confirmed")
     })

@@ -49,7 +49,7 @@ const HELP: &str = "each record needs `id`, `answer` and `passages` ([{id, text}
 /// Reads a log: JSON Lines (`.jsonl`, one answer per line) or YAML (a list of answers). Malformed
 /// records are returned as errors naming their line; the others are still scored.
 pub fn load_log(path: &Path) -> Result<(Vec<LoggedAnswer>, Vec<Error>)> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::error::read_input(path)?;
     let yaml = matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("yaml" | "yml")

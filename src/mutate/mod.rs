@@ -156,7 +156,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
         for claim in &ctx.faithful {
             for op in &ops {
                 for text in op.mutate(&claim.text, &suite.entities) {
-                    if text == claim.text || text.trim().is_empty() {
+                    if text == claim.text || crate::text::is_blank(&text) {
                         continue;
                     }
                     let id = mutant_id(op.name(), &claim.id, &text);

@@ -123,7 +123,7 @@ impl Rules {
         let mut texts = Vec::new();
         for f in FILES {
             let p = dir.join(f);
-            texts.push(std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?);
+            texts.push(crate::error::read_input(&p)?);
         }
         Rules::parse(
             dir,
@@ -157,8 +157,7 @@ impl Rules {
             let t = l.split('#').next().unwrap_or("");
             t.contains("\"\"") || t.contains("''") || t.contains("[,") || t.contains(", ,")
         };
-        let blank =
-            |w: &str| w.trim().is_empty() || w.chars().all(|c| c.is_whitespace() || c.is_control());
+        let blank = |w: &str| crate::text::is_blank(w);
         if rules
             .negation_flip
             .pairs

@@ -79,7 +79,7 @@ impl Suite {
     /// Reads and validates a suite file. Mutant reviews are checked later, against the mutants
     /// the rules generate (see [`crate::mutate::generate`]).
     pub fn load(path: &Path) -> Result<Suite> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::error::read_input(path)?;
         Suite::from_yaml(path, &text)
     }
 
@@ -91,7 +91,7 @@ impl Suite {
         let err =
             |line: Option<usize>, msg: String, help: &str| Error::input(path, line, msg, help);
 
-        if file.suite.trim().is_empty() {
+        if crate::text::is_blank(&file.suite) {
             return Err(err(
                 loc.key("suite"),
                 "the suite has an empty name".into(),
@@ -132,7 +132,7 @@ impl Suite {
             }
             let mut seen = HashSet::new();
             for m in members {
-                if m.trim().is_empty() {
+                if crate::text::is_blank(m) {
                     return Err(err(
                         line,
                         format!("entity group `{name}` has an empty name"),
@@ -158,7 +158,7 @@ impl Suite {
         let mut contexts = Vec::new();
         for c in file.contexts {
             let cline = loc.id(&c.id, 0);
-            if c.id.trim().is_empty() {
+            if crate::text::is_blank(&c.id) {
                 return Err(err(
                     cline,
                     "a context set has an empty `id`".into(),
@@ -188,7 +188,7 @@ impl Suite {
                         "give every passage of a context set its own id",
                     ));
                 }
-                if p.text.trim().is_empty() {
+                if crate::text::is_blank(&p.text) {
                     return Err(err(
                         loc.id_after(&p.id, cline, 0),
                         format!("passage `{}` has empty text", p.id),
@@ -197,7 +197,7 @@ impl Suite {
                 }
             }
             let mut check_claim = |id: &str, claim: &str| -> Result<()> {
-                if id.trim().is_empty() {
+                if crate::text::is_blank(id) {
                     return Err(err(
                         loc.id_after(id, cline, 0),
                         "a claim has an empty `id`".into(),
@@ -211,7 +211,7 @@ impl Suite {
                         "claim ids (faithful and hard cases) must be unique across the suite",
                     ));
                 }
-                if claim.trim().is_empty() {
+                if crate::text::is_blank(claim) {
                     return Err(err(
                         loc.id(id, 0),
                         format!("claim `{id}` is empty"),
@@ -225,7 +225,7 @@ impl Suite {
             }
             for h in &c.hard_cases {
                 check_claim(&h.id, &h.claim)?;
-                if h.case_type.trim().is_empty() {
+                if crate::text::is_blank(&h.case_type) {
                     return Err(err(
                         loc.id(&h.id, 0),
                         format!("hard case `{}` has an empty `type`", h.id),
@@ -279,7 +279,7 @@ impl Suite {
                 id,
                 Review {
                     kind: r.review,
-                    why: r.why.filter(|w| !w.trim().is_empty()),
+                    why: r.why.filter(|w| !crate::text::is_blank(w)),
                     line,
                 },
             );
