@@ -231,7 +231,8 @@ proptest! {
     fn fuzz_judge_and_decomposer_replies(reply in text(), n in 0usize..4) {
         bounded("replies", move || {
             let passages = [Passage { id: "p".into(), text: "Team plans are billed monthly.".into() }];
-            let _ = crate::check::judge::validate(&reply, n, &passages);
+            let claims = vec!["Team plans are billed monthly."; n];
+            let _ = crate::check::judge::validate(&reply, &claims, &passages);
             let _ = crate::answers::decompose::parse_claims(&reply);
         });
     }

@@ -21,7 +21,7 @@ use super::{CheckError, CheckInput, CheckResult, Checker, Evidence, Label, Verdi
 use crate::llm::{LlmClient, LlmSettings};
 use crate::suite::Passage;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -130,13 +130,28 @@ pub fn extract_json(reply: &str) -> Result<Vec<Value>, String> {
     }
 }
 
+/// The least a `supported` verdict's quote must be: this many words and characters (after
+/// whitespace is normalised), found in the passages, and sharing a content word with the claim.
+pub const MIN_QUOTE_WORDS: usize = 2;
+pub const MIN_QUOTE_CHARS: usize = 8;
+
+/// Content words (three letters or more, not stop words), stemmed.
+fn content_words(s: &str) -> HashSet<String> {
+    s.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3 && !super::lexical::is_stopword(w))
+        .map(crate::text::stem)
+        .collect()
+}
+
 /// Checks a reply against the claims it answers; returns one verdict per claim or why the reply
 /// is invalid.
 pub(crate) fn validate(
     reply: &str,
-    n_claims: usize,
+    claims: &[&str],
     passages: &[Passage],
 ) -> Result<Vec<Stored>, String> {
+    let n_claims = claims.len();
     let items = extract_json(reply)?;
     if items.len() != n_claims {
         return Err(format!(
@@ -187,12 +202,29 @@ pub(crate) fn validate(
                     .map(|(id, _)| id.clone())
             })
             .flatten();
-        if label == Label::Supported && passage.is_none() {
-            return Err(format!(
-                "verdict {} says supported but its quote {:?} is not in the passages",
-                i + 1,
-                quote
-            ));
+        if label == Label::Supported {
+            if q.split_whitespace().count() < MIN_QUOTE_WORDS || q.chars().count() < MIN_QUOTE_CHARS
+            {
+                return Err(format!(
+                    "verdict {} says supported but its quote {:?} is too short to be evidence (at least {MIN_QUOTE_WORDS} words and {MIN_QUOTE_CHARS} characters)",
+                    i + 1,
+                    quote
+                ));
+            }
+            if passage.is_none() {
+                return Err(format!(
+                    "verdict {} says supported but its quote {:?} is not in the passages",
+                    i + 1,
+                    quote
+                ));
+            }
+            if content_words(&q).is_disjoint(&content_words(claims[i])) {
+                return Err(format!(
+                    "verdict {} says supported but its quote {:?} shares no content word with the claim",
+                    i + 1,
+                    quote
+                ));
+            }
         }
         out.push(Stored {
             label,
@@ -253,7 +285,7 @@ impl JudgeChecker {
     fn judge(&self, passages: &[Passage], claims: &[&str]) -> Result<Vec<Stored>, CheckError> {
         let prompt = self.prompt(passages, claims);
         self.llm
-            .complete(&prompt, &|reply| validate(reply, claims.len(), passages))
+            .complete(&prompt, &|reply| validate(reply, claims, passages))
     }
 }
 
@@ -441,6 +473,8 @@ impl Checker for JudgeChecker {
 mod tests {
     use super::*;
 
+    const CLAIM: [&str; 1] = ["Team plans are billed monthly."];
+
     fn passages() -> Vec<Passage> {
         vec![Passage {
             id: "billing".into(),
@@ -451,12 +485,12 @@ mod tests {
     #[test]
     fn fenced_replies_and_leading_prose_are_tolerated() {
         let r = "Here you go:\n```json\n[{\"claim\": 1, \"label\": \"SUPPORTED\", \"quote\": \"billed  Monthly\"}]\n```";
-        let v = validate(r, 1, &passages()).unwrap();
+        let v = validate(r, &CLAIM, &passages()).unwrap();
         assert_eq!(v[0].label, Label::Supported);
         assert_eq!(v[0].passage.as_deref(), Some("billing"));
         assert!(validate(
             "Sure. [{\"label\": \"not_found\", \"quote\": \"\"}] Hope it helps.",
-            1,
+            &CLAIM,
             &passages()
         )
         .is_ok());
@@ -467,27 +501,46 @@ mod tests {
         let p = passages();
         assert!(validate(
             "[{\"label\": \"supported\", \"quote\": \"billed monthly\"},]",
-            1,
+            &CLAIM,
             &p
         )
         .unwrap_err()
         .contains("not valid JSON"));
-        assert!(validate("[]", 1, &p)
+        assert!(validate("[]", &CLAIM, &p)
             .unwrap_err()
             .contains("0 verdicts for 1 claims"));
         assert!(
-            validate("[{\"label\": \"probably\", \"quote\": \"x\"}]", 1, &p)
+            validate("[{\"label\": \"probably\", \"quote\": \"x\"}]", &CLAIM, &p)
                 .unwrap_err()
                 .contains("unknown label")
         );
         assert!(validate(
             "[{\"label\": \"supported\", \"quote\": \"refunds take 3 days\"}]",
-            1,
+            &CLAIM,
             &p
         )
         .unwrap_err()
         .contains("not in the passages"));
-        assert!(validate("[{\"label\": \"supported\", \"quote\": \"\"}]", 1, &p).is_err());
+        assert!(validate("[{\"label\": \"supported\", \"quote\": \"\"}]", &CLAIM, &p).is_err());
+    }
+
+    #[test]
+    fn a_quote_must_be_a_real_span_about_the_claim() {
+        let p = passages();
+        let reply = |q: &str| format!("[{{\"label\": \"supported\", \"quote\": {q:?}}}]");
+        // a letter that occurs somewhere in the passages used to be accepted
+        for q in ["e", "are", "is not"] {
+            let e = validate(&reply(q), &CLAIM, &p).unwrap_err();
+            assert!(e.contains("too short"), "{q}: {e}");
+        }
+        let e = validate(
+            &reply("Team plans are billed monthly"),
+            &["SSO requires Enterprise."],
+            &p,
+        )
+        .unwrap_err();
+        assert!(e.contains("shares no content word"), "{e}");
+        assert!(validate(&reply("billed monthly"), &CLAIM, &p).is_ok());
     }
 
     #[test]
