@@ -83,7 +83,7 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
             .as_array_mut()
             .unwrap()
             .iter_mut()
-            .find(|c| c["id"] == "m-c96bcca3")
+            .find(|c| c["id"] == "m-c96bcca3cf7684fe")
             .unwrap();
         assert_eq!(case["outcome"], "caught");
         case["outcome"] = "missed".into();
@@ -96,7 +96,7 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
         cand.to_str().unwrap(),
     ]));
     assert_eq!(code, 1, "{o}");
-    assert!(o.contains("newly_missed     m-c96bcca3"), "{o}");
+    assert!(o.contains("newly_missed     m-c96bcca3cf7684fe"), "{o}");
     assert!(
         o.contains("The Enterprise plan costs €12 per user per month."),
         "{o}"
@@ -120,7 +120,7 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
         "markdown",
     ]));
     assert!(
-        md.contains("❌ gate failed") && md.contains("| newly_missed | m-c96bcca3 |"),
+        md.contains("❌ gate failed") && md.contains("| newly_missed | m-c96bcca3cf7684fe |"),
         "{md}"
     );
     let (_, xml) = stdout(faithgate(d.path()).args([
@@ -131,7 +131,7 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
         "junit",
     ]));
     assert!(
-        xml.contains("name=\"m-c96bcca3\"><failure message=\"newly_missed\""),
+        xml.contains("name=\"m-c96bcca3cf7684fe\"><failure message=\"newly_missed\""),
         "{xml}"
     );
     let (_, json) = stdout(faithgate(d.path()).args([

@@ -72,12 +72,12 @@ fn table(suite: &Suite, set: &MutantSet) -> String {
         ));
     }
     o.push_str(&format!(
-        "{:<11} {:<18} {:<7} {:<11} {}\n",
+        "{:<18} {:<18} {:<7} {:<11} {}\n",
         "id", "operator", "parent", "review", "text"
     ));
     for m in &set.mutants {
         o.push_str(&format!(
-            "{:<11} {:<18} {:<7} {:<11} {}\n",
+            "{:<18} {:<18} {:<7} {:<11} {}\n",
             m.id,
             m.operator,
             m.parent,

@@ -16,7 +16,7 @@ use crate::suite::{EntityGroup, ReviewKind, Suite};
 pub use rules::Rules;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 /// One mutation operator.
 pub trait Mutator {
@@ -119,8 +119,8 @@ impl MutantSet {
     }
 }
 
-/// The stable id of a mutant: `m-` and the first 8 hex digits of a SHA-256 over the operator,
-/// the parent claim id and the mutant text.
+/// The stable id of a mutant: `m-` and the first 16 hex digits (64 bits) of a SHA-256 over the
+/// operator, the parent claim id and the mutant text.
 pub fn mutant_id(operator: &str, parent_id: &str, text: &str) -> String {
     let mut h = Sha256::new();
     for part in [operator, parent_id, text] {
@@ -128,9 +128,13 @@ pub fn mutant_id(operator: &str, parent_id: &str, text: &str) -> String {
         h.update([0u8]);
     }
     let digest = h.finalize();
-    let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
     format!("m-{hex}")
 }
+
+/// The length of a mutant id from faithgate 0.1 (`m-` and 8 hex digits): the same hash, cut
+/// shorter, so such an id is a prefix of today's. Reviews keyed by one still apply.
+const LEGACY_ID_LEN: usize = 10;
 
 /// The operators built from a rule set, in [`OPERATORS`] order.
 pub fn operators(rules: &Rules) -> Vec<Box<dyn Mutator + Send + Sync>> {
@@ -150,8 +154,10 @@ pub fn operators(rules: &Rules) -> Vec<Box<dyn Mutator + Send + Sync>> {
 /// of a mutant id the suite does not generate is an error naming its line.
 pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
     let ops = operators(rules);
-    let mut mutants = Vec::new();
-    let mut seen = HashSet::new();
+    let mut mutants: Vec<Mutant> = Vec::new();
+    // id -> index in `mutants`
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut legacy: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for (ci, ctx) in suite.contexts.iter().enumerate() {
         for claim in &ctx.faithful {
             for op in &ops {
@@ -160,10 +166,29 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
                         continue;
                     }
                     let id = mutant_id(op.name(), &claim.id, &text);
-                    if !seen.insert(id.clone()) {
-                        continue; // the same edit reached twice (e.g. two matching patterns)
+                    if let Some(&other) = seen.get(&id) {
+                        let o = &mutants[other];
+                        if o.operator == op.name() && o.parent == claim.id && o.text == text {
+                            continue; // the same edit reached twice (e.g. two matching patterns)
+                        }
+                        return Err(Error::input(
+                            &suite.path,
+                            None,
+                            format!(
+                                "two different mutants share the id {id}: {:?} ({} of {}) and {text:?} ({} of {})",
+                                o.text, o.operator, o.parent, op.name(), claim.id
+                            ),
+                            "this is a 64-bit hash collision; rename one of the two parent claims' ids and report it",
+                        ));
                     }
-                    let review = match suite.reviews.get(&id) {
+                    let key = suite
+                        .reviews
+                        .get_key_value(&id)
+                        .or_else(|| suite.reviews.get_key_value(&id[..LEGACY_ID_LEN]));
+                    if let Some((k, _)) = key.filter(|(k, _)| k.len() == LEGACY_ID_LEN) {
+                        legacy.entry(k.as_str()).or_default().push(id.clone());
+                    }
+                    let review = match key.map(|(_, r)| r) {
                         None => MutantReview::Unreviewed,
                         Some(r) => match r.kind {
                             ReviewKind::Fault => MutantReview::Fault,
@@ -172,6 +197,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
                             },
                         },
                     };
+                    seen.insert(id.clone(), mutants.len());
                     mutants.push(Mutant {
                         id,
                         operator: op.name(),
@@ -184,8 +210,24 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
             }
         }
     }
+    for (short, ids) in &legacy {
+        if ids.len() > 1 {
+            return Err(Error::input(
+                &suite.path,
+                suite.reviews[*short].line,
+                format!(
+                    "the review of `{short}` (a short id from an older faithgate) now matches {} mutants: {}",
+                    ids.len(),
+                    ids.join(", ")
+                ),
+                "replace it with the full ids from `faithgate mutants SUITE --format yaml`",
+            ));
+        }
+    }
     for (id, review) in &suite.reviews {
-        if !seen.contains(id) {
+        let known = seen.contains_key(id)
+            || (id.len() == LEGACY_ID_LEN && legacy.contains_key(id.as_str()));
+        if !known {
             return Err(Error::input(
                 &suite.path,
                 review.line,
@@ -249,7 +291,38 @@ mod tests {
         let a = mutant_id("number_swap", "f01", "x");
         assert_eq!(a, mutant_id("number_swap", "f01", "x"));
         assert_ne!(a, mutant_id("negation_flip", "f01", "x"));
-        assert_eq!(a.len(), 10);
+        assert_eq!(a.len(), 18, "m- and 16 hex digits: 64 bits");
         assert!(a.starts_with("m-"));
+    }
+
+    fn suite(reviews: &str) -> Suite {
+        let yaml = format!(
+            "suite: s\ncontexts:\n  - id: c\n    passages: [{{id: p, text: \"Refunds are issued within 14 days.\"}}]\n    faithful: [{{id: f1, claim: \"Refunds are issued within 14 days.\"}}]\n{reviews}"
+        );
+        Suite::from_yaml(std::path::Path::new("s.yaml"), &yaml).unwrap()
+    }
+
+    #[test]
+    fn a_review_keyed_by_an_old_short_id_still_applies() {
+        let set = generate(&suite(""), &Rules::builtin()).unwrap();
+        let m = &set.mutants[0];
+        let short = &m.id[..LEGACY_ID_LEN];
+        let reviewed = generate(
+            &suite(&format!(
+                "reviews:\n  {short}: {{review: equivalent, why: \"still true\"}}\n"
+            )),
+            &Rules::builtin(),
+        )
+        .unwrap();
+        let again = reviewed.mutants.iter().find(|x| x.id == m.id).unwrap();
+        assert_eq!(again.review.state(), ReviewState::Equivalent);
+        // and a short id that matches nothing is still an unknown review
+        let e = generate(
+            &suite("reviews:\n  m-00000000: {review: fault}\n"),
+            &Rules::builtin(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("does not generate"), "{e}");
     }
 }

@@ -72,7 +72,7 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
         for r in &c.regressions {
             let _ = writeln!(
                 o,
-                "  {:<16} {:<11} {:<18} base {:<18} candidate {:<18} {}",
+                "  {:<16} {:<18} {:<18} base {:<18} candidate {:<18} {}",
                 r.change.as_str(),
                 r.id,
                 r.fault_type.as_deref().unwrap_or(r.kind.as_str()),

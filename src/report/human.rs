@@ -166,7 +166,7 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
             };
             let _ = writeln!(
                 o,
-                "  {:<11} {:<26} {:<12} {:>5}  {:<8} {}",
+                "  {:<18} {:<26} {:<12} {:>5}  {:<8} {}",
                 r.case.id,
                 trunc(&origin, 26),
                 label,
@@ -175,7 +175,7 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
                 r.case.claim
             );
             if let Some(MutantReview::Equivalent { why }) = &r.case.review {
-                let _ = writeln!(o, "  {:<11} why: {}", "", why.trim());
+                let _ = writeln!(o, "  {:<18} why: {}", "", why.trim());
             }
         }
     };
@@ -262,7 +262,7 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
         for f in &run.flaky {
             let _ = writeln!(
                 o,
-                "  {:<11} {:<30} {}",
+                "  {:<18} {:<30} {}",
                 f.id,
                 f.verdicts.join(" → "),
                 f.claim
@@ -286,7 +286,7 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
         );
         for r in errors {
             if let Err(e) = &r.result {
-                let _ = writeln!(o, "  {:<11} {}", r.case.id, e);
+                let _ = writeln!(o, "  {:<18} {}", r.case.id, e);
             }
         }
     }
