@@ -18,3 +18,4 @@ cargo test --locked
 cargo bench --locked --bench lexical_run -- --quick
 cargo bench --locked --bench nli_run -- --quick
 cargo bench --locked --bench judge_run -- --quick
+cargo bench --locked --bench suite_load -- --quick
