@@ -58,7 +58,10 @@ fn main() -> ExitCode {
     // first Ctrl-C: stop after the calls in flight; a second one: stop now, quietly
     let _ = ctrlc::set_handler(|| {
         if faithgate::interrupt::requested() {
-            std::process::exit(Exit::Interrupted.code() as i32);
+            // _exit: no exit handlers, so no library (ONNX Runtime) tears down mid-call and
+            // prints an error on the way out
+            // SAFETY: _exit(2) ends the process at once; nothing is used after it
+            unsafe { libc::_exit(Exit::Interrupted.code() as i32) }
         }
         faithgate::interrupt::request();
         eprintln!("interrupting: finishing the calls in flight (Ctrl-C again to stop at once)");
@@ -84,11 +87,12 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code.code()),
         Err(err) => {
-            let exit = err
-                .downcast_ref::<Error>()
-                .map(Error::exit)
-                .unwrap_or(Exit::Usage);
-            eprintln!("error: {}", faithgate::text::printable(&format!("{err:#}")));
+            // the library's errors already say their cause once; anything else shows its chain
+            let (exit, text) = match err.downcast_ref::<Error>() {
+                Some(e) => (e.exit(), e.to_string()),
+                None => (Exit::Usage, format!("{err:#}")),
+            };
+            eprintln!("error: {}", faithgate::text::printable(&text));
             ExitCode::from(exit.code())
         }
     }

@@ -274,6 +274,9 @@ pub fn tidy(text: &str) -> String {
 /// Finds the first whole-word occurrence of `word` at or after byte `from`: it must not touch a
 /// letter or digit on either side.
 pub fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
+    if word.is_empty() || from > text.len() || !text.is_char_boundary(from) {
+        return None; // an empty word matches nowhere (and would never advance)
+    }
     let mut start = from;
     while let Some(pos) = text[start..].find(word) {
         let at = start + pos;
@@ -381,6 +384,8 @@ mod tests {
         assert_eq!(find_word("cannot can", "can", 0), Some(7));
         assert_eq!(find_word("is this", "is", 0), Some(0));
         assert_eq!(find_word("this", "is", 0), None);
+        assert_eq!(find_word("anything", "", 0), None);
+        assert_eq!(find_word("é", "x", 1), None);
     }
 
     #[test]

@@ -556,3 +556,18 @@ fn the_score_html_report_is_self_contained_and_shows_every_claim_with_evidence()
             && page.contains("no claims: not a perfect score")
     );
 }
+
+#[test]
+fn a_duplicate_answer_id_names_both_lines() {
+    let d = tempfile::tempdir().unwrap();
+    let log = d.path().join("log.jsonl");
+    let line = r#"{"id": "a1", "question": "Q?", "answer": "Order A17 shipped on 3 March.", "passages": [{"id": "p", "text": "Order A17 shipped on 3 March."}]}"#;
+    std::fs::write(&log, format!("{line}\n\n{line}\n")).unwrap();
+    let (code, v, err) = score_json(d.path(), &log, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("log.jsonl:3") && err.contains("first on line 1"),
+        "{err}"
+    );
+    assert_eq!(v["answers"].as_array().unwrap().len(), 1);
+}

@@ -558,3 +558,24 @@ fn a_format_a_command_does_not_have_is_refused_before_any_work() {
         assert_eq!(out.status.code(), Some(2), "{cmd} --format {format}");
     }
 }
+
+#[test]
+fn terminal_escape_sequences_in_a_suite_are_shown_not_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("esc.yaml");
+    std::fs::write(
+        &path,
+        GOOD.replace(
+            "claim: \"Refunds come in 14 days.\"",
+            "claim: \"Refunds come in 14 days.\\e[2J\\e]0;pwned\\a\"",
+        ),
+    )
+    .unwrap();
+    let out = faithgate().args(["run"]).arg(&path).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "{text:?}"
+    );
+    assert!(text.contains("\\u{1b}[2J"), "{text}");
+}

@@ -914,3 +914,38 @@ fn ctrl_c_stops_a_command_checker_and_exits_130() {
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(err.contains("interrupted"), "{err}");
 }
+
+#[test]
+fn ctrl_c_interrupts_a_long_retry_after_wait() {
+    let s = Server::start(|_, _| Reply::status(429, "{}").header("Retry-After", "50"));
+    let e = Env::new(&s.url, "    concurrency: 1\n    max_wait_s: 60\n", "");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithgate"))
+        .current_dir(e.dir.path())
+        .env_remove("CI")
+        .args([
+            "run",
+            suite().to_str().unwrap(),
+            "--checker",
+            "judge",
+            "--no-cache",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while s.requests().is_empty() {
+        assert!(started.elapsed() < Duration::from_secs(30));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300)); // now waiting out the Retry-After
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    // it stopped during the first wait: one request, not a retry after 50 s
+    assert_eq!(s.requests().len(), 1, "{err}");
+}

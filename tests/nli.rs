@@ -480,10 +480,9 @@ fn under_no_cache_a_failing_model_is_not_reported_as_cached() {
     assert!(err.contains("not scored"), "{err}");
 }
 
-#[test]
-fn a_killed_run_keeps_what_it_paid_for_and_the_rerun_scores_only_the_rest() {
-    let s = Setup::new("");
-    // many distinct pairs, one per model call, so the run is still going when it is killed
+/// A suite with many distinct pairs, scored one per model call with `nli-b1`, so a run of it is
+/// still going when a test stops it.
+fn big_suite(dir: &Path) -> PathBuf {
     let mut yaml = String::from("suite: big\ncontexts:\n  - id: c\n    passages:\n");
     for i in 0..30 {
         yaml.push_str(&format!("      - {{id: p{i}, text: \"Export links expire after {i} days. Team plans are billed monthly.\"}}\n"));
@@ -495,8 +494,68 @@ fn a_killed_run_keeps_what_it_paid_for_and_the_rerun_scores_only_the_rest() {
             i + 100
         ));
     }
-    let suite = s.dir.path().join("big.yaml");
+    let suite = dir.join("big.yaml");
     std::fs::write(&suite, yaml).unwrap();
+    suite
+}
+
+#[test]
+fn a_second_ctrl_c_stops_at_once_and_quietly() {
+    let s = Setup::new("");
+    let suite = big_suite(s.dir.path());
+    let cache = s.cache();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithgate"))
+        .current_dir(s.dir.path())
+        .args([
+            "--config",
+            s.dir.path().join("faithgate.yaml").to_str().unwrap(),
+        ])
+        .args([
+            "run",
+            suite.to_str().unwrap(),
+            "--checker",
+            "nli-b1",
+            "--cache",
+        ])
+        .arg(&cache)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let rows = |p: &Path| -> i64 {
+        rusqlite::Connection::open(p)
+            .and_then(|c| c.query_row("SELECT COUNT(*) FROM outputs", [], |r| r.get(0)))
+            .unwrap_or(0)
+    };
+    let started = std::time::Instant::now();
+    while rows(&cache) < 5 {
+        assert!(started.elapsed().as_secs() < 120, "no batch was committed");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    for _ in 0..2 {
+        std::process::Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(
+        lines.iter().all(|l| l.starts_with("interrupting:")
+            || l.starts_with("interrupted:")
+            || l.starts_with("big:")),
+        "nothing but faithgate's own lines: {err}"
+    );
+}
+
+#[test]
+fn a_killed_run_keeps_what_it_paid_for_and_the_rerun_scores_only_the_rest() {
+    let s = Setup::new("");
+    // many distinct pairs, one per model call, so the run is still going when it is killed
+    let suite = big_suite(s.dir.path());
     let cache = s.cache();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithgate"))
         .current_dir(s.dir.path())

@@ -54,19 +54,30 @@ pub fn load_log(path: &Path) -> Result<(Vec<LoggedAnswer>, Vec<Error>)> {
         path.extension().and_then(|e| e.to_str()),
         Some("yaml" | "yml")
     );
-    let mut answers = Vec::new();
+    // each answer with the line it starts on
+    let mut answers: Vec<(LoggedAnswer, Option<usize>)> = Vec::new();
     let mut errors = Vec::new();
     if yaml {
         let list: Vec<LoggedAnswer> =
             serde_yaml::from_str(&text).map_err(|e| Error::from_yaml(path, &e, HELP))?;
-        answers = list;
+        let loc = crate::suite::Locator::new(&text);
+        let mut nth: std::collections::HashMap<String, usize> = Default::default();
+        answers = list
+            .into_iter()
+            .map(|a| {
+                let k = nth.entry(a.id.clone()).or_default();
+                let line = loc.id(&a.id, *k);
+                *k += 1;
+                (a, line)
+            })
+            .collect();
     } else {
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
             match serde_json::from_str::<LoggedAnswer>(line) {
-                Ok(a) => answers.push(a),
+                Ok(a) => answers.push((a, Some(i + 1))),
                 Err(e) => errors.push(Error::input(
                     path,
                     Some(i + 1),
@@ -76,19 +87,27 @@ pub fn load_log(path: &Path) -> Result<(Vec<LoggedAnswer>, Vec<Error>)> {
             }
         }
     }
-    let mut seen = std::collections::HashSet::new();
-    answers.retain(|a| {
-        if seen.insert(a.id.clone()) {
-            true
-        } else {
-            errors.push(Error::input(
+    let mut first: std::collections::HashMap<String, Option<usize>> = Default::default();
+    let mut kept = Vec::with_capacity(answers.len());
+    for (a, line) in answers {
+        match first.get(&a.id) {
+            None => {
+                first.insert(a.id.clone(), line);
+                kept.push(a);
+            }
+            Some(earlier) => errors.push(Error::input(
                 path,
-                None,
-                format!("answer id `{}` appears twice; the second is skipped", a.id),
+                line,
+                format!(
+                    "answer id `{}` appears twice{}; the second is skipped",
+                    a.id,
+                    earlier
+                        .map(|l| format!(" (first on line {l})"))
+                        .unwrap_or_default()
+                ),
                 "give every logged answer its own id",
-            ));
-            false
+            )),
         }
-    });
-    Ok((answers, errors))
+    }
+    Ok((kept, errors))
 }

@@ -551,6 +551,15 @@ mod tests {
         }];
         let r = render_passages(&p);
         assert_eq!(r.matches("</passage>").count(), 1);
+        // nor can an id close its attribute
+        let q = render_passages(&[Passage {
+            id: "x\" onload=\"y".into(),
+            text: "t".into(),
+        }]);
+        assert!(
+            q.starts_with("<passage id=\"x&quot; onload=&quot;y\">"),
+            "{q}"
+        );
         assert!(!r.contains("</passages>"));
     }
 }

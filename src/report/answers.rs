@@ -42,7 +42,7 @@ pub fn human(r: &ScoreRecord, defs: &[Definition], confidence: f64, paint: Paint
             let _ = writeln!(o, "  Q: {}", a.question);
         }
         if let Some(e) = &a.error {
-            let _ = writeln!(o, "  {}", paint.bad(e));
+            let _ = writeln!(o, "  {}", paint.bad(&crate::text::printable(e)));
         }
         for c in &a.claims {
             let v = c.verdict.map(Label::as_str).unwrap_or("error");
@@ -52,7 +52,12 @@ pub fn human(r: &ScoreRecord, defs: &[Definition], confidence: f64, paint: Paint
             } else {
                 paint.bad(&shown)
             };
-            let _ = writeln!(o, "  {shown} {:>5}  {}", fmt_score(c.score), c.text);
+            let _ = writeln!(
+                o,
+                "  {shown} {:>5}  {}",
+                fmt_score(c.score),
+                crate::text::printable(&c.text)
+            );
             match (&c.evidence_passage, &c.evidence, &c.error) {
                 (_, _, Some(e)) => {
                     let _ = writeln!(o, "  {:<19}error: {e}", "");

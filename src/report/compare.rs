@@ -78,7 +78,7 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
                 r.fault_type.as_deref().unwrap_or(r.kind.as_str()),
                 verdict(&r.base_verdict, r.base_score),
                 verdict(&r.candidate_verdict, r.candidate_score),
-                r.claim
+                crate::text::printable(&r.claim)
             );
         }
     }

@@ -5,6 +5,7 @@ use super::{fmt_ci, fmt_rate, fmt_score, fmt_settings, Paint};
 use crate::mutate::MutantReview;
 use crate::run::{CaseKind, Outcome, Role, SuiteRun};
 use crate::summary::Summary;
+use crate::text::printable;
 use std::fmt::Write;
 
 fn trunc(s: &str, n: usize) -> String {
@@ -172,10 +173,10 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
                 label,
                 score,
                 trunc(&ev, 8),
-                r.case.claim
+                printable(&r.case.claim)
             );
             if let Some(MutantReview::Equivalent { why }) = &r.case.review {
-                let _ = writeln!(o, "  {:<18} why: {}", "", why.trim());
+                let _ = writeln!(o, "  {:<18} why: {}", "", printable(why.trim()));
             }
         }
     };
@@ -232,7 +233,7 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
                     paint.bad(&shown)
                 },
                 score,
-                r.case.claim
+                printable(&r.case.claim)
             );
         }
     }
@@ -265,7 +266,7 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
                 "  {:<18} {:<30} {}",
                 f.id,
                 f.verdicts.join(" → "),
-                f.claim
+                printable(&f.claim)
             );
         }
     }
@@ -286,7 +287,7 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
         );
         for r in errors {
             if let Err(e) = &r.result {
-                let _ = writeln!(o, "  {:<18} {}", r.case.id, e);
+                let _ = writeln!(o, "  {:<18} {}", r.case.id, printable(&e.to_string()));
             }
         }
     }
