@@ -10,12 +10,30 @@
 # base versions. Writes faithgate-compare.md (a pull-request comment) and faithgate-compare.xml
 # (JUnit) in the working directory; exits with compare's code: 0 pass, 1 the gate failed,
 # 2 bad input, 3 a checker could not score cases.
-# Set FAITHGATE to the binary to use (default: faithgate on PATH).
+# The binary: $FAITHGATE if set, else `faithgate` on PATH, else one built with cargo from the
+# faithgate source this script sits in (it says which it uses).
+#
+# This script is self-contained: copy it into your own repository (e.g. as ci/pre-merge.sh) and it
+# works there with a faithgate on PATH.
 set -euo pipefail
 checker=${1:?usage: ci/pre-merge.sh CHECKER [BASE_REF] [SUITE...]}
 base_ref=${2:-origin/main}
 shift $(( $# >= 2 ? 2 : 1 ))
-fg=${FAITHGATE:-faithgate}
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -n "${FAITHGATE:-}" ]; then
+  fg=$FAITHGATE
+  echo "pre-merge: using FAITHGATE=$fg" >&2
+elif command -v faithgate >/dev/null 2>&1; then
+  fg=$(command -v faithgate)
+  echo "pre-merge: using $fg (on PATH)" >&2
+elif [ -f "$here/../Cargo.toml" ] && grep -q '^name = "faithgate"' "$here/../Cargo.toml"; then
+  echo "pre-merge: faithgate is not on PATH; building it with cargo from $here/.." >&2
+  cargo build --release --quiet --manifest-path "$here/../Cargo.toml"
+  fg="$(cd "$here/.." && pwd)/target/release/faithgate"
+else
+  echo "pre-merge: faithgate not found: set FAITHGATE, put it on PATH (pip install faithgate, or cargo install --path .), or run this script from a faithgate checkout" >&2
+  exit 2
+fi
 top=$(git rev-parse --show-toplevel)
 cd "$top"
 if [ $# -gt 0 ]; then suites=("$@"); else suites=(suites/*.yaml); fi

@@ -1,12 +1,26 @@
 #!/usr/bin/env bash
-# Installs what faithgate's model checkers and tests need beyond Rust. Re-running it is cheap.
-# - ONNX Runtime, which faithgate loads at run time: the `onnxruntime` wheel ships
-#   libonnxruntime.so. This is the one line users need: python3 -m pip install onnxruntime==1.31.1
-# - Debian's Chromium, which renders the HTML audit report in the tests (needs root, as on CI).
+# Installs what faithgate's tests need beyond Rust, and says what it installs:
+# - a Python virtual environment at target/venv with the pinned packages of ci/requirements.txt
+#   (ONNX Runtime among them, which faithgate loads at run time); nothing goes into the system
+#   Python. Re-running it is cheap.
+# - Debian's chromium, only when no chromium is on PATH (it renders the HTML audit report in one
+#   test; needs root or sudo, as on CI).
+# Users who only want the model checkers need one line: python3 -m pip install onnxruntime==1.31.1
 set -euo pipefail
-python3 -c "import onnxruntime, sys; sys.exit(0 if onnxruntime.__version__ == '1.31.1' else 1)" 2>/dev/null \
-  || python3 -m pip install --quiet --disable-pip-version-check "onnxruntime==1.31.1"
+cd "$(dirname "$0")/.."
+venv=target/venv
+if [ ! -x "$venv/bin/python" ]; then
+  echo "setup: creating the Python virtual environment $venv"
+  python3 -m venv "$venv"
+fi
+if ! "$venv/bin/python" -c "import onnxruntime, onnx, numpy, safetensors, tokenizers, maturin, sys; sys.exit(onnxruntime.__version__ != '1.31.1')" 2>/dev/null; then
+  echo "setup: installing ci/requirements.txt into $venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r ci/requirements.txt
+fi
 if ! command -v chromium >/dev/null 2>&1; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  echo "setup: installing Debian's chromium (apt-get) for the audit report's browser test"
+  sudo_=""
+  [ "$(id -u)" = 0 ] || sudo_="sudo"
+  $sudo_ apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq chromium >/dev/null
 fi

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Installs what the tests need and runs every test. This is the README's test command and what
-# .ci/run calls. Needs a Rust toolchain (cargo), python3 with pip, and the crates.io and PyPI
-# registries.
+# .ci/run calls. Needs a Rust toolchain (cargo), python3 with venv and pip, and the crates.io and
+# PyPI registries (and Debian's, when chromium is missing). Installs nothing outside target/
+# except chromium, and says so when it does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # no tracked file over 1 MB unless allowed on purpose
 bash ci/check-tracked-sizes.sh
-# ONNX Runtime for the model checkers, at the version the ort crate's API matches
+# a Python virtual environment at target/venv (ONNX Runtime and the exporter's packages) and,
+# when missing, Debian's chromium; each install is announced
 bash ci/setup.sh
 # the real MiniLM models (embedding model for the seed's cosines, cross-encoder for benchmarks)
 bash ci/make-minilm.sh
+# faithgate finds ONNX Runtime through the python3 on PATH: the virtual environment's
+export PATH="$PWD/target/venv/bin:$PATH"
 
 cargo build --locked --all-targets
 cargo test --locked
@@ -19,3 +23,6 @@ cargo bench --locked --bench lexical_run -- --quick
 cargo bench --locked --bench nli_run -- --quick
 cargo bench --locked --bench judge_run -- --quick
 cargo bench --locked --bench suite_load -- --quick
+# the pip wheel: built, installed into a fresh virtual environment, run, and its doctor finds the
+# environment's ONNX Runtime
+bash ci/check-wheel.sh

@@ -209,6 +209,23 @@ pub fn render_template(template: &str, values: &[(&str, &str)]) -> String {
     out
 }
 
+/// Whether an OpenAI-compatible server answers at `base_url`: one GET of `/models` with a short
+/// timeout. Any HTTP status means a server is there (a 401 says the key is wrong, not that the
+/// server is down); a refused connection or a timeout is an error.
+pub fn ping(base_url: &str, timeout: Duration) -> Result<u16, String> {
+    let url = format!("{}/models", base_url.trim_end_matches('/'));
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    agent
+        .get(&url)
+        .call()
+        .map(|r| r.status().as_u16())
+        .map_err(|e| format!("{url}: {e}"))
+}
+
 impl LlmClient {
     /// A client whose template must contain each of `placeholders` (e.g. `{passages}`). Reads the
     /// API key from the variable `api_key_env` names.

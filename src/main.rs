@@ -51,6 +51,15 @@ enum Command {
         #[command(subcommand)]
         action: cli::snapshot::SnapshotAction,
     },
+    Init(cli::init::InitArgs),
+    /// Print a shell completion script: `faithgate completions bash > /etc/bash_completion.d/faithgate`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `faithgate man > faithgate.1 && man ./faithgate.1`.
+    Man,
 }
 
 fn main() -> ExitCode {
@@ -83,6 +92,24 @@ fn main() -> ExitCode {
         Command::Stats { what } => cli::stats::run(what),
         Command::Mutants(a) => cli::mutants::run(a, &ctx),
         Command::Snapshot { action } => cli::snapshot::run(action),
+        Command::Init(a) => cli::init::run(a),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "faithgate",
+                &mut std::io::stdout(),
+            );
+            Ok(Exit::Ok)
+        }
+        Command::Man => {
+            use clap::CommandFactory;
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut std::io::stdout())
+                .map(|_| Exit::Ok)
+                .map_err(anyhow::Error::from)
+        }
     };
     match result {
         Ok(code) => ExitCode::from(code.code()),

@@ -294,6 +294,39 @@ pub fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
     None
 }
 
+/// Like [`find_word`], ignoring case: the first whole-word match of `word` at or after byte
+/// `from`, as (start, end) byte offsets into `text` (the match may differ in length from `word`).
+pub fn find_word_ignoring_case(text: &str, word: &str, from: usize) -> Option<(usize, usize)> {
+    if word.is_empty() || from > text.len() || !text.is_char_boundary(from) {
+        return None;
+    }
+    let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+    let want: Vec<char> = word.chars().flat_map(char::to_lowercase).collect();
+    for (start, _) in text[from..].char_indices().map(|(i, c)| (i + from, c)) {
+        if !boundary(text[..start].chars().next_back()) {
+            continue;
+        }
+        // walk the text while its lowercase form matches the word's
+        let mut got = 0;
+        let mut end = start;
+        for (i, c) in text[start..].char_indices() {
+            if got == want.len() {
+                break;
+            }
+            let lower: Vec<char> = c.to_lowercase().collect();
+            if want.get(got..got + lower.len()) != Some(lower.as_slice()) {
+                break;
+            }
+            got += lower.len();
+            end = start + i + c.len_utf8();
+        }
+        if got == want.len() && boundary(text[end..].chars().next()) {
+            return Some((start, end));
+        }
+    }
+    None
+}
+
 /// Escapes text for HTML and XML (element text and double-quoted attributes): the one escaper
 /// every HTML page, SVG chart, JUnit file and judge prompt uses.
 pub fn escape_markup(s: &str) -> String {
@@ -377,6 +410,24 @@ mod tests {
         assert!(is_blank("\u{200b}"));
         assert!(is_blank(" \u{feff}\t\n"));
         assert!(!is_blank("\u{200b}a"));
+    }
+
+    #[test]
+    fn whole_words_ignoring_case() {
+        assert_eq!(
+            find_word_ignoring_case("Books are lent", "books", 0),
+            Some((0, 5))
+        );
+        assert_eq!(find_word_ignoring_case("the DVDs", "dvds", 0), Some((4, 8)));
+        assert_eq!(find_word_ignoring_case("bookshelf", "books", 0), None);
+        assert_eq!(find_word_ignoring_case("ÉTÉ été", "été", 0), Some((0, 5)));
+        assert_eq!(find_word_ignoring_case("ÉTÉ été", "été", 2), Some((6, 11)));
+        assert_eq!(
+            find_word_ignoring_case("ÉTÉ été", "été", 1),
+            None,
+            "not a char boundary"
+        );
+        assert_eq!(find_word_ignoring_case("x", "", 0), None);
     }
 
     #[test]

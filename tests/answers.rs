@@ -468,6 +468,7 @@ fn the_omissions_check_fills_a_review_queue_and_its_precision_is_measured() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(text.contains("5 flags, 1 match an omission a person confirmed (precision 0.20); 1 of 1 confirmed omissions found (recall 1.00)"), "{text}");
+    insta::assert_snapshot!("omissions_eval_human", text);
     // the prompt shows the question, the answer and the passages as data
     let p = s.requests()[0].prompt();
     assert!(
@@ -545,7 +546,7 @@ fn the_score_html_report_is_self_contained_and_shows_every_claim_with_evidence()
         !page.contains("<script") && !page.contains("http"),
         "not self-contained"
     );
-    assert!(page.contains("<th>strict</th><th>non_contradiction</th>"));
+    assert!(page.contains("<th>strict</th><th>non-contradiction</th>"));
     assert!(
         page.contains("policy-2.1: Order #4021 is eligible for a refund."),
         "evidence is shown"

@@ -271,7 +271,7 @@ fn run_writes_junit_with_failures_for_missed_faults() {
     let (code, xml) =
         stdout(faithgate(d.path()).args(["run", suite.to_str().unwrap(), "--format", "junit"]));
     assert_eq!(code, 0);
-    assert_eq!(xml.matches("<testcase ").count(), 48, "{xml}");
+    assert_eq!(xml.matches("<testcase ").count(), 47, "{xml}");
     assert!(xml.contains("failure message=\"missed fault"), "{xml}");
     assert_eq!(
         xml.matches("<skipped").count(),
@@ -321,9 +321,10 @@ fn sweep_writes_a_chart_and_recommends_a_threshold_under_the_false_alarm_bound()
     );
     let chart = std::fs::read_to_string(&svg).unwrap();
     assert!(chart.starts_with("<svg") && chart.trim_end().ends_with("</svg>"));
+    // number_swap, negation_flip and entity_swap have 3 faults or more; then all faults
     assert!(
-        chart.matches("<polyline").count() >= 5,
-        "a curve per fault type and overall"
+        chart.matches("<polyline").count() >= 4,
+        "a curve per fault type with 3 faults or more, and overall"
     );
     assert!(
         chart.contains("threshold "),
@@ -356,6 +357,7 @@ fn sweep_with_a_held_out_split_reports_the_chosen_threshold_on_unseen_claims() {
 
 /// Renders a page with headless Chromium (Debian's `chromium`, which ci/setup.sh installs) to a PNG.
 fn screenshot(html: &Path, png: &Path) {
+    common::require_chromium();
     let profile = tempfile::tempdir().unwrap();
     let out = std::process::Command::new("chromium")
         .args([
@@ -665,7 +667,7 @@ fn every_command_counts_the_same_cases_as_false_alarms_and_faults() {
                 .as_array()
                 .is_some_and(|p| !p.is_empty()));
         } else {
-            assert_eq!((from_run.false_alarms, from_run.all_faults), (16, 30));
+            assert_eq!((from_run.false_alarms, from_run.all_faults), (16, 29));
         }
     }
 }
@@ -696,6 +698,6 @@ fn records_with_nothing_in_common_give_no_verdict() {
         ]));
         assert_eq!(code, 2, "{o}");
         assert!(o.contains("nothing to compare"), "{o}");
-        assert!(o.contains("larkspur-help-center (48 cases)"), "{o}");
+        assert!(o.contains("larkspur-help-center (47 cases)"), "{o}");
     }
 }

@@ -949,3 +949,22 @@ fn ctrl_c_interrupts_a_long_retry_after_wait() {
     // it stopped during the first wait: one request, not a retry after 50 s
     assert_eq!(s.requests().len(), 1, "{err}");
 }
+
+#[test]
+fn doctor_says_whether_each_judge_server_answers() {
+    let s = Server::start(|_, _| Reply::status(200, "{\"data\": []}"));
+    let up = Env::new(&s.url, "", "");
+    let out = up.cmd().arg("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("answers (HTTP 200 on /models)"), "{text}");
+    // nothing listens on port 9 of the loopback address
+    let down = Env::new("http://127.0.0.1:9/v1", "", "");
+    let out = down.cmd().arg("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("PROBLEM: the server does not answer"),
+        "{text}"
+    );
+    assert!(!text.contains("all good"), "{text}");
+}

@@ -137,9 +137,12 @@ fn the_larkspur_suite_yields_the_seed_counts() {
             ("number_swap", 6),
             ("negation_flip", 8),
             ("entity_swap", 9),
-            ("dropped_condition", 3)
+            // the seed's third edit, f07 without its 14-day limit, is hard case h06 word for
+            // word: it is left to the hard case so the same claim is not counted twice
+            ("dropped_condition", 2)
         ]
     );
+    assert_eq!(set.same_as_hard_case.len(), 1);
     assert!(set.empty_operators.is_empty());
 }
 

@@ -90,7 +90,16 @@ fn compare_in_every_format() {
 #[test]
 fn sweep_in_every_format() {
     let args = ["sweep", LARKSPUR, "--max-false-alarm", "0.3"];
-    snap!("sweep_human", out(&args));
+    let human = out(&args);
+    // the table fits a 100-column terminal (the findings below it are prose)
+    for line in human.lines().filter(|l| l.starts_with("  ")) {
+        assert!(
+            line.chars().count() <= 100,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    snap!("sweep_human", human);
     snap!(
         "sweep_markdown",
         out(&[&args[..], &["--format", "markdown"]].concat())
@@ -213,4 +222,23 @@ fn doctor_reports_every_problem_of_a_broken_config_and_still_runs() {
         "strict",
     ]));
     assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn snapshot_accept_lists_what_it_promoted() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("snaps");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("a.lexical.snap.new"), "new").unwrap();
+    std::fs::write(dir.join("a.lexical.snap"), "old").unwrap();
+    let text = out(&["snapshot", "accept", dir.to_str().unwrap()]);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("a.lexical.snap")).unwrap(),
+        "new"
+    );
+    snap!("snapshot_accept", text);
+    snap!(
+        "snapshot_accept_nothing",
+        out(&["snapshot", "accept", dir.to_str().unwrap()])
+    );
 }

@@ -10,9 +10,10 @@ use crate::stats::{mcnemar_exact, Rate};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// A scoring rule in common use.
+/// A scoring rule in common use; spelt `strict` and `non-contradiction` everywhere (flags,
+/// reports, JSON).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "kebab-case")]
 pub enum Definition {
     /// Only `supported` counts as faithful.
     Strict,
@@ -31,7 +32,7 @@ impl Definition {
     pub fn as_str(self) -> &'static str {
         match self {
             Definition::Strict => "strict",
-            Definition::NonContradiction => "non_contradiction",
+            Definition::NonContradiction => "non-contradiction",
         }
     }
 }

@@ -46,8 +46,59 @@ impl ModelSettings {
     }
 }
 
-/// Finds the ONNX Runtime shared library.
+/// The ONNX Runtime library in one site-packages folder, if it has one.
+fn lib_in_site(site: &Path) -> Option<PathBuf> {
+    let capi = site.join("onnxruntime").join("capi");
+    let mut libs: Vec<PathBuf> = std::fs::read_dir(&capi)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("libonnxruntime.so") || n == "libonnxruntime.dylib")
+        })
+        .collect();
+    libs.sort();
+    libs.pop()
+}
+
+/// The ONNX Runtime library of a Python environment rooted at `prefix` (`lib/python3.*/site-packages`).
+fn lib_in_prefix(prefix: &Path) -> Option<PathBuf> {
+    let mut pythons: Vec<PathBuf> = std::fs::read_dir(prefix.join("lib"))
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("python"))
+        })
+        .collect();
+    pythons.sort();
+    pythons
+        .iter()
+        .rev()
+        .find_map(|py| lib_in_site(&py.join("site-packages")))
+}
+
+/// Finds the ONNX Runtime shared library: `ORT_DYLIB_PATH`; else the active virtual environment
+/// (`VIRTUAL_ENV`); else the Python environment faithgate itself is installed in (a
+/// `pip install faithgate[onnx]`: the binary sits in its `bin/`); else the site-packages of the
+/// `python3` on PATH.
 pub fn find_runtime() -> Result<PathBuf, String> {
+    if let Some(lib) = std::env::var_os("VIRTUAL_ENV")
+        .filter(|_| std::env::var_os("ORT_DYLIB_PATH").is_none())
+        .and_then(|v| lib_in_prefix(Path::new(&v)))
+    {
+        return Ok(lib);
+    }
+    if std::env::var_os("ORT_DYLIB_PATH").is_none() {
+        let own = std::env::current_exe()
+            .ok()
+            .and_then(|exe| exe.parent()?.parent().map(Path::to_path_buf));
+        if let Some(lib) = own.and_then(|prefix| lib_in_prefix(&prefix)) {
+            return Ok(lib);
+        }
+    }
     if let Some(p) = std::env::var_os("ORT_DYLIB_PATH").filter(|p| !p.is_empty()) {
         let p = PathBuf::from(p);
         return if p.is_file() {
@@ -66,23 +117,8 @@ pub fn find_runtime() -> Result<PathBuf, String> {
         ])
         .output()
         .map_err(|e| format!("could not run python3 to find site-packages ({e}); {}", install_hint()))?;
-    let mut looked = Vec::new();
     for dir in String::from_utf8_lossy(&out.stdout).lines() {
-        let capi = Path::new(dir).join("onnxruntime").join("capi");
-        looked.push(capi.display().to_string());
-        let Ok(entries) = std::fs::read_dir(&capi) else {
-            continue;
-        };
-        let mut libs: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                    n.starts_with("libonnxruntime.so") || n == "libonnxruntime.dylib"
-                })
-            })
-            .collect();
-        libs.sort();
-        if let Some(lib) = libs.pop() {
+        if let Some(lib) = lib_in_site(Path::new(dir)) {
             return Ok(lib);
         }
     }

@@ -41,6 +41,19 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
             }
             continue;
         }
+        if let CheckerConfig::Judge(j) = c {
+            match faithgate::llm::ping(&j.endpoint.base_url, std::time::Duration::from_secs(3)) {
+                Ok(status) => println!(
+                    "checker {name}: kind judge, server {} answers (HTTP {status} on /models)",
+                    j.endpoint.base_url
+                ),
+                Err(e) => {
+                    ok = false;
+                    println!("checker {name}: PROBLEM: the server does not answer: {e}");
+                }
+            }
+            continue;
+        }
         let Some(dir) = config.model_dir(name) else {
             println!("checker {name}: kind {}", c.kind());
             continue;

@@ -6,6 +6,7 @@
 pub mod compare;
 pub mod decompose_eval;
 pub mod doctor;
+pub mod init;
 pub mod mutants;
 pub mod omissions_eval;
 pub mod probe;

@@ -71,6 +71,11 @@ fn table(suite: &Suite, set: &MutantSet) -> String {
             "note: {op} produced no mutant on this suite (no claim matches its rules)\n"
         ));
     }
+    for (h, op, parent) in &set.same_as_hard_case {
+        o.push_str(&format!(
+            "note: {op} of {parent} gives exactly hard case {h}; it is counted once, as the hard case\n"
+        ));
+    }
     o.push_str(&format!(
         "{:<18} {:<18} {:<7} {:<11} {}\n",
         "id", "operator", "parent", "review", "text"

@@ -47,8 +47,14 @@ pub fn run(args: OmissionsEvalArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let e = evaluate_omissions(&cases, &flags);
     let f = |x: Option<f64>| x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
     println!(
-        "omissions check on {} answers: {} flags, {} match an omission a person confirmed (precision {}); {} of {} confirmed omissions found (recall {})",
-        e.answers, e.flagged, e.true_flags, f(e.precision), e.found, e.confirmed, f(e.recall)
+        "omissions check on {}: {}, {} match an omission a person confirmed (precision {}); {} of {} confirmed omissions found (recall {})",
+        faithgate::report::count(e.answers as u64, "answer", "answers"),
+        faithgate::report::count(e.flagged as u64, "flag", "flags"),
+        e.true_flags,
+        f(e.precision),
+        e.found,
+        e.confirmed,
+        f(e.recall)
     );
     for (id, flag, hit) in &e.flags {
         println!(

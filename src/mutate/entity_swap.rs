@@ -3,7 +3,7 @@
 use super::rules::{Alternatives, EntitySwapRules};
 use super::Mutator;
 use crate::suite::EntityGroup;
-use crate::text::find_word;
+use crate::text::find_word_ignoring_case;
 
 pub struct EntitySwap {
     rules: EntitySwapRules,
@@ -14,21 +14,34 @@ impl EntitySwap {
         EntitySwap { rules }
     }
 
-    /// Rewrites the text with `from` and `to` exchanged (whole words), fixing the article
-    /// before each rewritten name.
+    /// Rewrites the text with `from` and `to` exchanged (whole words, ignoring case), fixing the
+    /// article before each rewritten name. A name written in lower case in the group takes a
+    /// capital where the word it replaces had one ("Books are lent" -> "DVDs are lent",
+    /// "DVDs are lent" -> "Books are lent").
     fn exchange(&self, text: &str, from: &str, to: &str) -> String {
         let mut out = String::with_capacity(text.len() + 16);
         let mut i = 0;
         while i < text.len() {
             let hit = [(from, to), (to, from)]
                 .into_iter()
-                .filter_map(|(a, b)| find_word(text, a, i).map(|at| (at, a, b)))
-                .min_by_key(|(at, a, _)| (*at, usize::MAX - a.len()));
-            let Some((at, a, b)) = hit else { break };
+                .filter_map(|(a, b)| find_word_ignoring_case(text, a, i).map(|(s, e)| (s, e, b)))
+                .min_by_key(|(s, e, _)| (*s, usize::MAX - e));
+            let Some((at, end, b)) = hit else { break };
             out.push_str(&text[i..at]);
-            self.fix_article(&mut out, b);
-            out.push_str(b);
-            i = at + a.len();
+            let replaced = &text[at..end];
+            let b = if replaced.chars().next().is_some_and(char::is_uppercase)
+                && b.chars().next().is_some_and(char::is_lowercase)
+            {
+                let mut c = b.chars();
+                c.next()
+                    .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                    .unwrap_or_default()
+            } else {
+                b.to_string()
+            };
+            self.fix_article(&mut out, &b);
+            out.push_str(&b);
+            i = end;
         }
         out.push_str(&text[i.min(text.len())..]);
         out
@@ -89,7 +102,7 @@ impl Mutator for EntitySwap {
                 .members
                 .iter()
                 .enumerate()
-                .filter_map(|(i, m)| find_word(claim, m, 0).map(|at| (at, i)))
+                .filter_map(|(i, m)| find_word_ignoring_case(claim, m, 0).map(|(at, _)| (at, i)))
                 .min();
             let Some((_, idx)) = first else { continue };
             let n = group.members.len();
@@ -150,5 +163,26 @@ mod tests {
             vec!["SSO — Team plan only."]
         );
         assert_eq!(swap("Café·Team plan"), vec!["Café·Enterprise plan"]);
+    }
+
+    #[test]
+    fn names_match_in_any_case_and_keep_the_sentence_capital() {
+        let items = vec![EntityGroup {
+            name: "item".into(),
+            members: vec!["books".into(), "DVDs".into()],
+        }];
+        let swap = |s: &str| EntitySwap::new(Rules::builtin().entity_swap).mutate(s, &items);
+        assert_eq!(
+            swap("Books are lent for 3 weeks."),
+            vec!["DVDs are lent for 3 weeks."]
+        );
+        assert_eq!(
+            swap("DVDs are lent for 1 week."),
+            vec!["Books are lent for 1 week."]
+        );
+        assert_eq!(
+            swap("Members borrow books and dvds."),
+            vec!["Members borrow DVDs and books."]
+        );
     }
 }

@@ -102,6 +102,9 @@ pub struct MutantSet {
     pub mutants: Vec<Mutant>,
     /// Operators that produced no mutant on this suite: reported, never silently absent.
     pub empty_operators: Vec<&'static str>,
+    /// Edits that gave exactly a hard case of the same context (hard case id, operator, parent):
+    /// left to the hard case, so one claim is never counted twice.
+    pub same_as_hard_case: Vec<(String, &'static str, String)>,
 }
 
 impl MutantSet {
@@ -158,11 +161,19 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
     // id -> index in `mutants`
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut legacy: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut same_as_hard_case = Vec::new();
     for (ci, ctx) in suite.contexts.iter().enumerate() {
         for claim in &ctx.faithful {
             for op in &ops {
                 for text in op.mutate(&claim.text, &suite.entities) {
                     if text == claim.text || crate::text::is_blank(&text) {
+                        continue;
+                    }
+                    if let Some(h) = ctx.hard_cases.iter().find(|h| h.text == text) {
+                        let hit = (h.id.clone(), op.name(), claim.id.clone());
+                        if !same_as_hard_case.contains(&hit) {
+                            same_as_hard_case.push(hit);
+                        }
                         continue;
                     }
                     let id = mutant_id(op.name(), &claim.id, &text);
@@ -244,11 +255,13 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
     Ok(MutantSet {
         mutants,
         empty_operators,
+        same_as_hard_case,
     })
 }
 
 /// Renders a `reviews:` block a person can paste into the suite and edit. Existing reviews are
-/// kept; unreviewed mutants are proposed as `fault` with the text to check in a comment.
+/// kept; unreviewed mutants are proposed as `fault` with the text to check in a comment. Once
+/// pasted, a `fault` is a review: the comment says it was proposed, never that it is unreviewed.
 pub fn reviews_yaml(suite: &Suite, set: &MutantSet) -> String {
     let parents: BTreeMap<&str, &str> = suite
         .contexts
@@ -274,9 +287,10 @@ pub fn reviews_yaml(suite: &Suite, set: &MutantSet) -> String {
                 serde_json::to_string(why).unwrap_or_default()
             )),
             MutantReview::Fault => out.push_str(&format!("  {}: {{review: fault}}\n", m.id)),
-            MutantReview::Unreviewed => {
-                out.push_str(&format!("  {}: {{review: fault}}  # unreviewed\n", m.id))
-            }
+            MutantReview::Unreviewed => out.push_str(&format!(
+                "  {}: {{review: fault}}  # proposed: keep `fault` if this is a real error\n",
+                m.id
+            )),
         }
     }
     out
@@ -324,5 +338,20 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("does not generate"), "{e}");
+    }
+
+    #[test]
+    fn an_edit_that_gives_a_hard_case_is_left_to_the_hard_case() {
+        let yaml = "suite: s\ncontexts:\n  - id: c\n    passages: [{id: p, text: \"Refunds are issued within 14 days.\"}]\n    faithful: [{id: f1, claim: \"Refunds are issued within 14 days.\"}]\n    hard_cases: [{id: h1, type: negation_flip, claim: \"Refunds are not issued within 14 days.\", label: contradicted}]\n";
+        let suite = Suite::from_yaml(std::path::Path::new("s.yaml"), yaml).unwrap();
+        let set = generate(&suite, &Rules::builtin()).unwrap();
+        assert!(set
+            .mutants
+            .iter()
+            .all(|m| m.text != "Refunds are not issued within 14 days."));
+        assert_eq!(
+            set.same_as_hard_case,
+            vec![("h1".to_string(), "negation_flip", "f1".to_string())]
+        );
     }
 }

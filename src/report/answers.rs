@@ -141,11 +141,15 @@ pub fn human(r: &ScoreRecord, defs: &[Definition], confidence: f64, paint: Paint
     let a0 = &aggs[0];
     let _ = writeln!(
         o,
-        "  {} answers: {} scored, {} refusals, {} with no claims, {} not scored (errors)",
-        a0.answers, a0.unsupported_answers.n, a0.refusals, a0.no_claims, a0.errors
+        "  {}: {} scored, {}, {} with no claims, {} not scored (errors)",
+        super::count(a0.answers as u64, "answer", "answers"),
+        a0.unsupported_answers.n,
+        super::count(a0.refusals as u64, "refusal", "refusals"),
+        a0.no_claims,
+        a0.errors
     );
     if defs.len() > 1 {
-        let _ = writeln!(o, "  (same verdicts; strict counts only supported claims, non_contradiction also counts not_found)");
+        let _ = writeln!(o, "  (same verdicts; strict counts only supported claims, non-contradiction also counts not_found)");
     }
     o
 }
@@ -179,8 +183,10 @@ pub fn markdown(r: &ScoreRecord, defs: &[Definition], confidence: f64) -> String
     }
     let _ = writeln!(
         o,
-        "\n\n{} refusals, {} answers with no claims, {} not scored.",
-        aggs[0].refusals, aggs[0].no_claims, aggs[0].errors
+        "\n\n{}, {} with no claims, {} not scored.",
+        super::count(aggs[0].refusals as u64, "refusal", "refusals"),
+        super::count(aggs[0].no_claims as u64, "answer", "answers"),
+        aggs[0].errors
     );
     o
 }

@@ -100,11 +100,11 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
     if c.failures.is_empty() {
         let _ = writeln!(
             o,
-            "{} {} newly missed (allowed {}), {} new false alarms, nothing significantly worse at alpha {}",
+            "{} {} newly missed (allowed {}), {}, nothing significantly worse at alpha {}",
             paint.good("gate passed:"),
             c.newly_missed,
             c.max_new_misses,
-            c.new_false_alarms,
+            super::count(c.new_false_alarms, "new false alarm", "new false alarms"),
             c.alpha
         );
     } else {
@@ -149,7 +149,7 @@ pub fn markdown(c: &Comparison) -> String {
         );
     }
     if !c.regressions.is_empty() {
-        let _ = writeln!(o, "\n**Regressions** ({} newly missed, {} new false alarms)\n\n| change | id | fault type | base | candidate | claim |\n|---|---|---|---|---|---|", c.newly_missed, c.new_false_alarms);
+        let _ = writeln!(o, "\n**Regressions** ({} newly missed, {})\n\n| change | id | fault type | base | candidate | claim |\n|---|---|---|---|---|---|", c.newly_missed, super::count(c.new_false_alarms, "new false alarm", "new false alarms"));
         for r in &c.regressions {
             let _ = writeln!(
                 o,

@@ -38,11 +38,15 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
     );
     let _ = writeln!(
         o,
-        "{} cases: {} verified claims, {} hard cases, {} mutants ({} faults, {} equivalent, {} unreviewed)",
-        run.results.len(),
-        count(CaseKind::Original),
-        count(CaseKind::HardCase),
-        count(CaseKind::Mutant),
+        "{}: {}, {}, {} ({} faults, {} equivalent, {} unreviewed)",
+        super::count(run.results.len() as u64, "case", "cases"),
+        super::count(
+            count(CaseKind::Original) as u64,
+            "verified claim",
+            "verified claims"
+        ),
+        super::count(count(CaseKind::HardCase) as u64, "hard case", "hard cases"),
+        super::count(count(CaseKind::Mutant) as u64, "mutant", "mutants"),
         review_count(&|r| *r == MutantReview::Fault),
         review_count(&|r| matches!(r, MutantReview::Equivalent { .. })),
         review_count(&|r| *r == MutantReview::Unreviewed),

@@ -82,3 +82,9 @@ pub fn fmt_settings(s: &std::collections::BTreeMap<String, String>) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+/// `n` and the word in the number it needs: `1 refusal`, `2 refusals`.
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}

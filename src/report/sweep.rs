@@ -5,7 +5,28 @@ use super::fmt_kn as rate;
 use crate::sweep::SweepResult;
 use std::fmt::Write;
 
-/// The human (and Markdown-friendly) table and findings.
+/// The label of each cut point: the last sits just above every score, so it flags everything.
+fn threshold_labels(s: &SweepResult) -> Vec<String> {
+    let last = s.points.len().saturating_sub(1);
+    s.points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            if i == last && i > 0 {
+                format!(">{:.3}", s.points[i - 1].threshold)
+            } else {
+                format!("{:.3}", p.threshold)
+            }
+        })
+        .collect()
+}
+
+/// How many fault-type columns of `k/n` fit in one 100-column block of the human table.
+const TYPES_PER_BLOCK: usize = 8;
+
+/// The table and findings: one wide table for Markdown (a pull-request comment scrolls), and for
+/// the terminal a table that fits 100 columns: false alarms and all faults with intervals, then
+/// the faults caught per type as `k/n` in blocks of at most eight numbered columns.
 pub fn render(s: &SweepResult, markdown: bool) -> String {
     let mut o = String::new();
     let pct = (s.confidence * 100.0).round();
@@ -14,6 +35,7 @@ pub fn render(s: &SweepResult, markdown: bool) -> String {
         .first()
         .map(|p| p.by_fault_type.keys().cloned().collect())
         .unwrap_or_default();
+    let labels = threshold_labels(s);
     if markdown {
         let _ = writeln!(o, "### faithgate sweep: `{}`\n", s.checker);
         let _ = write!(o, "| threshold | false alarms | all faults |");
@@ -21,6 +43,18 @@ pub fn render(s: &SweepResult, markdown: bool) -> String {
             let _ = write!(o, " {t} |");
         }
         let _ = writeln!(o, "\n|{}", "---|".repeat(3 + types.len()));
+        for (p, t) in s.points.iter().zip(&labels) {
+            let _ = write!(
+                o,
+                "| {t} | {} | {} |",
+                rate(&p.false_alarms),
+                rate(&p.detection)
+            );
+            for ft in &types {
+                let _ = write!(o, " {} |", rate(&p.by_fault_type[ft]));
+            }
+            let _ = writeln!(o);
+        }
     } else {
         let _ = writeln!(
             o,
@@ -28,46 +62,38 @@ pub fn render(s: &SweepResult, markdown: bool) -> String {
             s.checker,
             s.points.len()
         );
-        let _ = write!(
+        let _ = writeln!(
             o,
-            "  {:>9}  {:<24} {:<24}",
-            "threshold", "false alarms", "all faults"
+            "  {:>9}  {:<26} {:<26}",
+            "threshold", "false alarms", "all faults caught"
         );
-        for t in &types {
-            let _ = write!(o, " {t:<24}");
+        for (p, t) in s.points.iter().zip(&labels) {
+            let _ = writeln!(
+                o,
+                "  {t:>9}  {:<26} {:<26}",
+                rate(&p.false_alarms),
+                rate(&p.detection)
+            );
         }
-        let _ = writeln!(o);
-    }
-    let last = s.points.len().saturating_sub(1);
-    for (i, p) in s.points.iter().enumerate() {
-        // the last cut point sits just above every score: it flags everything
-        let t = if i == last && i > 0 {
-            format!(">{:.3}", s.points[i - 1].threshold)
-        } else {
-            format!("{:.3}", p.threshold)
-        };
-        if markdown {
-            let _ = write!(
-                o,
-                "| {t} | {} | {} |",
-                rate(&p.false_alarms),
-                rate(&p.detection)
-            );
-            for t in &types {
-                let _ = write!(o, " {} |", rate(&p.by_fault_type[t]));
+        for (b, block) in types.chunks(TYPES_PER_BLOCK).enumerate() {
+            let first = b * TYPES_PER_BLOCK;
+            let _ = writeln!(o, "\n  faults caught per type (k/n):");
+            for (i, t) in block.iter().enumerate() {
+                let _ = writeln!(o, "    ({}) {t}", first + i + 1);
+            }
+            let _ = write!(o, "  {:>9}", "threshold");
+            for i in 0..block.len() {
+                let _ = write!(o, " {:>9}", format!("({})", first + i + 1));
             }
             let _ = writeln!(o);
-        } else {
-            let _ = write!(
-                o,
-                "  {t:>9}  {:<24} {:<24}",
-                rate(&p.false_alarms),
-                rate(&p.detection)
-            );
-            for t in &types {
-                let _ = write!(o, " {:<24}", rate(&p.by_fault_type[t]));
+            for (p, t) in s.points.iter().zip(&labels) {
+                let _ = write!(o, "  {t:>9}");
+                for ft in block {
+                    let r = &p.by_fault_type[ft];
+                    let _ = write!(o, " {:>9}", format!("{}/{}", r.k, r.n));
+                }
+                let _ = writeln!(o);
             }
-            let _ = writeln!(o);
         }
     }
     let _ = writeln!(o);
@@ -130,8 +156,12 @@ pub fn findings(s: &SweepResult) -> Vec<String> {
     }
     for t in &s.too_small {
         o.push(format!(
-            "warning: {}: {} labelled faults give ±{:.2}; about {} are needed to pin its rate within ±{} at {pct}%.",
-            t.fault_type, t.n, t.half_width, t.needed, s.margin
+            "warning: {}: {} give ±{:.2}; about {} are needed to pin its rate within ±{} at {pct}%.",
+            t.fault_type,
+            super::count(t.n, "labelled fault", "labelled faults"),
+            t.half_width,
+            t.needed,
+            s.margin
         ));
     }
     o

@@ -20,7 +20,62 @@ pub fn faithgate_in(dir: &Path) -> Command {
         .env_remove("CI")
         .env_remove("FAITHGATE_CONFIG")
         .env("NO_COLOR", "1");
+    if std::env::var_os("ORT_DYLIB_PATH").is_none() {
+        if let Some(lib) = venv_onnxruntime() {
+            c.env("ORT_DYLIB_PATH", lib);
+        }
+    }
     c
+}
+
+/// The ONNX Runtime library in target/venv (made by `bash ci/setup.sh`), if there is one.
+pub fn venv_onnxruntime() -> Option<PathBuf> {
+    let lib = root().join("target/venv/lib");
+    for py in std::fs::read_dir(lib).ok()?.flatten() {
+        let capi = py.path().join("site-packages/onnxruntime/capi");
+        for f in std::fs::read_dir(capi).into_iter().flatten().flatten() {
+            let name = f.file_name().to_string_lossy().into_owned();
+            if name.starts_with("libonnxruntime.so") {
+                return Some(f.path());
+            }
+        }
+    }
+    None
+}
+
+/// Fails the test in one line when ONNX Runtime cannot be found (never skips).
+pub fn require_onnxruntime() {
+    if venv_onnxruntime().is_none() && faithgate::check::onnx::find_runtime().is_err() {
+        panic!("missing dependency: ONNX Runtime; install it with `bash ci/setup.sh` (or set ORT_DYLIB_PATH)");
+    }
+}
+
+/// The environment a directly spawned binary needs to find the venv's ONNX Runtime.
+pub fn ort_env() -> Vec<(&'static str, PathBuf)> {
+    match (std::env::var_os("ORT_DYLIB_PATH"), venv_onnxruntime()) {
+        (None, Some(lib)) => vec![("ORT_DYLIB_PATH", lib)],
+        _ => vec![],
+    }
+}
+
+/// Fails the test in one line when the real MiniLM models have not been built (never skips).
+pub fn require_minilm() -> PathBuf {
+    let dir = root().join("target/models");
+    if !dir.join("minilm-embed/model.onnx").is_file() {
+        panic!("missing dependency: the MiniLM models in target/models; build them with `bash ci/setup.sh && bash ci/make-minilm.sh`");
+    }
+    dir
+}
+
+/// Fails the test in one line when no chromium is on PATH (never skips).
+pub fn require_chromium() {
+    let found = std::process::Command::new("chromium")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        panic!("missing dependency: chromium; install it with `apt-get install chromium` (or `bash ci/setup.sh`)");
+    }
 }
 
 /// The binary, run from the repo root with an empty config, so a `faithgate.yaml` a user keeps

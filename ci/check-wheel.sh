@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the faithgate wheel (maturin, bindings = "bin"), installs it with its `onnx` extra into a
+# fresh virtual environment under target/, and runs `faithgate run` and `faithgate doctor` from
+# there; doctor must find the ONNX Runtime of that same environment. Needs target/venv from
+# ci/setup.sh (maturin is in ci/requirements.txt).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+py="$PWD/target/venv/bin/python"
+[ -x "$PWD/target/venv/bin/maturin" ] || { echo "check-wheel: run bash ci/setup.sh first (maturin)" >&2; exit 2; }
+rm -rf target/wheels target/wheel-venv
+"$PWD/target/venv/bin/maturin" build --release --locked --quiet --out target/wheels --compatibility linux
+wheel=$(ls target/wheels/faithgate-*.whl)
+echo "check-wheel: built $wheel"
+python3 -m venv target/wheel-venv
+target/wheel-venv/bin/python -m pip install --quiet --disable-pip-version-check "$wheel[onnx]"
+fg="$PWD/target/wheel-venv/bin/faithgate"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# a clean environment: no VIRTUAL_ENV, no ORT_DYLIB_PATH, a PATH without the venvs
+(cd "$work" && env -i HOME="$HOME" PATH=/usr/bin:/bin "$fg" run "$OLDPWD/suites/larkspur.yaml" >run.txt)
+grep -q "24/29" "$work/run.txt" || { echo "check-wheel: unexpected run output:" >&2; cat "$work/run.txt" >&2; exit 1; }
+(cd "$work" && env -i HOME="$HOME" PATH=/usr/bin:/bin "$fg" doctor >doctor.txt) || true
+if ! grep -q "^onnx runtime: $PWD/target/wheel-venv/lib/python[0-9.]*/site-packages/onnxruntime/capi/libonnxruntime" "$work/doctor.txt"; then
+  echo "check-wheel: doctor did not find the wheel environment's ONNX Runtime:" >&2
+  cat "$work/doctor.txt" >&2
+  exit 1
+fi
+grep -q "^all good" "$work/doctor.txt" || { cat "$work/doctor.txt" >&2; exit 1; }
+echo "check-wheel: the installed wheel runs Larkspur and its doctor finds $(grep '^onnx runtime:' "$work/doctor.txt" | cut -d' ' -f3)"

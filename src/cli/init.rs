@@ -1,0 +1,110 @@
+//! `faithgate init`: a starter suite and config to edit, and the next three commands.
+
+use clap::Args;
+use faithgate::error::{Error, Exit};
+use std::path::PathBuf;
+
+/// Write a commented starter suite (`suites/starter.yaml`) and a `faithgate.yaml` with the
+/// built-in lexical checker and commented examples for nli, judge and command checkers, then
+/// print the next three commands to run. Existing files are never overwritten.
+#[derive(Args)]
+pub struct InitArgs {
+    /// The folder to set up (default: the current one).
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+}
+
+const SUITE: &str = r#"# A starter faithgate suite: replace the passages and claims with your own.
+# Every claim under `faithful` must be one a person checked against the passages of its context.
+suite: starter
+description: Refund policy answers (replace with your domain)
+
+# Names the entity_swap operator exchanges: a plan, a product, a team, a country...
+entities:
+  plan: [Team, Enterprise]
+
+contexts:
+  - id: refunds                        # one context set: the passages that were in one prompt
+    question: Can I get my money back?
+    passages:
+      - id: policy
+        text: "Team plans are billed monthly and can be cancelled at any time. Annual Enterprise contracts can be refunded in full within 14 days of signing."
+    faithful:                          # claims a person verified as supported
+      - {id: f1, claim: "Team plans are billed monthly."}
+      - {id: f2, claim: "Annual Enterprise contracts can be refunded in full within 14 days of signing."}
+    hard_cases:                        # label: supported | contradicted | not_found | misleading
+      - {id: h1, type: paraphrase, claim: "Team plans are charged every month.", label: supported}
+      - {id: h2, type: added_fact, claim: "Refunds are paid within 3 business days.", label: not_found}
+
+# Reviews of the generated mutants go here: run `faithgate mutants suites/starter.yaml --format yaml`
+# and paste its block, then mark as `equivalent` (with a `why`) any mutant still supported.
+"#;
+
+const CONFIG: &str = r#"# faithgate.yaml: named checkers. Paths are relative to this file's folder.
+checkers:
+  # the built-in word-overlap baseline, with a stricter threshold
+  strict-lexical: {kind: lexical, threshold: 0.9}
+
+  # An NLI cross-encoder exported to ONNX (model.onnx, tokenizer.json, config.json):
+  # nli:
+  #   kind: nli
+  #   model: models/nli-deberta-v3-base
+  #   threshold: 0.5
+
+  # An LLM judge behind any OpenAI-compatible server (vLLM, llama.cpp, Ollama, a hosted API):
+  # judge:
+  #   kind: judge
+  #   base_url: http://127.0.0.1:8000/v1
+  #   model: Qwen/Qwen3-4B-Instruct-2507
+  #   api_key_env: JUDGE_API_KEY        # the variable's name, never the key
+  #   prompt: prompts/judge-v1.md       # copy it from the faithgate repository and edit
+
+  # Your own checker as a program speaking JSON Lines on stdin/stdout:
+  # mine:
+  #   kind: command
+  #   argv: [python3, my_checker.py]
+  #   timeout_s: 60
+"#;
+
+pub fn run(args: InitArgs) -> anyhow::Result<Exit> {
+    let suite = args.dir.join("suites").join("starter.yaml");
+    let config = args.dir.join("faithgate.yaml");
+    for p in [&suite, &config] {
+        if p.exists() {
+            return Err(Error::Usage(format!(
+                "{} already exists; init never overwrites a file (remove it or pick another folder)",
+                p.display()
+            ))
+            .into());
+        }
+    }
+    std::fs::create_dir_all(args.dir.join("suites")).map_err(|e| Error::write(&args.dir, e))?;
+    faithgate::write::write_atomic(&suite, SUITE.as_bytes())?;
+    faithgate::write::write_atomic(&config, CONFIG.as_bytes())?;
+    let s = suite.display();
+    println!("wrote {s}\nwrote {}\n\nnext:", config.display());
+    println!("  faithgate mutants {s} --format yaml     # review the generated faults, paste the block into the suite");
+    println!(
+        "  faithgate run {s}                       # false alarms and catch rates with intervals"
+    );
+    println!("  faithgate run {s} --checker strict-lexical --snapshot snapshots   # pin every verdict for review");
+    Ok(Exit::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_starter_files_load_and_run() {
+        let suite = faithgate::suite::Suite::from_yaml(std::path::Path::new("starter.yaml"), SUITE)
+            .unwrap();
+        let set =
+            faithgate::mutate::generate(&suite, &faithgate::mutate::Rules::builtin()).unwrap();
+        assert!(set.mutants.len() >= 4, "every operator has something to do");
+        let cfg =
+            faithgate::config::Config::from_yaml(std::path::Path::new("faithgate.yaml"), CONFIG)
+                .unwrap();
+        assert!(cfg.checker("strict-lexical", None).is_ok());
+    }
+}
