@@ -580,3 +580,81 @@ fn terminal_escape_sequences_in_a_suite_are_shown_not_sent() {
     );
     assert!(text.contains("\\u{1b}[2J"), "{text}");
 }
+
+#[test]
+fn init_writes_a_starter_that_runs_and_never_overwrites() {
+    let d = tempfile::tempdir().unwrap();
+    let out = common::faithgate_in(d.path())
+        .args(["init"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("faithgate mutants") && text.contains("faithgate run"),
+        "{text}"
+    );
+    // the commands it prints work in that folder, with its config
+    for args in [
+        vec!["mutants", "suites/starter.yaml", "--format", "yaml"],
+        vec!["run", "suites/starter.yaml"],
+        vec!["run", "suites/starter.yaml", "--checker", "strict-lexical"],
+    ] {
+        let out = common::faithgate_in(d.path()).args(&args).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let again = common::faithgate_in(d.path())
+        .args(["init"])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
+}
+
+#[test]
+fn completions_and_the_man_page_come_from_the_cli_definition() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = stdout_of(&["completions", shell]);
+        assert!(
+            out.contains("sweep") && out.contains("decompose-eval"),
+            "{shell}"
+        );
+    }
+    let man = stdout_of(&["man"]);
+    assert!(
+        man.contains(".TH faithgate") && man.contains("compare"),
+        "{man}"
+    );
+}
+
+#[test]
+fn ci_false_is_not_ci() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("s.yaml");
+    std::fs::write(&suite, GOOD).unwrap();
+    // no snapshot yet: under CI that is a failure, otherwise it is written
+    for (ci, code) in [("false", 0), ("0", 0), ("", 0), ("true", 1)] {
+        let snaps = dir.path().join(format!("snaps-{ci}"));
+        let out = faithgate()
+            .env("CI", ci)
+            .args([
+                "run",
+                suite.to_str().unwrap(),
+                "--snapshot",
+                snaps.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "CI={ci:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
