@@ -701,3 +701,46 @@ fn records_with_nothing_in_common_give_no_verdict() {
         assert!(o.contains("larkspur-help-center (47 cases)"), "{o}");
     }
 }
+
+#[test]
+fn the_tracked_file_size_check_fails_on_a_big_file_that_is_not_allowed() {
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .current_dir(repo)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&["init", "-q"]);
+    std::fs::create_dir(repo.join("ci")).unwrap();
+    std::fs::copy(
+        root().join("ci/check-tracked-sizes.sh"),
+        repo.join("ci/check-tracked-sizes.sh"),
+    )
+    .unwrap();
+    std::fs::write(repo.join("small.txt"), "fine").unwrap();
+    git(&["add", "."]);
+    let check = || {
+        std::process::Command::new("bash")
+            .arg(repo.join("ci/check-tracked-sizes.sh"))
+            .output()
+            .unwrap()
+    };
+    assert!(check().status.success());
+    std::fs::write(repo.join("wheel.whl"), vec![0u8; 2 * 1024 * 1024]).unwrap();
+    git(&["add", "wheel.whl"]);
+    let out = check();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("wheel.whl") && err.contains("allow-list"),
+        "{err}"
+    );
+}
