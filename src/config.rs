@@ -345,10 +345,19 @@ impl Config {
             }
         };
         let positive = |field: &str, v: Option<usize>| -> Result<()> {
+            let most = match field {
+                "threads" => 256,
+                "batch_size" => 4096,
+                _ => 1000,
+            };
             match v {
                 Some(0) => Err(bad(
                     format!("{field} is 0"),
                     "remove it to use the default, or set a positive number",
+                )),
+                Some(n) if n > most => Err(bad(
+                    format!("{field} {n} is more than {most}"),
+                    &format!("use a number from 1 to {most}"),
                 )),
                 _ => Ok(()),
             }
@@ -743,6 +752,22 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("`ghost` is not a configured checker"), "{err}");
+    }
+
+    #[test]
+    fn absurd_sizes_are_errors() {
+        for (field, v) in [
+            ("threads", "100000"),
+            ("batch_size", "1000000"),
+            ("max_window_sentences", "5000"),
+        ] {
+            let e = load(&format!(
+                "checkers:\n  n:\n    kind: nli\n    model: m\n    {field}: {v}\n"
+            ))
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains(field) && e.contains("faithgate.yaml:2"), "{e}");
+        }
     }
 
     #[test]
