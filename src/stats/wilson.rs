@@ -15,23 +15,29 @@ pub fn z_for(confidence: f64) -> f64 {
 /// Wilson interval for `k` successes in `n` trials. With `n == 0` nothing is known: [0, 1].
 pub fn wilson(k: u64, n: u64, confidence: f64) -> (f64, f64) {
     assert!(k <= n, "k ({k}) must not exceed n ({n})");
-    if n == 0 {
+    wilson_effective(k as f64, n as f64, confidence)
+}
+
+/// Wilson interval for a proportion `k / n` observed on an effective sample of `n` (which need
+/// not be whole, as after a design-effect adjustment). `k` is the same proportion of `n`.
+pub fn wilson_effective(k: f64, n: f64, confidence: f64) -> (f64, f64) {
+    if n <= 0.0 || !n.is_finite() {
         return (0.0, 1.0);
     }
     let z = z_for(confidence);
-    let n_f = n as f64;
-    let p = k as f64 / n_f;
+    let n_f = n;
+    let p = (k / n_f).clamp(0.0, 1.0);
     let z2 = z * z;
     let denom = 1.0 + z2 / n_f;
     let center = (p + z2 / (2.0 * n_f)) / denom;
     let half = z / denom * (p * (1.0 - p) / n_f + z2 / (4.0 * n_f * n_f)).sqrt();
     // exact ends where the data sit on them; clamp rounding dust elsewhere
-    let low = if k == 0 {
+    let low = if p <= 0.0 {
         0.0
     } else {
         (center - half).max(0.0)
     };
-    let high = if k == n {
+    let high = if p >= 1.0 {
         1.0
     } else {
         (center + half).min(1.0)

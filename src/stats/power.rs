@@ -1,0 +1,122 @@
+//! Many rows, one decision; and how small a drop a comparison could have seen.
+//!
+//! [`adjust`] turns the raw p-values of the rows that gate into family-wise adjusted ones (Holm's
+//! step-down by default, or Bonferroni), so an unchanged checker fails the gate in at most alpha of
+//! pull requests however many fault types there are.
+//!
+//! [`detectable_drop`] is the smallest drop in a catch rate that `n` paired cases detect with the
+//! given power at level `alpha` with the exact McNemar test, in the most favourable case: the
+//! candidate newly misses a share `d` of the cases and fixes none (every discordant pair points
+//! one way). Then the test rejects once there are `c*` discordant pairs, the smallest `c` with
+//! 2·(1/2)^c < alpha, and the power is P(Binomial(n, d) >= c*). Real changes also fix some cases,
+//! which only makes a drop harder to see: the figure is a floor, so "too few cases to detect a drop
+//! of 0.10" is never too pessimistic.
+
+use serde::{Deserialize, Serialize};
+use statrs::distribution::{Binomial, DiscreteCDF};
+
+/// How the p-values of several gating rows are combined into one decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Adjust {
+    /// Each row at alpha: the gate's false-fail rate grows with the number of rows.
+    None,
+    /// Holm's step-down: family-wise error at most alpha, more power than Bonferroni.
+    Holm,
+    /// Each p-value times the number of rows.
+    Bonferroni,
+}
+
+/// Adjusted p-values, in the order given.
+pub fn adjust(p: &[f64], method: Adjust) -> Vec<f64> {
+    let m = p.len() as f64;
+    match method {
+        Adjust::None => p.to_vec(),
+        Adjust::Bonferroni => p.iter().map(|x| (x * m).min(1.0)).collect(),
+        Adjust::Holm => {
+            let mut order: Vec<usize> = (0..p.len()).collect();
+            order.sort_by(|a, b| p[*a].total_cmp(&p[*b]));
+            let mut out = vec![1.0; p.len()];
+            let mut running: f64 = 0.0;
+            for (rank, &i) in order.iter().enumerate() {
+                running = running.max(((m - rank as f64) * p[i]).min(1.0));
+                out[i] = running;
+            }
+            out
+        }
+    }
+}
+
+/// The fewest discordant pairs, all one way, at which the exact McNemar test rejects at `alpha`.
+pub fn pairs_needed(alpha: f64) -> u64 {
+    // 2 * 0.5^c < alpha  <=>  c > 1 - log2(alpha)
+    let c = (1.0 - alpha.log2()).floor() as u64 + 1;
+    c.max(1)
+}
+
+/// The power of `n` paired cases to detect a drop `d` at `alpha` (see the module docs).
+pub fn power_of(n: u64, d: f64, alpha: f64) -> f64 {
+    let c = pairs_needed(alpha);
+    if c > n || d <= 0.0 {
+        return 0.0;
+    }
+    if d >= 1.0 {
+        return 1.0;
+    }
+    let b = Binomial::new(d, n).expect("0 < d < 1");
+    // P(X >= c) = 1 - P(X <= c - 1)
+    1.0 - b.cdf(c - 1)
+}
+
+/// The smallest drop (to 0.001) that `n` paired cases detect with `power` at `alpha`; None when
+/// even losing every case would not be seen that often.
+pub fn detectable_drop(n: u64, alpha: f64, power: f64) -> Option<f64> {
+    if power_of(n, 1.0, alpha) < power {
+        return None;
+    }
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..40 {
+        let mid = (lo + hi) / 2.0;
+        if power_of(n, mid, alpha) >= power {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some((hi * 1000.0).ceil() / 1000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn holm_and_bonferroni_match_statsmodels() {
+        // statsmodels.stats.multitest.multipletests(p, method="holm" | "bonferroni")[1]
+        let p = [0.01, 0.04, 0.03, 0.005, 0.5];
+        let holm = adjust(&p, Adjust::Holm);
+        let want = [0.04, 0.09, 0.09, 0.025, 0.5];
+        for (g, w) in holm.iter().zip(want) {
+            assert!((g - w).abs() < 1e-12, "{holm:?}");
+        }
+        assert_eq!(adjust(&p, Adjust::Bonferroni), vec![0.05, 0.2, 0.15, 0.025, 1.0]);
+        assert_eq!(adjust(&p, Adjust::None), p.to_vec());
+    }
+
+    #[test]
+    fn six_one_way_pairs_reject_at_five_percent() {
+        assert_eq!(pairs_needed(0.05), 6); // 2/64 = 0.031 < 0.05 <= 2/32
+        assert_eq!(pairs_needed(0.01), 8);
+        assert!(crate::stats::mcnemar_exact(0, 6) < 0.05 && crate::stats::mcnemar_exact(0, 5) >= 0.05);
+    }
+
+    #[test]
+    fn detectable_drops_match_scipy() {
+        // the smallest d with scipy.stats.binom.sf(c* - 1, n, d) >= 0.8, c* = 6 at alpha 0.05
+        for (n, want) in [(9u64, 0.733), (30, 0.251), (100, 0.078), (1000, 0.008)] {
+            let got = detectable_drop(n, 0.05, 0.8).unwrap();
+            assert!((got - want).abs() <= 0.001, "n = {n}: {got} vs {want}");
+        }
+        assert_eq!(detectable_drop(5, 0.05, 0.8), None, "5 pairs can never reject");
+    }
+}
