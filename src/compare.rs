@@ -9,7 +9,9 @@ use crate::check::Label;
 use crate::error::{Error, Exit};
 use crate::record::{Record, RecordCase};
 use crate::run::{CaseKind, Expected, Role};
-use crate::stats::{mcnemar_exact, Rate};
+use crate::stats::{
+    adjust, cluster_rate, detectable_drop, mcnemar_exact, Adjust, ClusterRate, Rate,
+};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -26,9 +28,57 @@ pub struct GroupRow {
     pub better: u64,
     /// Cases good in the base and bad in the candidate (c).
     pub worse: u64,
+    /// The exact McNemar p-value of this row alone.
     pub p_value: f64,
-    /// Worse more often than better, with p below alpha.
+    /// The p-value adjusted over the gating rows (`Adjust`); equal to `p_value` for a row that
+    /// does not gate.
+    pub p_adjusted: f64,
+    /// Whether this row takes part in the gate's decision (`--gate-on`).
+    pub gating: bool,
+    /// Worse more often than better, with the adjusted p below alpha, on a gating row.
     pub significantly_worse: bool,
+    /// Both sides' rates with a cluster-aware interval (parent claims are the clusters).
+    pub base_clustered: ClusterRate,
+    pub candidate_clustered: ClusterRate,
+    /// Parent claims the worse cases come from: few parents behind many worse cases means the
+    /// change broke a few claims, not a fault type.
+    pub worse_parents: u64,
+    /// The smallest drop these paired cases detect with 80% power at the level this row must
+    /// meet (alpha, or alpha over the number of gating rows when adjusted); None when no drop
+    /// could be.
+    pub detectable_drop: Option<f64>,
+}
+
+/// How the gate decides: the level, the rows that gate, how their p-values are combined.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateOptions {
+    pub alpha: f64,
+    pub max_new_misses: u64,
+    pub confidence: f64,
+    pub adjust: Adjust,
+    /// Rows that decide (`false_alarms`, `all_faults`, or fault types); None: every row.
+    pub gate_on: Option<Vec<String>>,
+    /// A detectable drop larger than this is reported as "too few cases".
+    pub min_detectable: f64,
+}
+
+impl GateOptions {
+    /// Holm over every row, drops of 0.10 expected to be detectable.
+    pub fn new(alpha: f64, max_new_misses: u64, confidence: f64) -> GateOptions {
+        GateOptions {
+            alpha,
+            max_new_misses,
+            confidence,
+            adjust: Adjust::Holm,
+            gate_on: None,
+            min_detectable: 0.10,
+        }
+    }
+}
+
+/// A row's name as `--gate-on` spells it: `false_alarms`, `all_faults`, or the fault type.
+pub fn row_key(group: &str) -> String {
+    group.replace(' ', "_")
 }
 
 /// A case that got worse.
@@ -74,6 +124,8 @@ pub struct Comparison {
     pub candidate: String,
     pub alpha: f64,
     pub max_new_misses: u64,
+    pub adjust: Adjust,
+    pub min_detectable: f64,
     pub rows: Vec<GroupRow>,
     pub regressions: Vec<Change>,
     pub newly_missed: u64,
@@ -98,6 +150,15 @@ impl Comparison {
     }
 }
 
+/// The adjustment's name as `--adjust` spells it.
+pub fn adjust_name(a: Adjust) -> &'static str {
+    match a {
+        Adjust::None => "none",
+        Adjust::Holm => "holm",
+        Adjust::Bonferroni => "bonferroni",
+    }
+}
+
 fn label_of(r: &Record) -> String {
     let mut names: Vec<String> = r.runs.iter().map(|x| x.checker.name.clone()).collect();
     names.dedup();
@@ -107,13 +168,8 @@ fn label_of(r: &Record) -> String {
 /// Compares a base record with a candidate record. Two records with no case in common (other
 /// suites, empty runs, disjoint ids) or whose common cases count in no rate give no verdict: an
 /// error that says what did not match, never a passing gate.
-pub fn compare(
-    base: &Record,
-    candidate: &Record,
-    alpha: f64,
-    max_new_misses: u64,
-    confidence: f64,
-) -> Result<Comparison, Error> {
+pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<Comparison, Error> {
+    let (alpha, max_new_misses, confidence) = (opts.alpha, opts.max_new_misses, opts.confidence);
     let key = |suite: &str, c: &RecordCase| (suite.to_string(), c.id.clone());
     let mut base_cases: BTreeMap<(String, String), &RecordCase> = BTreeMap::new();
     let mut base_sha: HashMap<&str, &str> = HashMap::new();
@@ -198,6 +254,28 @@ pub fn compare(
             pairs.len()
         )));
     }
+    if let Some(keys) = &opts.gate_on {
+        let names: Vec<String> = groups.keys().map(|(_, n)| row_key(n)).collect();
+        if let Some(unknown) = keys.iter().find(|k| !names.contains(&row_key(k))) {
+            return Err(Error::Usage(format!(
+                "--gate-on {unknown}: no such row; the rows are {}",
+                names.join(", ")
+            )));
+        }
+    }
+    // the cluster of a case: the claim a mutant was made from, or the case itself
+    let cluster = |c: &RecordCase| c.parent.clone().unwrap_or_else(|| c.id.clone());
+    let clustered = |cases: &[(&RecordCase, &RecordCase)], side: usize, faithful: bool| {
+        let mut by: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+        for (b, c) in cases {
+            let x = if side == 0 { b } else { c };
+            let hit = if faithful { !x.good() } else { x.good() };
+            let e = by.entry(cluster(x)).or_default();
+            e.0 += u64::from(hit);
+            e.1 += 1;
+        }
+        cluster_rate(&by.into_values().collect::<Vec<_>>(), confidence)
+    };
     let mut rows = Vec::new();
     for ((order, name), cases) in groups {
         let faithful = order == 0;
@@ -216,8 +294,20 @@ pub fn compare(
                 .count() as u64
         };
         let better = cases.iter().filter(|(b, c)| !b.good() && c.good()).count() as u64;
-        let worse = cases.iter().filter(|(b, c)| b.good() && !c.good()).count() as u64;
-        let p = mcnemar_exact(better, worse);
+        let worse_cases: Vec<_> = cases
+            .iter()
+            .filter(|(b, c)| b.good() && !c.good())
+            .collect();
+        let worse = worse_cases.len() as u64;
+        let worse_parents = worse_cases
+            .iter()
+            .map(|(_, c)| cluster(c))
+            .collect::<std::collections::BTreeSet<_>>()
+            .len() as u64;
+        let gating = opts
+            .gate_on
+            .as_ref()
+            .is_none_or(|keys| keys.iter().any(|k| row_key(k) == row_key(&name)));
         rows.push(GroupRow {
             group: name,
             faithful,
@@ -225,9 +315,32 @@ pub fn compare(
             candidate: Rate::new(count(1), n, confidence),
             better,
             worse,
-            p_value: p,
-            significantly_worse: worse > better && p < alpha,
+            p_value: mcnemar_exact(better, worse),
+            p_adjusted: 1.0,
+            gating,
+            significantly_worse: false,
+            base_clustered: clustered(&cases, 0, faithful),
+            candidate_clustered: clustered(&cases, 1, faithful),
+            worse_parents,
+            detectable_drop: None,
         });
+    }
+    // one decision over the gating rows: their p-values adjusted together
+    let gating: Vec<usize> = (0..rows.len()).filter(|i| rows[*i].gating).collect();
+    let raw: Vec<f64> = gating.iter().map(|i| rows[*i].p_value).collect();
+    for (i, p) in gating.iter().zip(adjust(&raw, opts.adjust)) {
+        rows[*i].p_adjusted = p;
+    }
+    let row_alpha = match opts.adjust {
+        Adjust::None => alpha,
+        _ => alpha / gating.len().max(1) as f64,
+    };
+    for r in &mut rows {
+        if !r.gating {
+            r.p_adjusted = r.p_value;
+        }
+        r.significantly_worse = r.gating && r.worse > r.better && r.p_adjusted < alpha;
+        r.detectable_drop = detectable_drop(r.base.n, row_alpha, 0.8);
     }
 
     let mut regressions = Vec::new();
@@ -264,8 +377,13 @@ pub fn compare(
     let mut failures = Vec::new();
     for r in rows.iter().filter(|r| r.significantly_worse) {
         failures.push(format!(
-            "{}: significantly worse ({} worse, {} better, exact McNemar p = {:.4} < {alpha})",
-            r.group, r.worse, r.better, r.p_value
+            "{}: significantly worse ({} worse, {} better, exact McNemar p = {:.4}, adjusted ({}) {:.4} < {alpha})",
+            r.group,
+            r.worse,
+            r.better,
+            r.p_value,
+            adjust_name(opts.adjust),
+            r.p_adjusted
         ));
     }
     if newly_missed > max_new_misses {
@@ -278,6 +396,8 @@ pub fn compare(
         candidate: label_of(candidate),
         alpha,
         max_new_misses,
+        adjust: opts.adjust,
+        min_detectable: opts.min_detectable,
         rows,
         regressions,
         newly_missed,
@@ -319,9 +439,7 @@ mod tests {
         let c = compare(
             &record_of("a", base()),
             &record_of("b", base()),
-            0.05,
-            0,
-            0.95,
+            &GateOptions::new(0.05, 0, 0.95),
         )
         .unwrap();
         assert!(c.failures.is_empty());
@@ -346,9 +464,7 @@ mod tests {
         let c = compare(
             &record_of("a", base()),
             &record_of("b", cand),
-            0.05,
-            100,
-            0.95,
+            &GateOptions::new(0.05, 100, 0.95),
         )
         .unwrap();
         let row = c.rows.iter().find(|r| r.group == "number_swap").unwrap();
@@ -368,9 +484,7 @@ mod tests {
         let c = compare(
             &record_of("a", base()),
             &record_of("b", cand),
-            0.05,
-            0,
-            0.95,
+            &GateOptions::new(0.05, 0, 0.95),
         )
         .unwrap();
         assert_eq!(c.new_false_alarms, 1);
@@ -387,9 +501,7 @@ mod tests {
         let c = compare(
             &record_of("a", base()),
             &record_of("b", cand),
-            0.05,
-            0,
-            0.95,
+            &GateOptions::new(0.05, 0, 0.95),
         )
         .unwrap();
         let row = c.rows.iter().find(|r| r.group == "all faults").unwrap();
@@ -409,9 +521,7 @@ mod tests {
         let c = compare(
             &record_of("a", base()),
             &record_of("b", cand),
-            0.05,
-            0,
-            0.95,
+            &GateOptions::new(0.05, 0, 0.95),
         )
         .unwrap();
         assert_eq!(c.only_in_base, vec![("s".to_string(), "m7".to_string())]);
@@ -433,9 +543,7 @@ mod tests {
         let e = compare(
             &record_of("a", base()),
             &record_of("b", other),
-            0.05,
-            0,
-            0.95,
+            &GateOptions::new(0.05, 0, 0.95),
         )
         .unwrap_err()
         .to_string();
@@ -444,9 +552,107 @@ mod tests {
             "{e}"
         );
         let empty = Record::new(vec![]);
-        let e = compare(&empty, &empty, 0.05, 0, 0.95)
+        let e = compare(&empty, &empty, &GateOptions::new(0.05, 0, 0.95))
             .unwrap_err()
             .to_string();
         assert!(e.contains("no run at all"), "{e}");
+    }
+
+    /// Two checkers with the same error probability on every case of a 200-case suite (40
+    /// faithful cases, 8 fault types of 20): any difference between them is noise. Returns how
+    /// often the gate fails over `reps` seeded replications.
+    fn false_fail_rate(adjust: Adjust, reps: usize) -> f64 {
+        use crate::stats::TestRng;
+        let mut rng = TestRng(7);
+        let q: Vec<f64> = (0..200).map(|_| 0.2 + 0.4 * rng.next_f64()).collect();
+        let draw = |rng: &mut TestRng| -> Vec<RecordCase> {
+            (0..200)
+                .map(|i| {
+                    let bad = rng.next_f64() < q[i];
+                    if i < 40 {
+                        let v = if bad {
+                            Label::NotFound
+                        } else {
+                            Label::Supported
+                        };
+                        case(
+                            &format!("f{i}"),
+                            CaseKind::Original,
+                            Expected::Supported,
+                            Some(v),
+                        )
+                    } else {
+                        let v = if bad {
+                            Label::Supported
+                        } else {
+                            Label::NotFound
+                        };
+                        let mut c = case(
+                            &format!("m{i}"),
+                            CaseKind::Mutant,
+                            Expected::Flagged,
+                            Some(v),
+                        );
+                        c.fault_type = Some(format!("type{}", (i - 40) / 20));
+                        c.parent = Some(format!("f{}", i % 40));
+                        c
+                    }
+                })
+                .collect()
+        };
+        let mut opts = GateOptions::new(0.05, u64::MAX, 0.95);
+        opts.adjust = adjust;
+        let mut fails = 0;
+        for _ in 0..reps {
+            let a = record_of("a", draw(&mut rng));
+            let b = record_of("b", draw(&mut rng));
+            let c = compare(&a, &b, &opts).unwrap();
+            assert_eq!(c.rows.len(), 10);
+            fails += usize::from(!c.failures.is_empty());
+        }
+        fails as f64 / reps as f64
+    }
+
+    #[test]
+    fn an_unchanged_checker_fails_the_holm_gate_at_most_alpha_of_the_time() {
+        let reps = 1000;
+        // Monte Carlo error of a rate near 0.05 over 1000 runs: about 0.007
+        let holm = false_fail_rate(Adjust::Holm, reps);
+        let none = false_fail_rate(Adjust::None, reps);
+        eprintln!("false-fail rate over {reps} replications: holm {holm:.3}, none {none:.3}");
+        assert!(holm <= 0.05, "holm {holm}");
+        assert!(
+            none > 0.05 + 0.015,
+            "unadjusted {none}: ten rows at 0.05 each fail more often"
+        );
+    }
+
+    #[test]
+    fn only_the_rows_named_in_gate_on_decide() {
+        let mut cand = base();
+        for c in cand.iter_mut().skip(1) {
+            *c = case(
+                &c.id,
+                CaseKind::Mutant,
+                Expected::Flagged,
+                Some(Label::Supported),
+            );
+        }
+        let mut opts = GateOptions::new(0.05, 100, 0.95);
+        opts.gate_on = Some(vec!["false_alarms".into()]);
+        let c = compare(
+            &record_of("a", base()),
+            &record_of("b", cand.clone()),
+            &opts,
+        )
+        .unwrap();
+        let ns = c.rows.iter().find(|r| r.group == "number_swap").unwrap();
+        assert!(!ns.gating && !ns.significantly_worse && ns.p_value < 0.01);
+        assert!(c.failures.is_empty(), "{:?}", c.failures);
+        opts.gate_on = Some(vec!["no_such_row".into()]);
+        let e = compare(&record_of("a", base()), &record_of("b", cand), &opts)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no such row") && e.contains("all_faults"), "{e}");
     }
 }

@@ -10,6 +10,27 @@ use faithgate::record::{AnyRecord, Record};
 use faithgate::report;
 use std::path::PathBuf;
 
+/// How the p-values of the gating rows are combined.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AdjustArg {
+    /// Holm's step-down: the gate fails an unchanged checker in at most alpha of comparisons.
+    Holm,
+    /// Each p-value times the number of gating rows.
+    Bonferroni,
+    /// Each row at alpha (more rows, more false fails).
+    None,
+}
+
+impl From<AdjustArg> for faithgate::stats::Adjust {
+    fn from(a: AdjustArg) -> Self {
+        match a {
+            AdjustArg::Holm => faithgate::stats::Adjust::Holm,
+            AdjustArg::Bonferroni => faithgate::stats::Adjust::Bonferroni,
+            AdjustArg::None => faithgate::stats::Adjust::None,
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CompareFormat {
     Human,
@@ -38,6 +59,16 @@ pub struct CompareArgs {
     /// Fail when more faults than this are newly missed.
     #[arg(long, default_value_t = 0)]
     pub max_new_misses: u64,
+    /// How the p-values of the gating rows are combined into one decision.
+    #[arg(long, value_enum, default_value_t = AdjustArg::Holm)]
+    pub adjust: AdjustArg,
+    /// Rows that decide the gate (repeat): `false_alarms`, `all_faults` or a fault type; the
+    /// others are still reported, marked as not gating. Default: every row.
+    #[arg(long = "gate-on")]
+    pub gate_on: Vec<String>,
+    /// Say "too few cases" for a row whose detectable drop (80% power) is larger than this.
+    #[arg(long, default_value_t = 0.10)]
+    pub min_detectable: f64,
     #[arg(long, value_enum, default_value_t = CompareFormat::Human)]
     pub format: CompareFormat,
     #[command(flatten)]
@@ -54,6 +85,13 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let alpha = args.alpha;
     if !(alpha > 0.0 && alpha < 1.0) {
         return Err(Error::Usage(format!("--alpha {alpha} must be between 0 and 1")).into());
+    }
+    if !(args.min_detectable > 0.0 && args.min_detectable <= 1.0) {
+        return Err(Error::Usage(format!(
+            "--min-detectable {} must be in (0, 1]",
+            args.min_detectable
+        ))
+        .into());
     }
     let (base, candidate) = match args.checkers.len() {
         0 => {
@@ -120,7 +158,15 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             .into())
         }
     };
-    let cmp = compare::compare(&base, &candidate, alpha, args.max_new_misses, confidence)?;
+    let opts = compare::GateOptions {
+        alpha,
+        max_new_misses: args.max_new_misses,
+        confidence,
+        adjust: args.adjust.into(),
+        gate_on: (!args.gate_on.is_empty()).then(|| args.gate_on.clone()),
+        min_detectable: args.min_detectable,
+    };
+    let cmp = compare::compare(&base, &candidate, &opts)?;
     let text = match args.format {
         CompareFormat::Human => report::compare::human(&cmp, ctx.paint()),
         CompareFormat::Json => serde_json::to_string(&cmp)? + "\n",

@@ -24,6 +24,37 @@ fn verdict(v: &Option<Label>, s: Option<f64>) -> String {
     )
 }
 
+fn fmt_drop(d: Option<f64>) -> String {
+    d.map(|d| format!("{d:.2}"))
+        .unwrap_or_else(|| "none".into())
+}
+
+/// What a reader should know before trusting a row: too few cases to see a drop the size of
+/// `min_detectable`, and worse cases that come from few parent claims.
+fn notes(c: &Comparison) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in &c.rows {
+        match r.detectable_drop {
+            None => out.push(format!(
+                "{}: too few cases ({}) to detect any drop; a pass here is not evidence",
+                r.group, r.base.n
+            )),
+            Some(d) if d > c.min_detectable => out.push(format!(
+                "{}: too few cases to detect a drop of {:.2} ({} cases detect {:.2} with 80% power)",
+                r.group, c.min_detectable, r.base.n, d
+            )),
+            _ => {}
+        }
+        if r.worse >= 3 && r.worse_parents * 2 <= r.worse {
+            out.push(format!(
+                "{}: the {} worse cases come from {} parent claim(s): the change broke a few claims rather than the fault type",
+                r.group, r.worse, r.worse_parents
+            ));
+        }
+    }
+    out
+}
+
 /// The terminal report.
 pub fn human(c: &Comparison, paint: Paint) -> String {
     let mut o = String::new();
@@ -39,19 +70,24 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
     }
     let _ = writeln!(
         o,
-        "\n  {:<20} {:<16} {:<24} {:<24} {:>6} {:>6} {:>8}",
-        "group", "measure", "base", "candidate", "better", "worse", "p"
+        "\n  {:<20} {:<24} {:<24} {:>6} {:>5} {:>7} {:>8} {:>6}",
+        "group", "base", "candidate", "better", "worse", "p", "p (adj.)", "drop"
     );
     for r in &c.rows {
         let line = format!(
-            "  {:<20} {:<16} {:<24} {:<24} {:>6} {:>6} {:>8.4}",
+            "  {:<20} {:<24} {:<24} {:>6} {:>5} {:>7.4} {:>8} {:>6}",
             r.group,
-            what(r),
             side(&r.base),
             side(&r.candidate),
             r.better,
             r.worse,
-            r.p_value
+            r.p_value,
+            if r.gating {
+                format!("{:.4}", r.p_adjusted)
+            } else {
+                "no gate".into()
+            },
+            fmt_drop(r.detectable_drop)
         );
         let _ = writeln!(
             o,
@@ -62,6 +98,17 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
                 line
             }
         );
+    }
+    let _ = writeln!(
+        o,
+        "  {}",
+        paint.dim(&format!(
+            "rates are false-alarm rates for `false alarms`, catch rates otherwise; p: exact McNemar; p (adj.): {} over the gating rows; drop: the smallest drop these cases detect with 80% power",
+            crate::compare::adjust_name(c.adjust)
+        ))
+    );
+    for line in notes(c) {
+        let _ = writeln!(o, "{}", paint.dim(&format!("note: {line}")));
     }
     if !c.regressions.is_empty() {
         let _ = writeln!(
@@ -134,19 +181,32 @@ pub fn markdown(c: &Comparison) -> String {
     if !c.failures.is_empty() {
         let _ = writeln!(o);
     }
-    let _ = writeln!(o, "| group | measure | base | candidate | better | worse | exact McNemar p |\n|---|---|---|---|---|---|---|");
+    let _ = writeln!(o, "| group | measure | base | candidate | better | worse | exact McNemar p | adjusted p ({}) | detectable drop |\n|---|---|---|---|---|---|---|---|---|", crate::compare::adjust_name(c.adjust));
     for r in &c.rows {
         let _ = writeln!(
             o,
-            "| {} | {} | {} | {} | {} | {} | {:.4} |",
+            "| {} | {} | {} | {} | {} | {} | {:.4} | {} | {} |",
             r.group,
             what(r),
             side(&r.base),
             side(&r.candidate),
             r.better,
             r.worse,
-            r.p_value
+            r.p_value,
+            if r.gating {
+                format!("{:.4}", r.p_adjusted)
+            } else {
+                "not gating".into()
+            },
+            fmt_drop(r.detectable_drop)
         );
+    }
+    let notes = notes(c);
+    if !notes.is_empty() {
+        let _ = writeln!(o);
+        for n in notes {
+            let _ = writeln!(o, "- {}", escape_md_cell(&n));
+        }
     }
     if !c.regressions.is_empty() {
         let _ = writeln!(o, "\n**Regressions** ({} newly missed, {})\n\n| change | id | fault type | base | candidate | claim |\n|---|---|---|---|---|---|", c.newly_missed, super::count(c.new_false_alarms, "new false alarm", "new false alarms"));

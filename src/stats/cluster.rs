@@ -86,13 +86,18 @@ mod tests {
         let r = cluster_rate(&clusters, 0.95);
         let (lo, hi) = wilson(30, 40, 0.95);
         assert!((r.design_effect - 1.0).abs() < 0.05, "{r:?}");
-        assert!((r.ci_low - lo).abs() < 0.01 && (r.ci_high - hi).abs() < 0.01, "{r:?}");
+        assert!(
+            (r.ci_low - lo).abs() < 0.01 && (r.ci_high - hi).abs() < 0.01,
+            "{r:?}"
+        );
     }
 
     #[test]
     fn misses_that_concentrate_on_few_parents_widen_the_interval() {
         // 12 claims with 2 mutants each; the 6 misses are both mutants of 3 claims
-        let clusters: Vec<(u64, u64)> = (0..12).map(|i| if i < 3 { (0, 2) } else { (2, 2) }).collect();
+        let clusters: Vec<(u64, u64)> = (0..12)
+            .map(|i| if i < 3 { (0, 2) } else { (2, 2) })
+            .collect();
         let r = cluster_rate(&clusters, 0.95);
         let (lo, hi) = wilson(18, 24, 0.95);
         assert!(r.design_effect > 1.5, "{r:?}");
@@ -104,23 +109,11 @@ mod tests {
         assert!((r.ci_low - wilson(12, 12, 0.95).0).abs() < 1e-12);
     }
 
-    /// SplitMix64: a small seeded generator, so the simulation is the same on every machine.
-    pub(crate) struct Rng(pub u64);
-    impl Rng {
-        pub fn next_f64(&mut self) -> f64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)) as f64 / u64::MAX as f64
-        }
-    }
-
     #[test]
     fn the_clustered_interval_covers_its_level_where_the_plain_one_does_not() {
         // 40 parent claims with 1-5 mutants each; a claim is "easy" (each mutant caught with
         // 0.98) or "hard" (0.38), 70/30: the true catch rate is 0.8, strongly clustered
-        let mut rng = Rng(20261129);
+        let mut rng = crate::stats::TestRng(20261129);
         let truth = 0.7 * 0.98 + 0.3 * 0.38;
         let reps = 2000;
         let (mut plain, mut clustered) = (0, 0);
@@ -142,8 +135,14 @@ mod tests {
         }
         let (plain, clustered) = (plain as f64 / reps as f64, clustered as f64 / reps as f64);
         // Monte Carlo error of a 95% coverage over 2000 runs is about 0.005
-        assert!((0.925..=0.975).contains(&clustered), "clustered coverage {clustered}");
-        assert!(plain < 0.91, "plain Wilson coverage {plain} should fall short here");
+        assert!(
+            (0.925..=0.975).contains(&clustered),
+            "clustered coverage {clustered}"
+        );
+        assert!(
+            plain < 0.91,
+            "plain Wilson coverage {plain} should fall short here"
+        );
         eprintln!("coverage of 95% intervals: clustered {clustered:.3}, plain Wilson {plain:.3}");
     }
 }

@@ -14,3 +14,19 @@ pub use mcnemar::{mcnemar_exact, MAX_DISCORDANT};
 pub use power::{adjust, detectable_drop, Adjust};
 pub use sample_size::sample_size;
 pub use wilson::{wilson, Rate};
+
+/// A small seeded generator (SplitMix64) for the simulation tests: the same numbers on every
+/// machine, no dependency.
+#[cfg(test)]
+pub(crate) struct TestRng(pub u64);
+
+#[cfg(test)]
+impl TestRng {
+    pub fn next_f64(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) as f64 / u64::MAX as f64
+    }
+}

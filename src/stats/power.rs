@@ -99,7 +99,10 @@ mod tests {
         for (g, w) in holm.iter().zip(want) {
             assert!((g - w).abs() < 1e-12, "{holm:?}");
         }
-        assert_eq!(adjust(&p, Adjust::Bonferroni), vec![0.05, 0.2, 0.15, 0.025, 1.0]);
+        assert_eq!(
+            adjust(&p, Adjust::Bonferroni),
+            vec![0.05, 0.2, 0.15, 0.025, 1.0]
+        );
         assert_eq!(adjust(&p, Adjust::None), p.to_vec());
     }
 
@@ -107,7 +110,9 @@ mod tests {
     fn six_one_way_pairs_reject_at_five_percent() {
         assert_eq!(pairs_needed(0.05), 6); // 2/64 = 0.031 < 0.05 <= 2/32
         assert_eq!(pairs_needed(0.01), 8);
-        assert!(crate::stats::mcnemar_exact(0, 6) < 0.05 && crate::stats::mcnemar_exact(0, 5) >= 0.05);
+        assert!(
+            crate::stats::mcnemar_exact(0, 6) < 0.05 && crate::stats::mcnemar_exact(0, 5) >= 0.05
+        );
     }
 
     #[test]
@@ -117,6 +122,10 @@ mod tests {
             let got = detectable_drop(n, 0.05, 0.8).unwrap();
             assert!((got - want).abs() <= 0.001, "n = {n}: {got} vs {want}");
         }
-        assert_eq!(detectable_drop(5, 0.05, 0.8), None, "5 pairs can never reject");
+        assert_eq!(
+            detectable_drop(5, 0.05, 0.8),
+            None,
+            "5 pairs can never reject"
+        );
     }
 }
