@@ -7,7 +7,7 @@
 
 use crate::mutate::OPERATORS;
 use crate::run::{CaseKind, CaseResult, Outcome, Role, SuiteRun};
-use crate::stats::Rate;
+use crate::stats::{cluster_rate, detectable_drop, ClusterRate, Rate};
 use serde::Serialize;
 
 /// One row of the fault-type table.
@@ -17,6 +17,11 @@ pub struct FaultTypeRow {
     /// Faults caught (`k`) out of faults scored (`n`): mutants reviewed `fault` and hard cases.
     #[serde(flatten)]
     pub caught: Rate,
+    /// The same rate with a cluster-aware interval: a claim's mutants are one cluster.
+    pub clustered: ClusterRate,
+    /// The smallest drop in this rate a paired comparison of these cases detects with 80% power
+    /// (exact McNemar at alpha 0.05 over the Holm family of every row); None when none could be.
+    pub detectable_drop: Option<f64>,
     /// Every mutant the operator produced (0 for a hard-case type that is not an operator).
     pub mutants: usize,
     /// Hard cases of this type that are faults.
@@ -50,6 +55,7 @@ pub struct Summary {
     pub fault_types: Vec<FaultTypeRow>,
     /// Every fault of every type together.
     pub all_faults: Rate,
+    pub all_faults_clustered: ClusterRate,
     /// Hard cases: agreements with the person's label (passed or caught) out of scored.
     pub hard_cases_agree: Rate,
     /// Set when no mutant of the suite has been reviewed yet (see [`ProvisionalRow`]).
@@ -57,6 +63,23 @@ pub struct Summary {
     pub errors: usize,
     /// Operators that produced no mutant on this suite.
     pub operators_without_mutants: Vec<String>,
+}
+
+/// The cluster-aware interval of the scored cases among `results`: a mutant's cluster is its parent
+/// claim, any other case is a cluster of its own.
+fn clustered<'a>(
+    results: impl Iterator<Item = &'a CaseResult>,
+    hit: &[Outcome],
+    confidence: f64,
+) -> ClusterRate {
+    let mut by: std::collections::BTreeMap<&str, (u64, u64)> = Default::default();
+    for r in results.filter(|r| r.outcome != Outcome::Error) {
+        let key = r.case.parent.as_deref().unwrap_or(&r.case.id);
+        let e = by.entry(key).or_default();
+        e.0 += u64::from(hit.contains(&r.outcome));
+        e.1 += 1;
+    }
+    cluster_rate(&by.into_values().collect::<Vec<_>>(), confidence)
 }
 
 fn rate<'a>(
@@ -116,6 +139,8 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
             let with = |want: Role| of_type.iter().filter(move |r| role(r) == want);
             FaultTypeRow {
                 caught: rate(with(Role::Fault).copied(), &[Outcome::Caught], confidence),
+                clustered: clustered(with(Role::Fault).copied(), &[Outcome::Caught], confidence),
+                detectable_drop: None,
                 mutants: of_type
                     .iter()
                     .filter(|r| r.case.kind == CaseKind::Mutant)
@@ -142,6 +167,17 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
         &[Outcome::Caught],
         confidence,
     );
+    let all_faults_clustered = clustered(
+        run.results.iter().filter(|r| role(r) == Role::Fault),
+        &[Outcome::Caught],
+        confidence,
+    );
+    // the level a row must meet under Holm in the worst case: alpha over every row that has cases
+    let rows = 2 + fault_types.iter().filter(|r| r.caught.n > 0).count();
+    let mut fault_types = fault_types;
+    for r in &mut fault_types {
+        r.detectable_drop = detectable_drop(r.caught.n, 0.05 / rows as f64, 0.8);
+    }
 
     let mutants: Vec<&CaseResult> = run
         .results
@@ -179,6 +215,7 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
         false_alarms,
         fault_types,
         all_faults,
+        all_faults_clustered,
         hard_cases_agree: Rate::new(agree, hard.len() as u64, confidence),
         provisional,
         errors: run.errors(),

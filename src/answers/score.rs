@@ -347,6 +347,11 @@ pub struct AnswerComparison {
     /// Clean in the base, unsupported in the candidate.
     pub broken: u64,
     pub p_value: f64,
+    /// The gate's p-value: answer-level comparison has one row, so Holm leaves it as it is.
+    pub p_adjusted: f64,
+    /// The smallest rise in the unsupported-answer rate these paired answers detect with 80%
+    /// power at alpha; None when none could be.
+    pub detectable_drop: Option<f64>,
     pub newly_broken: Vec<AnswerResult>,
     pub only_in_base: Vec<String>,
     pub only_in_candidate: Vec<String>,
@@ -430,6 +435,8 @@ pub fn compare_answers(
         fixed,
         broken,
         p_value: p,
+        p_adjusted: p,
+        detectable_drop: crate::stats::detectable_drop(n, alpha, 0.8),
         newly_broken: pairs
             .iter()
             .filter(|(ub, uc, _)| !*ub && *uc)

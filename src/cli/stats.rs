@@ -25,6 +25,22 @@ pub enum StatsCommand {
         /// Pairs good in the base and bad in the candidate.
         c: u64,
     },
+    /// The smallest drop in a catch rate that N paired cases detect with the exact McNemar test
+    /// (best case: the candidate only loses cases), or the power to detect a given drop.
+    Power {
+        /// Paired cases in the row (faults of a type, or faithful cases).
+        #[arg(long)]
+        n: u64,
+        /// The level the row must meet (alpha, or alpha over the gating rows under Holm).
+        #[arg(long, default_value_t = 0.05)]
+        alpha: f64,
+        /// The power wanted.
+        #[arg(long, default_value_t = 0.8)]
+        power: f64,
+        /// Print the power to detect this drop instead.
+        #[arg(long)]
+        drop: Option<f64>,
+    },
     /// Labelled cases needed to pin a rate near P to within ±E.
     SampleSize {
         /// The rate you expect (0 to 1).
@@ -68,6 +84,36 @@ pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
                 "b={b} c={c}  exact two-sided McNemar p = {:.4} ({total} discordant pairs)",
                 stats::mcnemar_exact(b, c),
             );
+        }
+        StatsCommand::Power {
+            n,
+            alpha,
+            power,
+            drop,
+        } => {
+            for (name, v) in [("--alpha", alpha), ("--power", power)] {
+                if !(v > 0.0 && v < 1.0) {
+                    return Err(Error::Usage(format!("{name} {v} must be between 0 and 1")).into());
+                }
+            }
+            let need = stats::power::pairs_needed(alpha);
+            match drop {
+                Some(d) if (0.0..=1.0).contains(&d) => println!(
+                    "power {:.3} to detect a drop of {d} with {n} paired cases at alpha {alpha} (exact McNemar; {need} one-way discordant pairs reject)",
+                    stats::power::power_of(n, d, alpha)
+                ),
+                Some(d) => {
+                    return Err(Error::Usage(format!("--drop {d} must be in [0, 1]")).into())
+                }
+                None => match stats::detectable_drop(n, alpha, power) {
+                    Some(d) => println!(
+                        "{n} paired cases detect a drop of {d:.3} with power {power} at alpha {alpha} (exact McNemar; at least {need} one-way discordant pairs)"
+                    ),
+                    None => println!(
+                        "{n} paired cases cannot detect any drop with power {power} at alpha {alpha}: the exact McNemar test needs at least {need} one-way discordant pairs"
+                    ),
+                },
+            }
         }
         StatsCommand::SampleSize {
             rate,

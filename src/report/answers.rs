@@ -209,8 +209,13 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
     );
     let _ = writeln!(
         o,
-        "  fixed {}  broken {}  exact McNemar p = {:.4}",
-        c.fixed, c.broken, c.p_value
+        "  fixed {}  broken {}  exact McNemar p = {:.4} (one row: no adjustment)  detectable rise with 80% power: {}",
+        c.fixed,
+        c.broken,
+        c.p_value,
+        c.detectable_drop
+            .map(|d| format!("{d:.2}"))
+            .unwrap_or_else(|| "none (too few answers)".into())
     );
     if !c.newly_broken.is_empty() {
         let _ = writeln!(

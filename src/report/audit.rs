@@ -128,12 +128,16 @@ fn tables(a: &CheckerAudit) -> (Vec<Table>, Vec<Table>) {
             ci,
             "-".into(),
             "-".into(),
+            "-".into(),
+            "-".into(),
         ]);
         for ft in &summary.fault_types {
             if ft.mutants == 0 && ft.hard_cases == 0 {
                 rows.push(vec![
                     format!("{} caught", ft.fault_type),
                     "no mutants".into(),
+                    "-".into(),
+                    "-".into(),
                     "-".into(),
                     "-".into(),
                     "0".into(),
@@ -147,6 +151,10 @@ fn tables(a: &CheckerAudit) -> (Vec<Table>, Vec<Table>) {
                 k,
                 r,
                 ci,
+                fmt_ci(ft.clustered.ci_low, ft.clustered.ci_high),
+                ft.detectable_drop
+                    .map(|d| format!("{d:.2}"))
+                    .unwrap_or_else(|| "none".into()),
                 ft.equivalent.to_string(),
                 ft.unreviewed.to_string(),
             ]);
@@ -162,16 +170,23 @@ fn tables(a: &CheckerAudit) -> (Vec<Table>, Vec<Table>) {
                 "k/n".into(),
                 "rate".into(),
                 format!("{pct}% CI"),
+                "clustered CI".into(),
+                "detectable drop".into(),
                 "equivalent".into(),
                 "unreviewed".into(),
             ],
             rows,
-            note: (summary.errors > 0).then(|| {
-                format!(
-                    "{} case(s) could not be scored: in no rate, never a pass.",
-                    summary.errors
-                )
-            }),
+            note: Some(format!(
+                "Clustered CI: the Wilson interval on the effective number of cases, since the mutants of one claim tend to be caught or missed together. Detectable drop: the smallest fall in a catch rate that a paired comparison of this many faults detects with 80% power (exact McNemar, alpha 0.05 shared by Holm over the rows); \"none\" means a comparison of this row cannot show any drop.{}",
+                if summary.errors > 0 {
+                    format!(
+                        " {} case(s) could not be scored: in no rate, never a pass.",
+                        summary.errors
+                    )
+                } else {
+                    String::new()
+                }
+            )),
         });
     }
     let per_suite = std::mem::take(&mut out);

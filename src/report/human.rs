@@ -78,8 +78,16 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
     );
     let _ = writeln!(
         o,
-        "  {:<20} {:>7}  {:>5}  {:<13} {:>4}  {:>10}  {:>14}  {:>6}",
-        "fault type", "caught", "rate", "CI", "hard", "equivalent", "unreviewed", "errors"
+        "  {:<20} {:>7}  {:>5}  {:<13} {:<13} {:>4}  {:>5}  {:>14}  {:>6}",
+        "fault type",
+        "caught",
+        "rate",
+        "CI",
+        "clustered CI",
+        "hard",
+        "equiv",
+        "unreviewed",
+        "errors"
     );
     for row in &summary.fault_types {
         if row.mutants == 0 && row.hard_cases == 0 {
@@ -98,11 +106,12 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
         };
         let _ = writeln!(
             o,
-            "  {:<20} {:>7}  {:>5}  {:<13} {:>4}  {:>10}  {:>14}  {:>6}",
+            "  {:<20} {:>7}  {:>5}  {:<13} {:<13} {:>4}  {:>5}  {:>14}  {:>6}",
             row.fault_type,
             format!("{}/{}", row.caught.k, row.caught.n),
             fmt_rate(row.caught.rate),
             fmt_ci(row.caught.ci_low, row.caught.ci_high),
+            fmt_ci(row.clustered.ci_low, row.clustered.ci_high),
             row.hard_cases,
             row.equivalent,
             unreviewed,
@@ -112,16 +121,25 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
     let all = &summary.all_faults;
     let _ = writeln!(
         o,
-        "  {:<20} {:>7}  {:>5}  {}",
+        "  {:<20} {:>7}  {:>5}  {:<13} {}",
         "all faults",
         format!("{}/{}", all.k, all.n),
         fmt_rate(all.rate),
         fmt_ci(all.ci_low, all.ci_high),
+        fmt_ci(
+            summary.all_faults_clustered.ci_low,
+            summary.all_faults_clustered.ci_high
+        ),
     );
     let _ = writeln!(
         o,
         "  {}",
-        paint.dim("(a row counts mutants reviewed `fault` and, under `hard`, hard cases of that type not labelled supported)")
+        paint.dim("(a row counts mutants reviewed `fault` and, under `hard`, hard cases of that type not labelled supported;")
+    );
+    let _ = writeln!(
+        o,
+        "  {}",
+        paint.dim(" clustered CI: Wilson on the effective n, since a claim's mutants tend to be caught or missed together)")
     );
     if let Some(rows) = &summary.provisional {
         let _ = writeln!(

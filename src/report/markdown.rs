@@ -19,10 +19,13 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
         fmt_settings(&run.settings)
     );
     let fa = &summary.false_alarms;
-    let _ = writeln!(o, "| measure | k/n | rate | {pct}% CI |\n|---|---|---|---|");
     let _ = writeln!(
         o,
-        "| false alarms on faithful cases | {}/{} | {} | {} |",
+        "| measure | k/n | rate | {pct}% CI | clustered CI |\n|---|---|---|---|---|"
+    );
+    let _ = writeln!(
+        o,
+        "| false alarms on faithful cases | {}/{} | {} | {} | - |",
         fa.k,
         fa.n,
         fmt_rate(fa.rate),
@@ -30,27 +33,32 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
     );
     for row in &summary.fault_types {
         if row.mutants == 0 && row.hard_cases == 0 {
-            let _ = writeln!(o, "| {} caught | no mutants | - | - |", row.fault_type);
+            let _ = writeln!(o, "| {} caught | no mutants | - | - | - |", row.fault_type);
             continue;
         }
         let _ = writeln!(
             o,
-            "| {} caught | {}/{} | {} | {} |",
+            "| {} caught | {}/{} | {} | {} | {} |",
             row.fault_type,
             row.caught.k,
             row.caught.n,
             fmt_rate(row.caught.rate),
-            fmt_ci(row.caught.ci_low, row.caught.ci_high)
+            fmt_ci(row.caught.ci_low, row.caught.ci_high),
+            fmt_ci(row.clustered.ci_low, row.clustered.ci_high)
         );
     }
     let all = &summary.all_faults;
     let _ = writeln!(
         o,
-        "| all faults caught | {}/{} | {} | {} |",
+        "| all faults caught | {}/{} | {} | {} | {} |",
         all.k,
         all.n,
         fmt_rate(all.rate),
-        fmt_ci(all.ci_low, all.ci_high)
+        fmt_ci(all.ci_low, all.ci_high),
+        fmt_ci(
+            summary.all_faults_clustered.ci_low,
+            summary.all_faults_clustered.ci_high
+        )
     );
     if let Some(rows) = &summary.provisional {
         let _ = writeln!(
