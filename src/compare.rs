@@ -618,9 +618,16 @@ mod tests {
         let reps = 1000;
         // Monte Carlo error of a rate near 0.05 over 1000 runs: about 0.007
         let holm = false_fail_rate(Adjust::Holm, reps);
+        let bonferroni = false_fail_rate(Adjust::Bonferroni, reps);
         let none = false_fail_rate(Adjust::None, reps);
-        eprintln!("false-fail rate over {reps} replications: holm {holm:.3}, none {none:.3}");
+        eprintln!(
+            "false-fail rate over {reps} replications: holm {holm:.3}, bonferroni {bonferroni:.3}, none {none:.3}"
+        );
         assert!(holm <= 0.05, "holm {holm}");
+        assert!(
+            bonferroni <= holm,
+            "bonferroni {bonferroni} is never less strict than holm"
+        );
         assert!(
             none > 0.05 + 0.015,
             "unadjusted {none}: ten rows at 0.05 each fail more often"

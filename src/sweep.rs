@@ -45,11 +45,12 @@ pub fn items(runs: &[RecordRun]) -> (Vec<(String, SweepItem)>, usize) {
             };
             let group = format!("{}/{}", run.suite, c.parent.as_deref().unwrap_or(&c.id));
             out.push((
-                group,
+                group.clone(),
                 SweepItem {
                     score,
                     fault_type: (role == Role::Fault)
                         .then(|| c.fault_type.clone().unwrap_or_default()),
+                    cluster: group,
                 },
             ));
         }

@@ -181,15 +181,17 @@ pub fn markdown(c: &Comparison) -> String {
     if !c.failures.is_empty() {
         let _ = writeln!(o);
     }
-    let _ = writeln!(o, "| group | measure | base | candidate | better | worse | exact McNemar p | adjusted p ({}) | detectable drop |\n|---|---|---|---|---|---|---|---|---|", crate::compare::adjust_name(c.adjust));
+    let _ = writeln!(o, "| group | measure | base | candidate | base, clustered CI | candidate, clustered CI | better | worse | exact McNemar p | adjusted p ({}) | detectable drop |\n|---|---|---|---|---|---|---|---|---|---|---|", crate::compare::adjust_name(c.adjust));
     for r in &c.rows {
         let _ = writeln!(
             o,
-            "| {} | {} | {} | {} | {} | {} | {:.4} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {} | {} |",
             r.group,
             what(r),
             side(&r.base),
             side(&r.candidate),
+            super::fmt_ci(r.base_clustered.ci_low, r.base_clustered.ci_high),
+            super::fmt_ci(r.candidate_clustered.ci_low, r.candidate_clustered.ci_high),
             r.better,
             r.worse,
             r.p_value,

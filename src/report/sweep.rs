@@ -38,17 +38,21 @@ pub fn render(s: &SweepResult, markdown: bool) -> String {
     let labels = threshold_labels(s);
     if markdown {
         let _ = writeln!(o, "### faithgate sweep: `{}`\n", s.checker);
-        let _ = write!(o, "| threshold | false alarms | all faults |");
+        let _ = write!(
+            o,
+            "| threshold | false alarms | all faults | all faults, clustered CI |"
+        );
         for t in &types {
             let _ = write!(o, " {t} |");
         }
-        let _ = writeln!(o, "\n|{}", "---|".repeat(3 + types.len()));
+        let _ = writeln!(o, "\n|{}", "---|".repeat(4 + types.len()));
         for (p, t) in s.points.iter().zip(&labels) {
             let _ = write!(
                 o,
-                "| {t} | {} | {} |",
+                "| {t} | {} | {} | {} |",
                 rate(&p.false_alarms),
-                rate(&p.detection)
+                rate(&p.detection),
+                super::fmt_ci(p.detection_clustered.ci_low, p.detection_clustered.ci_high)
             );
             for ft in &types {
                 let _ = write!(o, " {} |", rate(&p.by_fault_type[ft]));
@@ -64,15 +68,16 @@ pub fn render(s: &SweepResult, markdown: bool) -> String {
         );
         let _ = writeln!(
             o,
-            "  {:>9}  {:<26} {:<26}",
-            "threshold", "false alarms", "all faults caught"
+            "  {:>9}  {:<26} {:<26} {}",
+            "threshold", "false alarms", "all faults caught", "clustered CI"
         );
         for (p, t) in s.points.iter().zip(&labels) {
             let _ = writeln!(
                 o,
-                "  {t:>9}  {:<26} {:<26}",
+                "  {t:>9}  {:<26} {:<26} {}",
                 rate(&p.false_alarms),
-                rate(&p.detection)
+                rate(&p.detection),
+                super::fmt_ci(p.detection_clustered.ci_low, p.detection_clustered.ci_high)
             );
         }
         for (b, block) in types.chunks(TYPES_PER_BLOCK).enumerate() {

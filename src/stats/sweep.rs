@@ -4,6 +4,7 @@
 //! it). Every distinct score is a cut point, plus one above the highest score (flag everything).
 //! Pure: the items come from a finished run.
 
+use super::cluster::{cluster_rate, ClusterRate};
 use super::sample_size::sample_size;
 use super::wilson::Rate;
 use serde::Serialize;
@@ -15,6 +16,9 @@ pub struct SweepItem {
     pub score: f64,
     /// None for a faithful case, the fault type for a fault.
     pub fault_type: Option<String>,
+    /// The claim the case comes from (a mutant's parent, else the case itself): the cluster of
+    /// the cluster-aware intervals.
+    pub cluster: String,
 }
 
 /// Rates at one threshold.
@@ -25,6 +29,10 @@ pub struct SweepPoint {
     /// All faults together.
     pub detection: Rate,
     pub by_fault_type: BTreeMap<String, Rate>,
+    /// All faults together, with the cluster-aware interval.
+    pub detection_clustered: ClusterRate,
+    /// Each fault type, with the cluster-aware interval.
+    pub by_fault_type_clustered: BTreeMap<String, ClusterRate>,
 }
 
 /// Rates at a threshold.
@@ -42,7 +50,27 @@ pub fn at(items: &[SweepItem], threshold: f64, confidence: f64) -> SweepPoint {
             e.0 += 1;
         }
     }
+    let clustered = |cases: &mut dyn Iterator<Item = &&SweepItem>| {
+        let mut by: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+        for f in cases {
+            let e = by.entry(f.cluster.as_str()).or_default();
+            e.0 += u64::from(flagged(f));
+            e.1 += 1;
+        }
+        cluster_rate(&by.into_values().collect::<Vec<_>>(), confidence)
+    };
+    let by_fault_type_clustered = by_type
+        .keys()
+        .map(|t| {
+            let mut of_type = faults
+                .iter()
+                .filter(|f| f.fault_type.as_deref() == Some(t.as_str()));
+            (t.clone(), clustered(&mut of_type))
+        })
+        .collect();
     SweepPoint {
+        detection_clustered: clustered(&mut faults.iter()),
+        by_fault_type_clustered,
         threshold,
         false_alarms: Rate::new(
             faithful.iter().filter(|i| flagged(i)).count() as u64,
@@ -152,6 +180,7 @@ mod tests {
         SweepItem {
             score,
             fault_type: ft.map(str::to_string),
+            cluster: format!("{score}"),
         }
     }
 
