@@ -68,8 +68,8 @@ pub fn render(s: &SweepResult, markdown: bool) -> String {
         );
         let _ = writeln!(
             o,
-            "  {:>9}  {:<26} {:<26} {}",
-            "threshold", "false alarms", "all faults caught", "clustered CI"
+            "  {:>9}  {:<26} {:<26} clustered CI",
+            "threshold", "false alarms", "all faults caught"
         );
         for (p, t) in s.points.iter().zip(&labels) {
             let _ = writeln!(
