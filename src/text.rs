@@ -191,7 +191,7 @@ impl NumberTag {
 }
 
 /// Number words read as values by the checker (the mutators take theirs from rule files).
-const NUMBER_WORDS: [(&str, f64); 31] = [
+const NUMBER_WORDS: [(&str, f64); 33] = [
     ("zero", 0.0),
     ("one", 1.0),
     ("two", 2.0),
@@ -223,7 +223,33 @@ const NUMBER_WORDS: [(&str, f64); 31] = [
     ("hundred", 100.0),
     ("thousand", 1000.0),
     ("million", 1_000_000.0),
+    ("billion", 1_000_000_000.0),
+    ("trillion", 1_000_000_000_000.0),
 ];
+
+/// Words that scale the number before them ("1.5 million" is 1,500,000).
+const SCALE_WORDS: [(&str, f64); 6] = [
+    ("thousand", 1e3),
+    ("million", 1e6),
+    ("mn", 1e6),
+    ("billion", 1e9),
+    ("bn", 1e9),
+    ("trillion", 1e12),
+];
+
+/// The scale word that follows a number in `rest` (after spaces), with its length in bytes.
+fn scale_after(rest: &str) -> Option<(f64, usize)> {
+    let t = rest.trim_start_matches([' ', '\u{a0}']);
+    let skipped = rest.len() - t.len();
+    SCALE_WORDS.iter().find_map(|(w, v)| {
+        let head = t.get(..w.len())?;
+        let boundary = t[w.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_alphanumeric());
+        (head.eq_ignore_ascii_case(w) && boundary).then_some((*v, skipped + w.len()))
+    })
+}
 
 fn number_word(word: &str) -> Option<f64> {
     NUMBER_WORDS
@@ -241,6 +267,8 @@ pub fn tokenize(text: &str) -> Vec<Token> {
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut out = Vec::new();
     let mut i = 0;
+    // the end of a scale word already folded into the number before it
+    let mut scaled_until = 0;
     while i < chars.len() {
         let (start, c) = chars[i];
         if !c.is_alphanumeric() {
@@ -273,24 +301,58 @@ pub fn tokenize(text: &str) -> Vec<Token> {
             text.len()
         };
         let raw = &text[start..end];
-        let all_numeric = raw
-            .chars()
-            .all(|ch| ch.is_ascii_digit() || ch == '.' || ch == ',');
-        let number = if all_numeric {
-            let value: Option<f64> = raw.replace(',', "").parse().ok();
-            value.map(|value| {
-                let currency = text[..start]
+        // "2.4bn", "160mn": a number with its scale glued on (not "S3" or "p-2071")
+        let glued = ["bn", "mn"].iter().find_map(|suffix| {
+            let lower = raw.to_ascii_lowercase();
+            let digits = lower.strip_suffix(suffix)?;
+            (!digits.is_empty()
+                && digits.starts_with(|c: char| c.is_ascii_digit())
+                && digits
                     .chars()
-                    .next_back()
-                    .filter(|ch| CURRENCY.contains(*ch));
-                let percent = text[end..].trim_start().starts_with('%')
-                    || text[end..].trim_start().starts_with("percent");
+                    .all(|ch| ch.is_ascii_digit() || ch == '.' || ch == ','))
+            .then(|| (digits.len(), if *suffix == "bn" { 1e9 } else { 1e6 }))
+        });
+        let all_numeric = glued.is_some()
+            || raw
+                .chars()
+                .all(|ch| ch.is_ascii_digit() || ch == '.' || ch == ',');
+        let number = if all_numeric {
+            let (digits, glued_scale) = match glued {
+                Some((len, scale)) => (&raw[..len], scale),
+                None => (raw, 1.0),
+            };
+            let value: Option<f64> = digits
+                .replace(',', "")
+                .parse::<f64>()
+                .ok()
+                .map(|v| v * glued_scale);
+            value.filter(|v| v.is_finite()).map(|value| {
+                // a currency sign before the number (spaces allowed: "$ 160") or after it
+                // ("12 €"), one normal form for every spelling
+                let before = text[..start]
+                    .trim_end_matches([' ', '\u{a0}'])
+                    .chars()
+                    .next_back();
+                let (value, scaled) = match scale_after(&text[end..]) {
+                    Some((scale, len)) => (value * scale, end + len),
+                    None => (value, 0),
+                };
+                let tail = &text[end.max(scaled)..];
+                let after = tail.trim_start_matches([' ', '\u{a0}']).chars().next();
+                let currency = before
+                    .filter(|ch| CURRENCY.contains(*ch))
+                    .or(after.filter(|ch| CURRENCY.contains(*ch)));
+                let percent =
+                    tail.trim_start().starts_with('%') || tail.trim_start().starts_with("percent");
+                scaled_until = scaled_until.max(scaled);
                 NumberTag {
                     value,
                     percent,
                     currency,
                 }
             })
+        } else if start < scaled_until {
+            None // "million" in "160 million": part of the number before it
         } else {
             number_word(&raw.to_lowercase()).map(|value| NumberTag {
                 value,
@@ -787,6 +849,28 @@ mod tests {
         for (input, want) in table {
             assert_eq!(&split_sentences(input), want, "input: {input:?}");
         }
+    }
+
+    #[test]
+    fn one_number_for_every_spelling_of_it() {
+        let nums = |t: &str| -> Vec<(f64, Option<char>, bool)> {
+            tokenize(t)
+                .into_iter()
+                .filter_map(|x| x.number)
+                .map(|n| (n.value, n.currency, n.percent))
+                .collect()
+        };
+        let want = vec![(160e6, Some('$'), false)];
+        assert_eq!(nums("It grossed $ 160 million."), want);
+        assert_eq!(nums("It grossed $160 million."), want);
+        assert_eq!(nums("It grossed $160,000,000."), want);
+        assert_eq!(nums("It grossed 160 million $."), want);
+        assert_eq!(nums("1.5 million users"), vec![(1.5e6, None, false)]);
+        assert_eq!(nums("1,500,000 users"), vec![(1.5e6, None, false)]);
+        assert_eq!(nums("$2.4bn deal"), vec![(2.4e9, Some('$'), false)]);
+        assert_eq!(nums("a thousand users"), vec![(1000.0, None, false)]);
+        assert_eq!(nums("12 %"), vec![(12.0, None, true)]);
+        assert_eq!(nums("twelve percent"), vec![(12.0, None, true)]);
     }
 
     #[test]

@@ -150,4 +150,24 @@ mod tests {
             "not_in_passages"
         );
     }
+
+    #[test]
+    fn a_number_spelt_differently_in_the_passage_is_stated() {
+        let news = "The film grossed $ 160 million worldwide and sold 1.5 million copies.";
+        for claim in [
+            "It grossed $160 million.",
+            "It grossed $160,000,000.",
+            "It sold 1,500,000 copies.",
+        ] {
+            assert!(
+                check(claim, &[news], "").is_empty(),
+                "{claim}: {:?}",
+                check(claim, &[news], "")
+            );
+        }
+        assert_eq!(
+            check("It grossed $170 million.", &[news], "")[0].status,
+            "not_in_passages"
+        );
+    }
 }

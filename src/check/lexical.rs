@@ -587,4 +587,35 @@ mod tests {
         .check(&input, &mut |_| {});
         assert_eq!(fast, slow);
     }
+
+    #[test]
+    fn a_spaced_currency_and_a_scale_word_are_the_same_number() {
+        // "$ 160 million" in a passage used to contradict "$160 million" in a claim
+        let c = [ContextSet {
+            id: "c".into(),
+            question: None,
+            passages: vec![Passage {
+                id: "news".into(),
+                text: "The film grossed $ 160 million worldwide. It opened in 2001.".into(),
+            }],
+        }];
+        for claim in [
+            "The film grossed $160 million worldwide.",
+            "The film grossed $160,000,000 worldwide.",
+        ] {
+            let input = CheckInput {
+                contexts: &c,
+                entities: &[],
+                claims: vec![super::super::ClaimToCheck {
+                    context: 0,
+                    text: claim,
+                }],
+            };
+            let v = LexicalChecker::new("lexical", LexicalSettings::default())
+                .check(&input, &mut |_| {})
+                .remove(0)
+                .unwrap();
+            assert_eq!(v.label, Label::Supported, "{claim}: {v:?}");
+        }
+    }
 }
