@@ -154,16 +154,14 @@ fn an_invalid_decomposition_is_an_error_never_a_perfect_score() {
             .contains("not a non-empty string"),
         "{a}"
     );
+    // whether an answer only declines is known once it is decomposed: with a broken decomposer
+    // the refusal is an error too, never a pass and never taken on trust
     assert_eq!(
         v["summary"][0]["errors"].as_u64(),
-        Some(7),
-        "every answer but the refusal is an error"
+        Some(8),
+        "every answer is an error"
     );
-    assert_eq!(
-        s.requests().len(),
-        7 * 2,
-        "each answer but the refusal tried twice"
-    );
+    assert_eq!(s.requests().len(), 8 * 2, "each answer tried twice");
 }
 
 #[test]
@@ -571,4 +569,81 @@ fn a_duplicate_answer_id_names_both_lines() {
         "{err}"
     );
     assert_eq!(v["answers"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn framing_sentences_partial_refusals_and_spaced_numbers_come_out_as_a_person_reads_them() {
+    // answers as LLMs write them: a framing line, a blank line, a list, "$ 160 million",
+    // a refusal halfway, a framing prefix on a real claim
+    let d = tempfile::tempdir().unwrap();
+    let passage = "The film Orbit was released in 2001. It grossed $ 160 million worldwide. Critics praised its score.";
+    let lines = [
+        ("summary", "Here is a concise summary:\n\nThe film Orbit was released in 2001. It grossed $160 million worldwide."),
+        ("listed", "Key points:\n- Orbit was released in 2001.\n- Critics praised its score."),
+        ("partial", "There is no information about the director. Based on the provided text, the film grossed $160 million worldwide."),
+        ("refusal", "I'm sorry, but I cannot find that in the passages."),
+        ("meta", "The passage does not mention the cast. Orbit was released in 2001."),
+    ];
+    let log: String = lines
+        .iter()
+        .map(|(id, answer)| {
+            json!({"id": id, "question": "What about Orbit?", "answer": answer,
+                   "passages": [{"id": "p", "text": passage}]})
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    let path = d.path().join("log.jsonl");
+    std::fs::write(&path, log).unwrap();
+    let (code, v, err) = score_json(d.path(), &path, &[]);
+    assert_eq!(code, 0, "{err}");
+    let claims = |id: &str| -> Vec<String> {
+        answer(&v, id)["claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["text"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let table: [(&str, &[&str]); 5] = [
+        (
+            "summary",
+            &[
+                "The film Orbit was released in 2001.",
+                "It grossed $160 million worldwide.",
+            ],
+        ),
+        (
+            "listed",
+            &["Orbit was released in 2001.", "Critics praised its score."],
+        ),
+        ("partial", &["The film grossed $160 million worldwide."]),
+        ("refusal", &[]),
+        ("meta", &["Orbit was released in 2001."]),
+    ];
+    for (id, want) in table {
+        assert_eq!(claims(id), want, "{id}");
+    }
+    // every claim is supported: "$160 million" is the passage's "$ 160 million"
+    for (id, _) in table {
+        for c in answer(&v, id)["claims"].as_array().unwrap() {
+            assert_eq!(c["verdict"], "supported", "{id}: {c}");
+            assert!(c["numbers"].as_array().unwrap().is_empty(), "{id}: {c}");
+        }
+    }
+    assert_eq!(answer(&v, "partial")["partial_refusal"], true);
+    assert_eq!(answer(&v, "partial")["refusal"], false);
+    assert_eq!(answer(&v, "refusal")["refusal"], true);
+    let dropped = |id: &str| answer(&v, id)["dropped"].as_array().unwrap().clone();
+    assert_eq!(dropped("summary")[0]["text"], "Here is a concise summary:");
+    assert!(dropped("summary")[0]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("framing"));
+    assert_eq!(dropped("partial")[0]["reason"], "refusal");
+    assert!(dropped("meta")[0]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("framing"));
+    assert!(dropped("listed")[0]["text"] == "Key points:");
 }

@@ -17,75 +17,97 @@ pub trait Decomposer: Send + Sync {
     /// Settings for reports (kind, prompt version).
     fn describe(&self) -> String;
     fn decompose(&self, question: &str, answer: &str) -> Result<Vec<String>, String>;
+
+    /// The claims and the sentences left out with their reasons (a decomposer that drops
+    /// nothing explicitly reports nothing dropped).
+    fn decompose_explained(&self, question: &str, answer: &str) -> Result<Decomposition, String> {
+        Ok(Decomposition {
+            claims: self.decompose(question, answer)?,
+            dropped: Vec::new(),
+        })
+    }
 }
 
-/// Phrases that make a sentence a non-claim (lower case, matched at the start or anywhere).
-const NON_CLAIM_STARTS: &[&str] = &[
-    "hi",
-    "hello",
-    "hey",
-    "thanks",
-    "thank you",
-    "sorry",
-    "we're sorry",
-    "we're so sorry",
-    "i'm so sorry",
-    "we are so sorry",
-    "we are sorry",
-    "i'm sorry",
-    "i am sorry",
-    "apologies",
-    "we apologize",
-    "we apologise",
-    "i understand",
-    "i completely understand",
-    "great question",
-    "good question",
-    "happy to help",
-    "glad to help",
-    "let me know",
-    "feel free",
-    "hope this helps",
-    "i hope this helps",
-    "is there anything else",
-    "please let me know",
-    "have a great day",
-];
+/// The rules of the `sentences` decomposer, from `decomposer/sentences.yaml` (compiled in).
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SentenceRules {
+    non_claim: Vec<String>,
+    framing: Vec<String>,
+    framing_prefixes: Vec<String>,
+    refusals: Vec<String>,
+}
 
-/// Phrases that mark an answer as a refusal: it declines to answer rather than asserting facts.
-const REFUSALS: &[&str] = &[
-    "i can't find",
-    "i cannot find",
-    "i could not find",
-    "i couldn't find",
-    "i don't have information",
-    "i do not have information",
-    "i don't have enough information",
-    "i'm not able to find",
-    "i am not able to find",
-    "i don't know",
-    "i do not know",
-    "not in the help center",
-    "no information about",
-    "unable to find",
-];
+fn rules() -> &'static SentenceRules {
+    static RULES: std::sync::LazyLock<SentenceRules> = std::sync::LazyLock::new(|| {
+        serde_yaml::from_str(include_str!("../../decomposer/sentences.yaml"))
+            .expect("the shipped decomposer rules are valid (tested)")
+    });
+    &RULES
+}
 
-/// True when the answer declines to answer.
+fn lower(s: &str) -> String {
+    s.to_lowercase().replace(['’', '‘'], "'")
+}
+
+/// True when `s` (lower case) starts with `phrase` as whole words.
+fn starts_with_phrase(s: &str, phrase: &str) -> bool {
+    s.starts_with(phrase)
+        && s[phrase.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_alphanumeric())
+}
+
+/// True when the answer contains a phrase that declines to answer.
 pub fn is_refusal(answer: &str) -> bool {
-    let a = answer.to_lowercase().replace('’', "'");
-    REFUSALS.iter().any(|r| a.contains(r))
+    let a = lower(answer);
+    rules().refusals.iter().any(|r| a.contains(r.as_str()))
 }
 
-fn non_claim(sentence: &str) -> bool {
-    let s = sentence.to_lowercase().replace('’', "'");
+/// Why a sentence is not a claim, if it is not one.
+fn not_a_claim(sentence: &str) -> Option<&'static str> {
+    let s = lower(sentence);
     let s = s.trim_start_matches(|c: char| !c.is_alphanumeric());
-    NON_CLAIM_STARTS.iter().any(|p| {
-        s.starts_with(p)
-            && s[p.len()..]
-                .chars()
-                .next()
-                .is_none_or(|c| !c.is_alphanumeric())
-    }) || s.split_whitespace().count() < 3
+    let r = rules();
+    if r.refusals.iter().any(|p| s.contains(p.as_str())) {
+        return Some("refusal");
+    }
+    if r.framing.iter().any(|p| starts_with_phrase(s, p)) {
+        return Some("framing: about the answer or the source, not the world");
+    }
+    if r.non_claim.iter().any(|p| starts_with_phrase(s, p)) {
+        return Some("not a claim: manners");
+    }
+    if s.split_whitespace().count() < 3 {
+        return Some("not a claim: fewer than three words");
+    }
+    None
+}
+
+/// The sentence without a framing opening ("Based on the provided text, refunds take..." ->
+/// "Refunds take..."), capitalised again.
+fn strip_framing(sentence: &str) -> String {
+    let s = lower(sentence);
+    for p in &rules().framing_prefixes {
+        if s.starts_with(p.as_str()) && s.is_char_boundary(p.len()) {
+            let rest = sentence[p.len()..].trim_start();
+            let mut c = rest.chars();
+            return match c.next() {
+                Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+                None => String::new(),
+            };
+        }
+    }
+    sentence.to_string()
+}
+
+/// An answer split into claims, with the sentences left out and why.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Decomposition {
+    pub claims: Vec<String>,
+    /// (sentence, reason)
+    pub dropped: Vec<(String, String)>,
 }
 
 /// The built-in sentence splitter.
@@ -97,20 +119,29 @@ impl Decomposer for Sentences {
     }
 
     fn describe(&self) -> String {
-        "sentences (built in: one claim per sentence, non-claims dropped)".into()
+        "sentences (built in: one claim per sentence; manners, framing and refusals dropped)".into()
     }
 
-    fn decompose(&self, _question: &str, answer: &str) -> Result<Vec<String>, String> {
-        Ok(split_sentences(answer)
-            .into_iter()
-            .map(|s| s.trim().to_string())
-            // a trailing citation like "[p-2071, p-2072]" is not a claim
-            .map(|s| match s.rfind(" [") {
+    fn decompose(&self, question: &str, answer: &str) -> Result<Vec<String>, String> {
+        Ok(self.decompose_explained(question, answer)?.claims)
+    }
+
+    fn decompose_explained(&self, _question: &str, answer: &str) -> Result<Decomposition, String> {
+        let mut d = Decomposition::default();
+        for s in split_sentences(answer) {
+            let s = s.trim().to_string();
+            // a trailing citation like "[p-2071, p-2072]" is not part of the claim
+            let s = match s.rfind(" [") {
                 Some(i) if s.ends_with(']') => s[..i].trim_end().to_string(),
                 _ => s,
-            })
-            .filter(|s| !non_claim(s))
-            .collect())
+            };
+            let s = strip_framing(&s);
+            match not_a_claim(&s) {
+                Some(why) => d.dropped.push((s, why.to_string())),
+                None => d.claims.push(s),
+            }
+        }
+        Ok(d)
     }
 }
 

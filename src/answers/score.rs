@@ -69,6 +69,13 @@ impl From<NumberNote> for NumberNoteRecord {
     }
 }
 
+/// A sentence of an answer that is not a claim, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DroppedSentence {
+    pub text: String,
+    pub reason: String,
+}
+
 /// One scored answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AnswerResult {
@@ -76,7 +83,14 @@ pub struct AnswerResult {
     pub tag: Option<String>,
     pub question: String,
     pub answer: String,
+    /// Declines to answer and makes no claim: counted apart.
     pub refusal: bool,
+    /// Declines in part but makes claims: scored on them, and marked.
+    #[serde(default)]
+    pub partial_refusal: bool,
+    /// Sentences the decomposer left out (framing, manners, refusals), with the reason.
+    #[serde(default)]
+    pub dropped: Vec<DroppedSentence>,
     /// Why the answer could not be decomposed, if it could not.
     pub error: Option<String>,
     pub claims: Vec<ClaimResult>,
@@ -255,15 +269,15 @@ pub fn score(
     let mut contexts: Vec<ContextSet> = Vec::new();
     let mut claims: Vec<(usize, String)> = Vec::new();
     for a in answers {
-        let refusal = is_refusal(&a.answer);
-        let (split, error) = if refusal {
-            (Vec::new(), None)
-        } else {
-            match decomposer.decompose(&a.question, &a.answer) {
-                Ok(c) => (c, None),
-                Err(e) => (Vec::new(), Some(format!("decomposer: {e}"))),
-            }
+        let (split, dropped, error) = match decomposer.decompose_explained(&a.question, &a.answer) {
+            Ok(d) => (d.claims, d.dropped, None),
+            Err(e) => (Vec::new(), Vec::new(), Some(format!("decomposer: {e}"))),
         };
+        // a refusal makes no claim; one that declines in part and claims the rest is scored on
+        // its claims and marked
+        let declines = is_refusal(&a.answer);
+        let refusal = declines && split.is_empty() && error.is_none();
+        let partial_refusal = declines && !split.is_empty();
         let ci = contexts.len();
         contexts.push(ContextSet {
             id: a.id.clone(),
@@ -279,6 +293,11 @@ pub fn score(
             question: a.question.clone(),
             answer: a.answer.clone(),
             refusal,
+            partial_refusal,
+            dropped: dropped
+                .into_iter()
+                .map(|(text, reason)| DroppedSentence { text, reason })
+                .collect(),
             error,
             claims: Vec::new(),
             omissions: None,

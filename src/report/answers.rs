@@ -28,9 +28,15 @@ pub fn human(r: &ScoreRecord, defs: &[Definition], confidence: f64, paint: Paint
             Status::Refusal => "refusal (excluded from the averages)".to_string(),
             Status::NoClaims => "no claims (not a perfect score; excluded)".to_string(),
             Status::Error => "error (not scored; never a pass)".to_string(),
-            Status::Scored { faithful, claims } => {
-                format!("{faithful}/{claims} claims {}", main.as_str())
-            }
+            Status::Scored { faithful, claims } => format!(
+                "{faithful}/{claims} claims {}{}",
+                main.as_str(),
+                if a.partial_refusal {
+                    " (partial refusal: declines in part, scored on its claims)"
+                } else {
+                    ""
+                }
+            ),
         };
         let tag = a
             .tag
@@ -81,6 +87,17 @@ pub fn human(r: &ScoreRecord, defs: &[Definition], confidence: f64, paint: Paint
                 };
                 let _ = writeln!(o, "  {:<19}{}", "", paint.dim(&note));
             }
+        }
+        for d in &a.dropped {
+            let _ = writeln!(
+                o,
+                "  {}",
+                paint.dim(&format!(
+                    "dropped ({}): {}",
+                    d.reason,
+                    crate::text::printable(&d.text).replace('\n', " ")
+                ))
+            );
         }
     }
     let queue: Vec<_> = r.answers.iter().filter(|a| a.omissions.is_some()).collect();
