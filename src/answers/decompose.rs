@@ -225,4 +225,22 @@ mod tests {
         assert!(parse_claims("[\"A.\", \"\"]").is_err());
         assert!(parse_claims("[\"A.\",]").is_err());
     }
+
+    #[test]
+    fn the_shipped_rules_parse_and_framing_openings_are_stripped() {
+        assert!(!rules().framing.is_empty() && !rules().refusals.is_empty());
+        assert_eq!(
+            strip_framing("Based on the provided text, refunds take 14 days."),
+            "Refunds take 14 days."
+        );
+        assert_eq!(
+            strip_framing("Refunds take 14 days."),
+            "Refunds take 14 days."
+        );
+        assert_eq!(
+            not_a_claim("Here’s a concise summary of the article:"),
+            Some("framing: about the answer or the source, not the world")
+        );
+        assert_eq!(not_a_claim("Refunds take 14 days."), None);
+    }
 }
