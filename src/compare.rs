@@ -10,7 +10,7 @@ use crate::error::{Error, Exit};
 use crate::record::{Record, RecordCase};
 use crate::run::{CaseKind, Expected, Role};
 use crate::stats::{
-    adjust, cluster_rate, detectable_drop, mcnemar_exact, Adjust, ClusterRate, Rate,
+    adjust, cluster_rate_of, detectable_drop, mcnemar_exact, Adjust, ClusterRate, Rate,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -266,15 +266,13 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
     // the cluster of a case: the claim a mutant was made from, or the case itself
     let cluster = |c: &RecordCase| c.parent.clone().unwrap_or_else(|| c.id.clone());
     let clustered = |cases: &[(&RecordCase, &RecordCase)], side: usize, faithful: bool| {
-        let mut by: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-        for (b, c) in cases {
-            let x = if side == 0 { b } else { c };
-            let hit = if faithful { !x.good() } else { x.good() };
-            let e = by.entry(cluster(x)).or_default();
-            e.0 += u64::from(hit);
-            e.1 += 1;
-        }
-        cluster_rate(&by.into_values().collect::<Vec<_>>(), confidence)
+        cluster_rate_of(
+            cases.iter().map(|(b, c)| {
+                let x = if side == 0 { b } else { c };
+                (cluster(x), if faithful { !x.good() } else { x.good() })
+            }),
+            confidence,
+        )
     };
     let mut rows = Vec::new();
     for ((order, name), cases) in groups {

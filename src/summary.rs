@@ -7,7 +7,7 @@
 
 use crate::mutate::OPERATORS;
 use crate::run::{CaseKind, CaseResult, Outcome, Role, SuiteRun};
-use crate::stats::{cluster_rate, detectable_drop, ClusterRate, Rate};
+use crate::stats::{cluster_rate_of, detectable_drop, ClusterRate, Rate};
 use serde::Serialize;
 
 /// One row of the fault-type table.
@@ -72,14 +72,15 @@ fn clustered<'a>(
     hit: &[Outcome],
     confidence: f64,
 ) -> ClusterRate {
-    let mut by: std::collections::BTreeMap<&str, (u64, u64)> = Default::default();
-    for r in results.filter(|r| r.outcome != Outcome::Error) {
-        let key = r.case.parent.as_deref().unwrap_or(&r.case.id);
-        let e = by.entry(key).or_default();
-        e.0 += u64::from(hit.contains(&r.outcome));
-        e.1 += 1;
-    }
-    cluster_rate(&by.into_values().collect::<Vec<_>>(), confidence)
+    cluster_rate_of(
+        results.filter(|r| r.outcome != Outcome::Error).map(|r| {
+            (
+                r.case.parent.as_deref().unwrap_or(&r.case.id),
+                hit.contains(&r.outcome),
+            )
+        }),
+        confidence,
+    )
 }
 
 fn rate<'a>(

@@ -24,6 +24,15 @@ fn verdict(v: &Option<Label>, s: Option<f64>) -> String {
     )
 }
 
+/// A row's adjusted p, or `not_gating` for a row outside the gate.
+fn adjusted(r: &GroupRow, not_gating: &str) -> String {
+    if r.gating {
+        format!("{:.4}", r.p_adjusted)
+    } else {
+        not_gating.to_string()
+    }
+}
+
 fn fmt_drop(d: Option<f64>) -> String {
     d.map(|d| format!("{d:.2}"))
         .unwrap_or_else(|| "none".into())
@@ -82,11 +91,7 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
             r.better,
             r.worse,
             r.p_value,
-            if r.gating {
-                format!("{:.4}", r.p_adjusted)
-            } else {
-                "no gate".into()
-            },
+            adjusted(r, "no gate"),
             fmt_drop(r.detectable_drop)
         );
         let _ = writeln!(
@@ -195,11 +200,7 @@ pub fn markdown(c: &Comparison) -> String {
             r.better,
             r.worse,
             r.p_value,
-            if r.gating {
-                format!("{:.4}", r.p_adjusted)
-            } else {
-                "not gating".into()
-            },
+            adjusted(r, "not gating"),
             fmt_drop(r.detectable_drop)
         );
     }

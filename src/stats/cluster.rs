@@ -34,6 +34,20 @@ pub struct ClusterRate {
     pub ci_high: f64,
 }
 
+/// The cluster-aware interval of a rate from its cases: (cluster key, success) per case.
+pub fn cluster_rate_of<K: Ord>(
+    cases: impl IntoIterator<Item = (K, bool)>,
+    confidence: f64,
+) -> ClusterRate {
+    let mut by: std::collections::BTreeMap<K, (u64, u64)> = std::collections::BTreeMap::new();
+    for (key, hit) in cases {
+        let e = by.entry(key).or_default();
+        e.0 += u64::from(hit);
+        e.1 += 1;
+    }
+    cluster_rate(&by.into_values().collect::<Vec<_>>(), confidence)
+}
+
 /// The cluster-aware interval of a rate from its clusters: (successes, cases) per cluster.
 pub fn cluster_rate(clusters: &[(u64, u64)], confidence: f64) -> ClusterRate {
     let clusters: Vec<(f64, f64)> = clusters

@@ -8,7 +8,7 @@ pub mod sample_size;
 pub mod sweep;
 pub mod wilson;
 
-pub use cluster::{cluster_rate, ClusterRate};
+pub use cluster::{cluster_rate, cluster_rate_of, ClusterRate};
 pub use kappa::cohen_kappa;
 pub use mcnemar::{mcnemar_exact, MAX_DISCORDANT};
 pub use power::{adjust, detectable_drop, Adjust};

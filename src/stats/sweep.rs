@@ -4,7 +4,7 @@
 //! it). Every distinct score is a cut point, plus one above the highest score (flag everything).
 //! Pure: the items come from a finished run.
 
-use super::cluster::{cluster_rate, ClusterRate};
+use super::cluster::{cluster_rate_of, ClusterRate};
 use super::sample_size::sample_size;
 use super::wilson::Rate;
 use serde::Serialize;
@@ -51,13 +51,7 @@ pub fn at(items: &[SweepItem], threshold: f64, confidence: f64) -> SweepPoint {
         }
     }
     let clustered = |cases: &mut dyn Iterator<Item = &&SweepItem>| {
-        let mut by: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
-        for f in cases {
-            let e = by.entry(f.cluster.as_str()).or_default();
-            e.0 += u64::from(flagged(f));
-            e.1 += 1;
-        }
-        cluster_rate(&by.into_values().collect::<Vec<_>>(), confidence)
+        cluster_rate_of(cases.map(|f| (f.cluster.as_str(), flagged(f))), confidence)
     };
     let by_fault_type_clustered = by_type
         .keys()
