@@ -263,10 +263,6 @@ impl LlmClient {
         })
     }
 
-    pub fn settings(&self) -> &LlmSettings {
-        &self.s
-    }
-
     /// The prompt's version: the first 12 hex digits of its SHA-256.
     pub fn prompt_version(&self) -> &str {
         &self.version

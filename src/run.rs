@@ -55,11 +55,6 @@ impl Expected {
             Expected::Flagged => "flagged",
         }
     }
-
-    /// A faithful case (the checker should pass it) rather than a fault.
-    pub fn faithful(self) -> bool {
-        self == Expected::Supported
-    }
 }
 
 impl From<HumanLabel> for Expected {
