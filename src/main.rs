@@ -52,6 +52,12 @@ enum Command {
         action: cli::snapshot::SnapshotAction,
     },
     Init(cli::init::InitArgs),
+    Merge(cli::merge::MergeArgs),
+    /// Turn public human-labelled data into a faithgate log (and suite).
+    Import {
+        #[command(subcommand)]
+        what: cli::import::ImportCommand,
+    },
     /// Print a shell completion script: `faithgate completions bash > /etc/bash_completion.d/faithgate`.
     Completions {
         /// The shell.
@@ -93,6 +99,8 @@ fn main() -> ExitCode {
         Command::Mutants(a) => cli::mutants::run(a, &ctx),
         Command::Snapshot { action } => cli::snapshot::run(action),
         Command::Init(a) => cli::init::run(a),
+        Command::Merge(a) => cli::merge::run(a),
+        Command::Import { what } => cli::import::run(what),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(

@@ -35,6 +35,9 @@ pub struct RecordCase {
     pub evidence_window: Option<String>,
     pub outcome: Outcome,
     pub error: Option<String>,
+    /// In the record of a shard only: the case's index among all the suite's cases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<usize>,
 }
 
 impl RecordCase {
@@ -68,6 +71,9 @@ pub struct RecordRun {
     /// SHA-256 of the suite file's bytes: two records of the same suite version share it.
     pub suite_sha256: String,
     pub checker: RecordChecker,
+    /// Set on the record of one shard (`run --shard K/N`); `faithgate merge` joins them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::Shard>,
     pub cases: Vec<RecordCase>,
 }
 
@@ -99,10 +105,12 @@ impl RecordRun {
                 kind: run.checker_kind.clone(),
                 settings: run.settings.clone(),
             },
+            shard: run.shard,
             cases: run
                 .results
                 .iter()
-                .map(|r| {
+                .enumerate()
+                .map(|(i, r)| {
                     let v = r.result.as_ref().ok();
                     RecordCase {
                         id: r.case.id.clone(),
@@ -120,6 +128,7 @@ impl RecordRun {
                             .and_then(|v| v.evidence.as_ref().map(|e| e.window.clone())),
                         outcome: r.outcome,
                         error: r.result.as_ref().err().map(|e| e.to_string()),
+                        position: run.positions.get(i).copied(),
                     }
                 })
                 .collect(),
@@ -245,8 +254,15 @@ fn line_of(text: &str, key: &str, value: &str) -> Option<usize> {
 }
 
 impl AnyRecord {
-    /// Writes the record as pretty JSON, atomically.
+    /// Writes the record as pretty JSON, atomically (a score record with one answer per line).
     pub fn write(&self, path: &Path) -> Result<()> {
+        if let AnyRecord::Score(r) = self {
+            let empty = ScoreRecord {
+                answers: Vec::new(),
+                ..r.clone_head()
+            };
+            return write_score_record(path, &empty, &mut r.answers.iter().cloned().map(Ok));
+        }
         let text = serde_json::to_string_pretty(self).expect("records serialise") + "\n";
         crate::write::write_atomic(path, text.as_bytes())
     }
@@ -296,6 +312,51 @@ impl AnyRecord {
             AnyRecord::Score(s) => s.validate(path)?,
         }
         Ok(record)
+    }
+}
+
+/// Writes a score record atomically from its head (`answers` ignored) and its answers, one
+/// answer per line, so a record of any size is written without holding it in memory. An error
+/// from `answers` leaves nothing behind.
+pub fn write_score_record(
+    path: &Path,
+    head: &ScoreRecord,
+    answers: &mut dyn Iterator<Item = Result<crate::answers::score::AnswerResult>>,
+) -> Result<()> {
+    let mut failure: Option<Error> = None;
+    let res = crate::write::write_atomic_with(path, &mut |w| {
+        fn s<T: Serialize + ?Sized>(v: &T) -> String {
+            serde_json::to_string(v).expect("serialises")
+        }
+        writeln!(w, "{{")?;
+        writeln!(w, "  \"type\": \"score\",")?;
+        writeln!(w, "  \"version\": {},", head.version)?;
+        writeln!(w, "  \"log\": {},", s(&head.log))?;
+        writeln!(w, "  \"checker\": {},", s(&head.checker))?;
+        writeln!(w, "  \"decomposer\": {},", s(&head.decomposer))?;
+        if let Some(sh) = &head.shard {
+            writeln!(w, "  \"shard\": {},", s(sh))?;
+        }
+        write!(w, "  \"answers\": [")?;
+        let mut first = true;
+        for a in &mut *answers {
+            let a = match a {
+                Ok(a) => a,
+                Err(e) => {
+                    failure = Some(e);
+                    return Err(std::io::Error::other("reading the scored answers failed"));
+                }
+            };
+            w.write_all(if first { b"\n    " } else { b",\n    " })?;
+            first = false;
+            serde_json::to_writer(&mut *w, &a)?;
+        }
+        writeln!(w, "{}]\n}}", if first { "" } else { "\n  " })?;
+        Ok(())
+    });
+    match (failure, res) {
+        (Some(e), _) => Err(e),
+        (None, r) => r,
     }
 }
 
@@ -349,6 +410,7 @@ pub(crate) mod testing {
             evidence_window: None,
             outcome,
             error: verdict.is_none().then(|| "timeout".into()),
+            position: None,
         }
     }
 
@@ -363,6 +425,7 @@ pub(crate) mod testing {
                 kind: "lexical".into(),
                 settings: BTreeMap::new(),
             },
+            shard: None,
             cases,
         }])
     }

@@ -216,6 +216,10 @@ pub struct SuiteRun {
     pub repeats: usize,
     /// Cases whose verdict changed between repeats.
     pub flaky: Vec<Flaky>,
+    /// Set when only part of the cases ran (`--shard K/N`).
+    pub shard: Option<crate::shard::Shard>,
+    /// With a shard: each result's index among all the suite's cases (the merge order).
+    pub positions: Vec<usize>,
 }
 
 /// A case whose verdict changed between repeated scorings.
@@ -345,7 +349,27 @@ pub fn run_suite(
     checker: &dyn Checker,
     progress: &mut dyn FnMut(usize, usize),
 ) -> SuiteRun {
-    let cases = cases(suite, mutants);
+    run_suite_part(suite, mutants, checker, None, progress)
+}
+
+/// [`run_suite`] on the cases of one shard only (all of them with None).
+pub fn run_suite_part(
+    suite: &Suite,
+    mutants: &MutantSet,
+    checker: &dyn Checker,
+    shard: Option<crate::shard::Shard>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> SuiteRun {
+    let all = cases(suite, mutants);
+    let (cases, positions): (Vec<Case>, Vec<usize>) = match shard {
+        None => (all, Vec::new()),
+        Some(s) => all
+            .into_iter()
+            .enumerate()
+            .filter(|(_, c)| s.owns(&c.id))
+            .map(|(i, c)| (c, i))
+            .unzip(),
+    };
     let total = cases.len();
     let sets: Vec<ContextSet> = suite.contexts.iter().map(ContextSet::from).collect();
     let input = CheckInput {
@@ -382,5 +406,7 @@ pub fn run_suite(
         empty_operators: mutants.empty_operators.clone(),
         repeats: 1,
         flaky: Vec::new(),
+        shard,
+        positions,
     }
 }

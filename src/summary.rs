@@ -272,6 +272,8 @@ mod tests {
 
     fn run_of(results: Vec<CaseResult>) -> SuiteRun {
         SuiteRun {
+            shard: None,
+            positions: Vec::new(),
             suite: "s".into(),
             suite_path: "s.yaml".into(),
             checker: "c".into(),

@@ -9,6 +9,15 @@ use std::path::{Path, PathBuf};
 /// Writes `bytes` to `path` atomically. Refuses to replace a directory, a symlink or any other
 /// non-regular file; on any error the temp file is removed and the target is untouched.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(path, &mut |w| w.write_all(bytes))
+}
+
+/// Like [`write_atomic`], for output written piece by piece (a record of a large log streamed
+/// from disk): `fill` writes into a buffered temp file; the target appears only when it finished.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
     if let Ok(meta) = std::fs::symlink_metadata(path) {
         if !meta.file_type().is_file() {
             let what = if meta.file_type().is_dir() {
@@ -36,11 +45,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .unwrap_or_else(|| "out".into());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| -> std::io::Result<()> {
-        let mut f = std::fs::OpenOptions::new()
+        let f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&tmp)?;
-        f.write_all(bytes)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
+        fill(&mut w)?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()?;
         drop(f);
         std::fs::rename(&tmp, path)

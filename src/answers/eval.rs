@@ -199,7 +199,7 @@ impl OmissionCase {
             question: self.question.clone(),
             answer: self.answer.clone(),
             passages: self.passages.clone(),
-            tag: None,
+            ..Default::default()
         }
     }
 }

@@ -3,26 +3,38 @@
 
 pub mod decompose;
 pub mod eval;
+pub mod log;
 pub mod numbers;
 pub mod score;
+pub mod spool;
+pub mod tally;
 
 use crate::error::{Error, Result};
 use crate::suite::Passage;
+pub use log::{HumanLabel, Shard};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
 
-/// One logged answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// One logged answer, its passages resolved.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct LoggedAnswer {
     pub id: String,
-    #[serde(default)]
     pub question: String,
     pub answer: String,
     pub passages: Vec<LoggedPassage>,
     /// The generator's model or prompt version, when the log has one.
-    #[serde(default)]
     pub tag: Option<String>,
+    /// The contexts-file id(s) the passages came from, when referenced.
+    pub context: Option<String>,
+    /// A person's judgement of the answer, from the log or `--labels`.
+    pub label: Option<HumanLabel>,
+    /// Every other key of the log record, carried into the score record.
+    pub metadata: BTreeMap<String, serde_json::Value>,
+    /// Index of the answer in the whole log (before any sharding).
+    pub position: usize,
+    /// The line of the log it starts on.
+    pub line: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,70 +56,17 @@ impl LoggedAnswer {
     }
 }
 
-const HELP: &str = "each record needs `id`, `answer` and `passages` ([{id, text}]), optionally `question` and `tag`";
-
-/// Reads a log: JSON Lines (`.jsonl`, one answer per line) or YAML (a list of answers). Malformed
-/// records are returned as errors naming their line; the others are still scored.
+/// Reads a whole log (JSON Lines or a YAML list): the answers, and the records that are not
+/// answers as errors naming their line. `score` streams with [`log::LogReader`] instead.
 pub fn load_log(path: &Path) -> Result<(Vec<LoggedAnswer>, Vec<Error>)> {
-    let text = crate::error::read_input(path)?;
-    let yaml = matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("yaml" | "yml")
-    );
-    // each answer with the line it starts on
-    let mut answers: Vec<(LoggedAnswer, Option<usize>)> = Vec::new();
+    let mut answers = Vec::new();
     let mut errors = Vec::new();
-    if yaml {
-        let list: Vec<LoggedAnswer> =
-            serde_yaml::from_str(&text).map_err(|e| Error::from_yaml(path, &e, HELP))?;
-        let loc = crate::suite::Locator::new(&text);
-        let mut nth: std::collections::HashMap<String, usize> = Default::default();
-        answers = list
-            .into_iter()
-            .map(|a| {
-                let k = nth.entry(a.id.clone()).or_default();
-                let line = loc.id(&a.id, *k);
-                *k += 1;
-                (a, line)
-            })
-            .collect();
-    } else {
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str::<LoggedAnswer>(line) {
-                Ok(a) => answers.push((a, Some(i + 1))),
-                Err(e) => errors.push(Error::input(
-                    path,
-                    Some(i + 1),
-                    format!("not a logged answer: {e}"),
-                    HELP,
-                )),
-            }
+    for a in log::LogReader::open(path, None, None, None)? {
+        match a {
+            Ok(a) => answers.push(a),
+            Err(e @ Error::Input { .. }) => errors.push(e),
+            Err(e) => return Err(e),
         }
     }
-    let mut first: std::collections::HashMap<String, Option<usize>> = Default::default();
-    let mut kept = Vec::with_capacity(answers.len());
-    for (a, line) in answers {
-        match first.get(&a.id) {
-            None => {
-                first.insert(a.id.clone(), line);
-                kept.push(a);
-            }
-            Some(earlier) => errors.push(Error::input(
-                path,
-                line,
-                format!(
-                    "answer id `{}` appears twice{}; the second is skipped",
-                    a.id,
-                    earlier
-                        .map(|l| format!(" (first on line {l})"))
-                        .unwrap_or_default()
-                ),
-                "give every logged answer its own id",
-            )),
-        }
-    }
-    Ok((kept, errors))
+    Ok((answers, errors))
 }

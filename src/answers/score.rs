@@ -3,11 +3,13 @@
 
 use super::decompose::{is_refusal, Decomposer};
 use super::numbers::{check as check_numbers, NumberNote};
-use super::LoggedAnswer;
+pub use super::tally::{aggregate, Aggregate};
+use super::{HumanLabel, LoggedAnswer, Shard};
 use crate::check::{CheckError, CheckInput, Checker, ClaimToCheck, ContextSet, Evidence, Label};
 use crate::error::{Error, Exit, Result};
 use crate::stats::{mcnemar_exact, Rate};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// A scoring rule in common use; spelt `strict` and `non-contradiction` everywhere (flags,
@@ -98,6 +100,21 @@ pub struct AnswerResult {
     /// queue, never a gate. None when not asked for.
     #[serde(default)]
     pub omissions: Option<Result<Vec<String>, String>>,
+    /// Index of the answer in the whole log (before sharding): the order of a merged record.
+    #[serde(default)]
+    pub position: usize,
+    /// The line of the log the answer starts on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// The contexts-file id(s) its passages came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// A person's judgement of the answer, when the log or `--labels` has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<HumanLabel>,
+    /// The log record's other keys, as they were.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metadata: BTreeMap<String, serde_json::Value>,
 }
 
 /// How an answer counts under a definition.
@@ -135,6 +152,17 @@ impl AnswerResult {
         }
     }
 
+    /// The lowest score of its claims, when every claim has a finite score.
+    pub fn min_score(&self) -> Option<f64> {
+        if self.claims.is_empty() {
+            return None;
+        }
+        self.claims
+            .iter()
+            .map(|c| c.score.filter(|s| s.is_finite()))
+            .try_fold(f64::INFINITY, |m, s| s.map(|s| m.min(s)))
+    }
+
     /// True when some claim is not faithful under the definition; None when not scored.
     pub fn unsupported(&self, def: Definition) -> Option<bool> {
         match self.status(def) {
@@ -144,60 +172,6 @@ impl AnswerResult {
     }
 }
 
-/// Aggregates under one definition.
-#[derive(Debug, Clone, Serialize)]
-pub struct Aggregate {
-    pub definition: Definition,
-    pub answers: usize,
-    pub refusals: usize,
-    pub no_claims: usize,
-    pub errors: usize,
-    pub claims: usize,
-    pub faithful_claims: usize,
-    /// Faithful claims / claims over scored answers.
-    pub micro: Option<f64>,
-    /// Mean of per-answer scores.
-    pub macro_score: Option<f64>,
-    /// Share of scored answers with at least one claim that is not faithful: the number to gate on.
-    pub unsupported_answers: Rate,
-}
-
-pub fn aggregate(answers: &[AnswerResult], def: Definition, confidence: f64) -> Aggregate {
-    let mut a = Aggregate {
-        definition: def,
-        answers: answers.len(),
-        refusals: 0,
-        no_claims: 0,
-        errors: 0,
-        claims: 0,
-        faithful_claims: 0,
-        micro: None,
-        macro_score: None,
-        unsupported_answers: Rate::new(0, 0, confidence),
-    };
-    let mut scores = Vec::new();
-    let mut unsupported = 0;
-    for r in answers {
-        match r.status(def) {
-            Status::Refusal => a.refusals += 1,
-            Status::NoClaims => a.no_claims += 1,
-            Status::Error => a.errors += 1,
-            Status::Scored { faithful, claims } => {
-                a.claims += claims;
-                a.faithful_claims += faithful;
-                scores.push(faithful as f64 / claims as f64);
-                if faithful < claims {
-                    unsupported += 1;
-                }
-            }
-        }
-    }
-    a.micro = (a.claims > 0).then(|| a.faithful_claims as f64 / a.claims as f64);
-    a.macro_score = (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
-    a.unsupported_answers = Rate::new(unsupported, scores.len() as u64, confidence);
-    a
-}
-
 /// A scoring of a log, as recorded.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ScoreRecord {
@@ -205,6 +179,9 @@ pub struct ScoreRecord {
     pub log: String,
     pub checker: String,
     pub decomposer: String,
+    /// Set on the record of one shard (`score --shard K/N`); `faithgate merge` joins them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
     pub answers: Vec<AnswerResult>,
 }
 
@@ -212,6 +189,18 @@ pub struct ScoreRecord {
 pub const SCORE_RECORD_VERSION: u32 = 2;
 
 impl ScoreRecord {
+    /// The record without its answers.
+    pub fn clone_head(&self) -> ScoreRecord {
+        ScoreRecord {
+            version: self.version,
+            log: self.log.clone(),
+            checker: self.checker.clone(),
+            decomposer: self.decomposer.clone(),
+            shard: self.shard,
+            answers: Vec::new(),
+        }
+    }
+
     /// Checks what serde cannot: the version, unique answer ids, and each claim having either a
     /// verdict or an error.
     pub fn validate(&self, path: &Path) -> Result<()> {
@@ -257,7 +246,8 @@ impl ScoreRecord {
     }
 }
 
-/// Decomposes and verifies every answer.
+/// Decomposes and verifies every answer, in one batch: the whole record (for tests and small
+/// logs; `score` streams chunks through [`score_chunk`]).
 pub fn score(
     log: &str,
     answers: &[LoggedAnswer],
@@ -265,6 +255,29 @@ pub fn score(
     checker: &dyn Checker,
     progress: &mut dyn FnMut(usize, usize),
 ) -> ScoreRecord {
+    ScoreRecord {
+        version: SCORE_RECORD_VERSION,
+        log: log.to_string(),
+        checker: checker_name(checker),
+        decomposer: decomposer.describe(),
+        shard: None,
+        answers: score_chunk(answers, decomposer, checker, progress),
+    }
+}
+
+/// How a checker is named in a score record.
+pub fn checker_name(checker: &dyn Checker) -> String {
+    format!("{} ({})", checker.name(), checker.kind())
+}
+
+/// Decomposes and verifies a chunk of answers: every claim of the chunk goes to the checker in
+/// one call, so it can batch. Results come back in the order of the answers.
+pub fn score_chunk(
+    answers: &[LoggedAnswer],
+    decomposer: &dyn Decomposer,
+    checker: &dyn Checker,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Vec<AnswerResult> {
     let mut results: Vec<AnswerResult> = Vec::new();
     let mut contexts: Vec<ContextSet> = Vec::new();
     let mut claims: Vec<(usize, String)> = Vec::new();
@@ -301,6 +314,11 @@ pub fn score(
             error,
             claims: Vec::new(),
             omissions: None,
+            position: a.position,
+            line: a.line,
+            context: a.context.clone(),
+            label: a.label.clone(),
+            metadata: a.metadata.clone(),
         });
     }
     let input = CheckInput {
@@ -345,13 +363,7 @@ pub fn score(
             numbers,
         });
     }
-    ScoreRecord {
-        version: SCORE_RECORD_VERSION,
-        log: log.to_string(),
-        checker: format!("{} ({})", checker.name(), checker.kind()),
-        decomposer: decomposer.describe(),
-        answers: results,
-    }
+    results
 }
 
 /// Two scorings of the same questions, answer by answer.
@@ -468,15 +480,16 @@ pub fn compare_answers(
 }
 
 /// Asks an LLM, once per answer that is not a refusal, which conditions in the passages the answer
-/// leaves out. The output fills a review queue; it never changes a score or a gate.
+/// leaves out. The output fills a review queue; it never changes a score or a gate. `results`
+/// and `answers` are the same answers in the same order.
 pub fn find_omissions(
-    record: &mut ScoreRecord,
+    results: &mut [AnswerResult],
     answers: &[LoggedAnswer],
     client: &crate::llm::LlmClient,
 ) {
     use crate::answers::decompose::parse_claims;
     use crate::check::judge::render_passages;
-    for (r, a) in record.answers.iter_mut().zip(answers) {
+    for (r, a) in results.iter_mut().zip(answers) {
         if r.refusal {
             continue;
         }

@@ -6,7 +6,9 @@
 pub mod compare;
 pub mod decompose_eval;
 pub mod doctor;
+pub mod import;
 pub mod init;
+pub mod merge;
 pub mod mutants;
 pub mod omissions_eval;
 pub mod probe;
@@ -24,7 +26,7 @@ use faithgate::error::{Error, Exit};
 use faithgate::mutate::{self, MutantSet};
 use faithgate::record::RecordRun;
 use faithgate::report::Paint;
-use faithgate::run::{run_suite, SuiteRun};
+use faithgate::run::{run_suite_part, SuiteRun};
 use faithgate::suite::Suite;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -162,6 +164,15 @@ pub fn load_all(config: &Config, args: &SuiteArgs) -> Result<Vec<(Suite, MutantS
 /// Runs a checker over every loaded suite, with progress and cost notes on stderr. When stderr
 /// is not a terminal, a plain progress line is printed every few seconds instead of a bar.
 pub fn score_suites(loaded: &[(Suite, MutantSet)], checker: &dyn Checker) -> Vec<SuiteRun> {
+    score_suites_part(loaded, checker, None)
+}
+
+/// [`score_suites`] on one shard of every suite's cases (`--shard K/N`).
+pub fn score_suites_part(
+    loaded: &[(Suite, MutantSet)],
+    checker: &dyn Checker,
+    shard: Option<faithgate::shard::Shard>,
+) -> Vec<SuiteRun> {
     let mut runs = Vec::new();
     let terminal = std::io::stderr().is_terminal();
     for (suite, set) in loaded {
@@ -173,7 +184,7 @@ pub fn score_suites(loaded: &[(Suite, MutantSet)], checker: &dyn Checker) -> Vec
         bar.set_message(format!("{} · {}", suite.name, checker.name()));
         let started = Instant::now();
         let mut last_line = Instant::now();
-        let run = run_suite(suite, set, checker, &mut |done, total| {
+        let run = run_suite_part(suite, set, checker, shard, &mut |done, total| {
             bar.set_length(total as u64);
             bar.set_position(done as u64);
             if !terminal && last_line.elapsed() >= Duration::from_secs(5) && done < total {

@@ -51,6 +51,10 @@ pub struct RunArgs {
     /// changed.
     #[arg(long, default_value_t = 1)]
     pub repeat: usize,
+    /// Score only part K of N of each suite's cases (by a hash of the case id); `faithgate
+    /// merge` joins the shard records (`--record`) into the record of the whole run.
+    #[arg(long, value_parser = faithgate::shard::Shard::parse, conflicts_with_all = ["snapshot", "repeat"])]
+    pub shard: Option<faithgate::shard::Shard>,
 }
 
 pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
@@ -62,7 +66,7 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let loaded = super::load_all(&config, &args.suites)?;
     let checker = config.checker(&args.checker, args.cache.path())?;
     let strict = args.check || super::in_ci();
-    let mut runs = super::score_suites(&loaded, checker.as_ref());
+    let mut runs = super::score_suites_part(&loaded, checker.as_ref(), args.shard);
     if args.repeat > 1 && !faithgate::interrupt::requested() {
         // repeats measure the checker, not the cache
         let fresh = config.checker(checker.name(), None)?;

@@ -2,8 +2,10 @@
 //! answers, micro and macro faithfulness and the unsupported-answer rate under each definition.
 
 use super::{fmt_score, Paint};
-use crate::answers::score::{aggregate, AnswerComparison, Definition, ScoreRecord, Status};
+use crate::answers::score::{AnswerComparison, AnswerResult, Definition, ScoreRecord, Status};
+use crate::answers::tally::{Aggregate, LabelReport, ScoreSummary};
 use crate::check::Label;
+use crate::stats::agreement::Estimate;
 use crate::text::escape_markup;
 use std::fmt::Write;
 
@@ -11,139 +13,216 @@ fn opt(x: Option<f64>) -> String {
     x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into())
 }
 
-/// The human report; `defs` are shown side by side (the first decides per-answer scores).
-pub fn human(r: &ScoreRecord, defs: &[Definition], confidence: f64, paint: Paint) -> String {
+/// What every score report opens with.
+pub struct Head<'a> {
+    pub log: &'a str,
+    pub checker: &'a str,
+    pub decomposer: &'a str,
+    pub shard: Option<crate::answers::Shard>,
+}
+
+impl<'a> Head<'a> {
+    pub fn of(r: &'a ScoreRecord) -> Head<'a> {
+        Head {
+            log: &r.log,
+            checker: &r.checker,
+            decomposer: &r.decomposer,
+            shard: r.shard,
+        }
+    }
+    fn line(&self) -> String {
+        format!(
+            "checker {} · decomposer {}{}",
+            self.checker,
+            self.decomposer,
+            self.shard
+                .map(|s| format!(
+                    " · shard {s} (a part of the log: merge the shards with `faithgate merge`)"
+                ))
+                .unwrap_or_default()
+        )
+    }
+}
+
+/// Evidence on one line: whitespace runs folded to one space, cut at 200 characters.
+pub fn one_line(s: &str) -> String {
+    let folded = crate::text::printable(&s.split_whitespace().collect::<Vec<_>>().join(" "));
+    match folded.char_indices().nth(200) {
+        Some((i, _)) => format!("{}…", &folded[..i]),
+        None => folded,
+    }
+}
+
+/// One answer in the human report: its status, claims with verdicts and one-line evidence,
+/// number notes and dropped sentences.
+pub fn human_answer(a: &AnswerResult, main: Definition, paint: Paint) -> String {
     let mut o = String::new();
-    let pct = (confidence * 100.0).round();
-    let main = defs[0];
+    let head = match a.status(main) {
+        Status::Refusal => "refusal (excluded from the averages)".to_string(),
+        Status::NoClaims => "no claims (not a perfect score; excluded)".to_string(),
+        Status::Error => "error (not scored; never a pass)".to_string(),
+        Status::Scored { faithful, claims } => format!(
+            "{faithful}/{claims} claims {}{}",
+            main.as_str(),
+            if a.partial_refusal {
+                " (partial refusal: declines in part, scored on its claims)"
+            } else {
+                ""
+            }
+        ),
+    };
+    let tag = a
+        .tag
+        .as_deref()
+        .map(|t| format!(" [{}]", one_line(t)))
+        .unwrap_or_default();
+    let label = match &a.label {
+        Some(l) if l.hallucinated => format!(
+            " · labelled hallucinated{}",
+            if l.types.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", one_line(&l.types.join(", ")))
+            }
+        ),
+        Some(_) => " · labelled faithful".to_string(),
+        None => String::new(),
+    };
+    let line = a.line.map(|l| format!(" (line {l})")).unwrap_or_default();
     let _ = writeln!(
         o,
-        "{} · checker {} · decomposer {}",
-        paint.head(&r.log),
-        r.checker,
-        r.decomposer
+        "\n{}{tag}{line}: {head}{label}",
+        paint.head(&one_line(&a.id))
     );
-    for a in &r.answers {
-        let head = match a.status(main) {
-            Status::Refusal => "refusal (excluded from the averages)".to_string(),
-            Status::NoClaims => "no claims (not a perfect score; excluded)".to_string(),
-            Status::Error => "error (not scored; never a pass)".to_string(),
-            Status::Scored { faithful, claims } => format!(
-                "{faithful}/{claims} claims {}{}",
-                main.as_str(),
-                if a.partial_refusal {
-                    " (partial refusal: declines in part, scored on its claims)"
-                } else {
-                    ""
-                }
-            ),
+    if !a.question.is_empty() {
+        let _ = writeln!(o, "  Q: {}", one_line(&a.question));
+    }
+    if let Some(e) = &a.error {
+        let _ = writeln!(o, "  {}", paint.bad(&one_line(e)));
+    }
+    for c in &a.claims {
+        let v = c.verdict.map(Label::as_str).unwrap_or("error");
+        let shown = format!("{v:<12}");
+        let shown = if c.verdict == Some(Label::Supported) {
+            paint.good(&shown)
+        } else {
+            paint.bad(&shown)
         };
-        let tag = a
-            .tag
-            .as_deref()
-            .map(|t| format!(" [{t}]"))
-            .unwrap_or_default();
-        let _ = writeln!(o, "\n{}{tag}: {head}", paint.head(&a.id));
-        if !a.question.is_empty() {
-            let _ = writeln!(o, "  Q: {}", a.question);
+        let _ = writeln!(
+            o,
+            "  {shown} {:>5}  {}",
+            fmt_score(c.score),
+            one_line(&c.text)
+        );
+        match (&c.evidence_passage, &c.evidence, &c.error) {
+            (_, _, Some(e)) => {
+                let _ = writeln!(o, "  {:<19}error: {}", "", one_line(e));
+            }
+            (Some(p), Some(w), _) => {
+                let _ = writeln!(o, "  {:<19}{}: {}", "", one_line(p), one_line(w));
+            }
+            _ => {}
         }
-        if let Some(e) = &a.error {
-            let _ = writeln!(o, "  {}", paint.bad(&crate::text::printable(e)));
-        }
-        for c in &a.claims {
-            let v = c.verdict.map(Label::as_str).unwrap_or("error");
-            let shown = format!("{v:<12}");
-            let shown = if c.verdict == Some(Label::Supported) {
-                paint.good(&shown)
-            } else {
-                paint.bad(&shown)
+        for n in &c.numbers {
+            let note = match (&n.status[..], &n.arithmetic) {
+                ("derived", Some(a)) => format!(
+                    "number {} is derived: {a} (check the arithmetic, not the model)",
+                    n.number
+                ),
+                ("from_question", _) => format!(
+                    "number {} comes from the question, not the passages",
+                    n.number
+                ),
+                _ => format!("number {} appears in no passage", n.number),
             };
-            let _ = writeln!(
-                o,
-                "  {shown} {:>5}  {}",
-                fmt_score(c.score),
-                crate::text::printable(&c.text)
-            );
-            match (&c.evidence_passage, &c.evidence, &c.error) {
-                (_, _, Some(e)) => {
-                    let _ = writeln!(o, "  {:<19}error: {e}", "");
-                }
-                (Some(p), Some(w), _) => {
-                    let _ = writeln!(o, "  {:<19}{p}: {w}", "");
-                }
-                _ => {}
-            }
-            for n in &c.numbers {
-                let note = match (&n.status[..], &n.arithmetic) {
-                    ("derived", Some(a)) => format!(
-                        "number {} is derived: {a} (check the arithmetic, not the model)",
-                        n.number
-                    ),
-                    ("from_question", _) => format!(
-                        "number {} comes from the question, not the passages",
-                        n.number
-                    ),
-                    _ => format!("number {} appears in no passage", n.number),
-                };
-                let _ = writeln!(o, "  {:<19}{}", "", paint.dim(&note));
+            let _ = writeln!(o, "  {:<19}{}", "", paint.dim(&note));
+        }
+    }
+    for d in &a.dropped {
+        let _ = writeln!(
+            o,
+            "  {}",
+            paint.dim(&format!("dropped ({}): {}", d.reason, one_line(&d.text)))
+        );
+    }
+    match &a.omissions {
+        Some(Ok(list)) => {
+            for item in list {
+                let _ = writeln!(
+                    o,
+                    "  {}",
+                    paint.dim(&format!(
+                        "may leave out (review, never a gate): {}",
+                        one_line(item)
+                    ))
+                );
             }
         }
-        for d in &a.dropped {
+        Some(Err(e)) => {
             let _ = writeln!(
                 o,
                 "  {}",
-                paint.dim(&format!(
-                    "dropped ({}): {}",
-                    d.reason,
-                    crate::text::printable(&d.text).replace('\n', " ")
-                ))
+                paint.bad(&format!("omissions check failed: {}", one_line(e)))
             );
         }
+        None => {}
     }
-    let queue: Vec<_> = r.answers.iter().filter(|a| a.omissions.is_some()).collect();
-    if !queue.is_empty() {
-        let _ = writeln!(
-            o,
-            "\n{}",
-            paint.head("Review queue: conditions the answers may leave out (never a gate)")
-        );
-        for a in queue {
-            match a.omissions.as_ref().expect("filtered") {
-                Ok(list) if list.is_empty() => {}
-                Ok(list) => {
-                    for item in list {
-                        let _ = writeln!(o, "  {:<14} {item}", a.id);
-                    }
+    o
+}
+
+/// The omissions review queue: conditions the answers may leave out, per answer.
+pub fn human_queue(queue: &[(String, Result<Vec<String>, String>)], paint: Paint) -> String {
+    let mut o = format!(
+        "\n{}\n",
+        paint.head("Review queue: conditions the answers may leave out (never a gate)")
+    );
+    for (id, item) in queue {
+        match item {
+            Ok(list) => {
+                for x in list {
+                    let _ = writeln!(o, "  {:<14} {}", one_line(id), one_line(x));
                 }
-                Err(e) => {
-                    let _ = writeln!(
-                        o,
-                        "  {:<14} {}",
-                        a.id,
-                        paint.bad(&format!("check failed: {e}"))
-                    );
-                }
+            }
+            Err(e) => {
+                let _ = writeln!(
+                    o,
+                    "  {:<14} {}",
+                    one_line(id),
+                    paint.bad(&format!("check failed: {}", one_line(e)))
+                );
             }
         }
     }
+    o
+}
+
+fn fmt_est(e: &Estimate) -> String {
+    format!(
+        "{} {}",
+        super::fmt_rate(e.value),
+        super::fmt_ci(e.ci_low, e.ci_high)
+    )
+}
+
+/// The summary of the human report: across answers under each definition, per tag, and the
+/// agreement with the labels when there are labels.
+pub fn human_summary(head: &Head, s: &ScoreSummary, confidence: f64, paint: Paint) -> String {
+    let mut o = String::new();
+    let pct = (confidence * 100.0).round();
+    let _ = writeln!(o, "{} · {}", paint.head(head.log), head.line());
     let _ = writeln!(o, "\n{}", paint.head("Across answers"));
     let _ = write!(o, "  {:<48}", "");
-    for d in defs {
-        let _ = write!(o, " {:<30}", d.as_str());
+    for a in &s.definitions {
+        let _ = write!(o, " {:<30}", a.definition.as_str());
     }
     let _ = writeln!(o);
-    let aggs: Vec<_> = defs
-        .iter()
-        .map(|d| aggregate(&r.answers, *d, confidence))
-        .collect();
-    let row =
-        |o: &mut String, name: &str, f: &dyn Fn(&crate::answers::score::Aggregate) -> String| {
-            let _ = write!(o, "  {name:<48}");
-            for a in &aggs {
-                let _ = write!(o, " {:<30}", f(a));
-            }
-            let _ = writeln!(o);
-        };
+    let row = |o: &mut String, name: &str, f: &dyn Fn(&Aggregate) -> String| {
+        let _ = write!(o, "  {name:<48}");
+        for a in &s.definitions {
+            let _ = write!(o, " {:<30}", f(a));
+        }
+        let _ = writeln!(o);
+    };
     row(
         &mut o,
         &format!("unsupported-answer rate ({pct}% CI): gate on this"),
@@ -155,57 +234,290 @@ pub fn human(r: &ScoreRecord, defs: &[Definition], confidence: f64, paint: Paint
     row(&mut o, "answer-level faithfulness (macro)", &|a| {
         opt(a.macro_score)
     });
-    let a0 = &aggs[0];
+    let a0 = &s.definitions[0];
     let _ = writeln!(
         o,
-        "  {}: {} scored, {}, {} with no claims, {} not scored (errors)",
+        "  {}: {} scored ({} of them partial refusals), {}, {} with no claims, {} not scored (errors)",
         super::count(a0.answers as u64, "answer", "answers"),
         a0.unsupported_answers.n,
+        a0.partial_refusals,
         super::count(a0.refusals as u64, "refusal", "refusals"),
         a0.no_claims,
         a0.errors
     );
-    if defs.len() > 1 {
+    if s.definitions.len() > 1 {
         let _ = writeln!(o, "  (same verdicts; strict counts only supported claims, non-contradiction also counts not_found)");
+    }
+    if s.without_passages > 0 {
+        let _ = writeln!(
+            o,
+            "  {}",
+            paint.bad(&format!(
+                "{} had no passage text: none of their claims can be supported",
+                super::count(s.without_passages as u64, "answer", "answers")
+            ))
+        );
+    }
+    if !s.by_tag.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n{}",
+            paint.head(&format!("By tag: unsupported-answer rate ({pct}% CI)"))
+        );
+        for t in &s.by_tag {
+            let _ = write!(o, "  {:<28} {:>6} answers", one_line(&t.tag), t.answers);
+            for (a, r) in s.definitions.iter().zip(&t.unsupported_answers) {
+                let _ = write!(o, "   {} {}", a.definition.as_str(), super::fmt_kn(r));
+            }
+            let _ = writeln!(o);
+        }
+    }
+    if let Some(l) = &s.labels {
+        human_labels(&mut o, l, pct, paint);
     }
     o
 }
 
-/// Markdown for a pull-request comment.
-pub fn markdown(r: &ScoreRecord, defs: &[Definition], confidence: f64) -> String {
-    let mut o = format!(
-        "### faithgate score: `{}`\n\nchecker {} · decomposer {}\n\n| measure |",
-        r.log, r.checker, r.decomposer
+fn human_labels(o: &mut String, l: &LabelReport, pct: f64, paint: Paint) {
+    let _ = writeln!(
+        o,
+        "\n{}",
+        paint.head(&format!(
+            "Agreement with the labels ({} labelled answers scored, {} hallucinated; {pct}% CIs)",
+            l.labelled, l.hallucinated
+        ))
     );
-    for d in defs {
-        let _ = write!(o, " {} |", d.as_str());
+    if l.labelled_not_scored > 0 || l.unlabelled > 0 {
+        let _ = writeln!(
+            o,
+            "  left out: {} labelled but not scored (refusals, no claims, errors), {} scored without a label",
+            l.labelled_not_scored, l.unlabelled
+        );
     }
-    let _ = writeln!(o, "\n|---|{}", "---|".repeat(defs.len()));
-    let aggs: Vec<_> = defs
-        .iter()
-        .map(|d| aggregate(&r.answers, *d, confidence))
-        .collect();
+    for g in &l.by_definition {
+        let c = &g.all;
+        let _ = writeln!(
+            o,
+            "  {}: flagged = some claim not {}",
+            g.definition.as_str(),
+            if g.definition == Definition::Strict {
+                "supported"
+            } else {
+                "passing (contradicted)"
+            }
+        );
+        let _ = writeln!(o, "    {:<22} {:>8} {:>8}", "", "flagged", "passed");
+        let _ = writeln!(
+            o,
+            "    {:<22} {:>8} {:>8}",
+            "labelled hallucinated", c.tp, c.fn_
+        );
+        let _ = writeln!(o, "    {:<22} {:>8} {:>8}", "labelled faithful", c.fp, c.tn);
+        let _ = writeln!(
+            o,
+            "    precision {}   recall {}   specificity {}",
+            super::fmt_kn(&c.precision),
+            super::fmt_kn(&c.recall),
+            super::fmt_kn(&c.specificity)
+        );
+        let n = c.tp + c.fp + c.fn_ + c.tn;
+        let pos = c.tp + c.fn_;
+        let _ = writeln!(
+            o,
+            "    F1 {}   balanced accuracy {}   (flagging every answer: F1 {}, balanced accuracy 0.50)",
+            fmt_est(&c.f1),
+            fmt_est(&c.balanced_accuracy),
+            if n + pos > 0 {
+                format!("{:.2}", 2.0 * pos as f64 / (n + pos) as f64)
+            } else {
+                "-".into()
+            }
+        );
+        for (t, c) in &g.by_tag {
+            let _ = writeln!(
+                o,
+                "    tag {:<24} precision {}  recall {}  F1 {}  balanced accuracy {}",
+                one_line(t),
+                super::fmt_rate(c.precision.rate),
+                super::fmt_rate(c.recall.rate),
+                fmt_est(&c.f1),
+                fmt_est(&c.balanced_accuracy)
+            );
+        }
+        for (t, r) in &g.recall_by_type {
+            let _ = writeln!(
+                o,
+                "    caught, labelled {:<24} {}",
+                one_line(t),
+                super::fmt_kn(r)
+            );
+        }
+    }
+    match &l.auroc {
+        Some(a) => {
+            let _ = writeln!(
+                o,
+                "  AUROC of the lowest claim score: {:.3} [{:.3}, {:.3}] ({} faithful, {} hallucinated; Hanley-McNeil interval)",
+                a.auroc, a.ci_low, a.ci_high, a.faithful, a.hallucinated
+            );
+        }
+        None => {
+            let _ = writeln!(
+                o,
+                "  AUROC: none ({} of {} labelled answers have a score on every claim, and both labels are needed)",
+                l.with_scores, l.labelled
+            );
+        }
+    }
+    if let Some(sw) = &l.sweep {
+        match (&sw.max_false_alarm, &sw.recommended) {
+            (Some(r), Some(p)) => {
+                let _ = writeln!(
+                    o,
+                    "  threshold on the lowest claim score for at most {r:.2} false alarms{}: {:.3} (flag below it): false alarms {}, caught {}",
+                    sw.calibrate_on
+                        .map(|f| format!(" (chosen on {} answers, {:.0}% of them)", sw.calibration_answers, f * 100.0))
+                        .unwrap_or_default(),
+                    p.threshold,
+                    super::fmt_kn(&p.false_alarms),
+                    super::fmt_kn(&p.detection)
+                );
+                if let Some(h) = &sw.held_out {
+                    let _ = writeln!(
+                        o,
+                        "    on the {} held-out answers: false alarms {}, caught {}",
+                        sw.held_out_answers,
+                        super::fmt_kn(&h.false_alarms),
+                        super::fmt_kn(&h.detection)
+                    );
+                }
+            }
+            (Some(r), None) => {
+                let _ = writeln!(
+                    o,
+                    "  no threshold on the lowest claim score has a false-alarm upper bound ({}% CI) at or under {r:.2} and catches anything: more labelled faithful answers would narrow it",
+                    (pct).round()
+                );
+            }
+            (None, _) => {
+                let _ = writeln!(
+                    o,
+                    "  {} thresholds on the lowest claim score in the JSON output; add --max-false-alarm R for a recommendation",
+                    sw.points.len()
+                );
+            }
+        }
+    }
+}
+
+/// The summary for a pull-request comment: across answers, per tag and agreement with labels.
+/// Answer rows follow from [`markdown_answer_row`] under [`MARKDOWN_ANSWERS_HEAD`].
+pub fn markdown_summary(head: &Head, s: &ScoreSummary) -> String {
+    let cell = crate::text::escape_md_cell;
+    let mut o = format!(
+        "### faithgate score: `{}`\n\n{}\n\n| measure |",
+        head.log.replace('`', "'"),
+        cell(&head.line())
+    );
+    for a in &s.definitions {
+        let _ = write!(o, " {} |", a.definition.as_str());
+    }
+    let _ = writeln!(o, "\n|---|{}", "---|".repeat(s.definitions.len()));
     let _ = write!(o, "| unsupported-answer rate |");
-    for a in &aggs {
-        let u = &a.unsupported_answers;
-        let _ = write!(o, " {} |", super::fmt_kn(u));
+    for a in &s.definitions {
+        let _ = write!(o, " {} |", super::fmt_kn(&a.unsupported_answers));
     }
     let _ = write!(o, "\n| micro faithfulness |");
-    for a in &aggs {
+    for a in &s.definitions {
         let _ = write!(o, " {} |", opt(a.micro));
     }
     let _ = write!(o, "\n| macro faithfulness |");
-    for a in &aggs {
+    for a in &s.definitions {
         let _ = write!(o, " {} |", opt(a.macro_score));
     }
+    for t in &s.by_tag {
+        let _ = write!(
+            o,
+            "\n| unsupported answers, tag `{}` |",
+            cell(&t.tag).replace('`', "'")
+        );
+        for r in &t.unsupported_answers {
+            let _ = write!(o, " {} |", super::fmt_kn(r));
+        }
+    }
+    let a0 = &s.definitions[0];
     let _ = writeln!(
         o,
-        "\n\n{}, {} with no claims, {} not scored.",
-        super::count(aggs[0].refusals as u64, "refusal", "refusals"),
-        super::count(aggs[0].no_claims as u64, "answer", "answers"),
-        aggs[0].errors
+        "\n\n{} ({} partial, scored), {} with no claims, {} not scored.",
+        super::count(a0.refusals as u64, "refusal", "refusals"),
+        a0.partial_refusals,
+        super::count(a0.no_claims as u64, "answer", "answers"),
+        a0.errors
     );
+    if let Some(l) = &s.labels {
+        let _ = writeln!(
+            o,
+            "\n**Agreement with the labels** ({} labelled answers scored, {} hallucinated)\n\n| definition | flagged & hallucinated | flagged & faithful | passed & hallucinated | passed & faithful | precision | recall | F1 | balanced accuracy |\n|---|---|---|---|---|---|---|---|---|",
+            l.labelled, l.hallucinated
+        );
+        for g in &l.by_definition {
+            let c = &g.all;
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                g.definition.as_str(),
+                c.tp,
+                c.fp,
+                c.fn_,
+                c.tn,
+                super::fmt_kn(&c.precision),
+                super::fmt_kn(&c.recall),
+                fmt_est(&c.f1),
+                fmt_est(&c.balanced_accuracy)
+            );
+        }
+        if let Some(a) = &l.auroc {
+            let _ = writeln!(
+                o,
+                "\nAUROC of the lowest claim score: {:.3} [{:.3}, {:.3}].",
+                a.auroc, a.ci_low, a.ci_high
+            );
+        }
+    }
     o
+}
+
+/// The header of the table of answers in the Markdown report.
+pub const MARKDOWN_ANSWERS_HEAD: &str =
+    "| answer | status | claims not supported (verdict: claim) |\n|---|---|---|\n";
+
+/// One answer as a Markdown table row.
+pub fn markdown_answer_row(a: &AnswerResult, main: Definition) -> String {
+    let cell = crate::text::escape_md_cell;
+    let status = match a.status(main) {
+        Status::Refusal => "refusal".to_string(),
+        Status::NoClaims => "no claims".to_string(),
+        Status::Error => "error".to_string(),
+        Status::Scored { faithful, claims } => format!("{faithful}/{claims} {}", main.as_str()),
+    };
+    let bad: Vec<String> = a
+        .claims
+        .iter()
+        .filter(|c| c.verdict.is_none_or(|v| !main.faithful(v)))
+        .map(|c| {
+            format!(
+                "{}: {}",
+                c.verdict.map(Label::as_str).unwrap_or("error"),
+                one_line(&c.text)
+            )
+        })
+        .collect();
+    format!(
+        "| {} | {} | {} |\n",
+        cell(&one_line(&a.id)),
+        status,
+        cell(&bad.join(" · "))
+    )
 }
 
 /// The answer-level comparison.
@@ -286,106 +598,131 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
     o
 }
 
-/// A self-contained HTML page: the summary under each definition, then every answer with its
-/// claims, verdicts, evidence and number notes.
-pub fn html(r: &ScoreRecord, defs: &[Definition], confidence: f64) -> String {
+/// The top of the self-contained HTML page: the summary under each definition and per tag.
+/// Answers follow from [`html_answer`], then [`HTML_END`].
+pub fn html_head(head: &Head, s: &ScoreSummary) -> String {
     let mut o = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>faithgate score: {0}</title><style>
 body{{font-family:system-ui,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;color:#222}}
 table{{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}} th,td{{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top}}
 th{{background:#f3f3f3}} .supported{{color:#1a7f37}} .bad{{color:#b42318;font-weight:600}} .note{{color:#555;font-size:.85rem}}
-</style></head><body><h1>faithgate score: {0}</h1><p class=\"note\">checker {1} · decomposer {2}</p>\n",
-        escape_markup(&r.log),
-        escape_markup(&r.checker),
-        escape_markup(&r.decomposer)
+</style></head><body><h1>faithgate score: {0}</h1><p class=\"note\">{1}</p>\n",
+        escape_markup(head.log),
+        escape_markup(&head.line()),
     );
     o.push_str("<table><tr><th>measure</th>");
-    for d in defs {
-        let _ = write!(o, "<th>{}</th>", d.as_str());
+    for a in &s.definitions {
+        let _ = write!(o, "<th>{}</th>", a.definition.as_str());
     }
     o.push_str("</tr>");
-    let aggs: Vec<_> = defs
-        .iter()
-        .map(|d| aggregate(&r.answers, *d, confidence))
-        .collect();
     o.push_str("<tr><td>unsupported-answer rate (gate on this)</td>");
-    for a in &aggs {
-        let u = &a.unsupported_answers;
-        let _ = write!(o, "<td>{}</td>", super::fmt_kn(u));
+    for a in &s.definitions {
+        let _ = write!(o, "<td>{}</td>", super::fmt_kn(&a.unsupported_answers));
     }
     o.push_str("</tr><tr><td>claim-level faithfulness (micro)</td>");
-    for a in &aggs {
+    for a in &s.definitions {
         let _ = write!(o, "<td>{}</td>", opt(a.micro));
     }
     o.push_str("</tr><tr><td>answer-level faithfulness (macro)</td>");
-    for a in &aggs {
+    for a in &s.definitions {
         let _ = write!(o, "<td>{}</td>", opt(a.macro_score));
     }
+    for t in &s.by_tag {
+        let _ = write!(
+            o,
+            "</tr><tr><td>unsupported answers, tag {}</td>",
+            escape_markup(&t.tag)
+        );
+        for r in &t.unsupported_answers {
+            let _ = write!(o, "<td>{}</td>", super::fmt_kn(r));
+        }
+    }
+    if let Some(l) = &s.labels {
+        for g in &l.by_definition {
+            let _ = write!(
+                o,
+                "</tr><tr><td>agreement with labels ({})</td><td colspan=\"{}\">precision {} · recall {} · F1 {} · balanced accuracy {}</td>",
+                g.definition.as_str(),
+                s.definitions.len(),
+                super::fmt_kn(&g.all.precision),
+                super::fmt_kn(&g.all.recall),
+                fmt_est(&g.all.f1),
+                fmt_est(&g.all.balanced_accuracy)
+            );
+        }
+    }
+    let a0 = &s.definitions[0];
     let _ = writeln!(
         o,
         "</tr></table><p class=\"note\">{} refusals and {} answers with no claims are counted apart; {} not scored.</p>",
-        aggs[0].refusals, aggs[0].no_claims, aggs[0].errors
+        a0.refusals, a0.no_claims, a0.errors
     );
-    for a in &r.answers {
+    o
+}
+
+/// The end of the HTML page.
+pub const HTML_END: &str = "</body></html>\n";
+
+/// One answer of the HTML page.
+pub fn html_answer(a: &AnswerResult) -> String {
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        "<h2>{}</h2><p><b>Q:</b> {}<br><b>A:</b> {}</p>",
+        escape_markup(&a.id),
+        escape_markup(&a.question),
+        escape_markup(&a.answer)
+    );
+    if a.refusal {
+        o.push_str("<p class=\"note\">refusal: excluded from the averages</p>");
+        return o;
+    }
+    if let Some(e) = &a.error {
+        let _ = write!(o, "<p class=\"bad\">{}</p>", escape_markup(e));
+    }
+    if a.claims.is_empty() {
+        o.push_str("<p class=\"note\">no claims: not a perfect score</p>");
+        return o;
+    }
+    o.push_str("<table><tr><th>verdict</th><th>score</th><th>claim</th><th>evidence</th><th>numbers</th></tr>");
+    for c in &a.claims {
+        let v = c.verdict.map(Label::as_str).unwrap_or("error");
+        let class = if c.verdict == Some(Label::Supported) {
+            "supported"
+        } else {
+            "bad"
+        };
+        let ev = match (&c.evidence_passage, &c.evidence, &c.error) {
+            (_, _, Some(e)) => format!("error: {e}"),
+            (Some(p), Some(w), _) => format!("{p}: {w}"),
+            _ => String::new(),
+        };
+        let nums: Vec<String> = c
+            .numbers
+            .iter()
+            .map(|n| match &n.arithmetic {
+                Some(a) => format!("{} derived: {a}", n.number),
+                None => format!("{} {}", n.number, n.status.replace('_', " ")),
+            })
+            .collect();
         let _ = write!(
             o,
-            "<h2>{}</h2><p><b>Q:</b> {}<br><b>A:</b> {}</p>",
-            escape_markup(&a.id),
-            escape_markup(&a.question),
-            escape_markup(&a.answer)
+            "<tr><td class=\"{class}\">{v}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            fmt_score(c.score),
+            escape_markup(&c.text),
+            escape_markup(&ev),
+            escape_markup(&nums.join("; "))
         );
-        if a.refusal {
-            o.push_str("<p class=\"note\">refusal: excluded from the averages</p>");
-            continue;
-        }
-        if let Some(e) = &a.error {
-            let _ = write!(o, "<p class=\"bad\">{}</p>", escape_markup(e));
-        }
-        if a.claims.is_empty() {
-            o.push_str("<p class=\"note\">no claims: not a perfect score</p>");
-            continue;
-        }
-        o.push_str("<table><tr><th>verdict</th><th>score</th><th>claim</th><th>evidence</th><th>numbers</th></tr>");
-        for c in &a.claims {
-            let v = c.verdict.map(Label::as_str).unwrap_or("error");
-            let class = if c.verdict == Some(Label::Supported) {
-                "supported"
-            } else {
-                "bad"
-            };
-            let ev = match (&c.evidence_passage, &c.evidence, &c.error) {
-                (_, _, Some(e)) => format!("error: {e}"),
-                (Some(p), Some(w), _) => format!("{p}: {w}"),
-                _ => String::new(),
-            };
-            let nums: Vec<String> = c
-                .numbers
-                .iter()
-                .map(|n| match &n.arithmetic {
-                    Some(a) => format!("{} derived: {a}", n.number),
-                    None => format!("{} {}", n.number, n.status.replace('_', " ")),
-                })
-                .collect();
+    }
+    o.push_str("</table>\n");
+    if let Some(Ok(list)) = &a.omissions {
+        if !list.is_empty() {
             let _ = write!(
                 o,
-                "<tr><td class=\"{class}\">{v}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                fmt_score(c.score),
-                escape_markup(&c.text),
-                escape_markup(&ev),
-                escape_markup(&nums.join("; "))
+                "<p class=\"note\">review queue (may leave out): {}</p>",
+                escape_markup(&list.join(" · "))
             );
         }
-        o.push_str("</table>\n");
-        if let Some(Ok(list)) = &a.omissions {
-            if !list.is_empty() {
-                let _ = write!(
-                    o,
-                    "<p class=\"note\">review queue (may leave out): {}</p>",
-                    escape_markup(&list.join(" · "))
-                );
-            }
-        }
     }
-    o.push_str("</body></html>\n");
     o
 }

@@ -51,6 +51,15 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
         review_count(&|r| matches!(r, MutantReview::Equivalent { .. })),
         review_count(&|r| *r == MutantReview::Unreviewed),
     );
+    if let Some(sh) = run.shard {
+        let _ = writeln!(
+            o,
+            "{}",
+            paint.bad(&format!(
+                "shard {sh}: these rates are over this part of the cases only; join the shard records with `faithgate merge`"
+            ))
+        );
+    }
 
     let fa = &summary.false_alarms;
     let _ = writeln!(

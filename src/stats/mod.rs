@@ -1,5 +1,6 @@
 //! Statistics: pure functions, no I/O.
 
+pub mod agreement;
 pub mod cluster;
 pub mod kappa;
 pub mod mcnemar;

@@ -1,0 +1,413 @@
+//! What a scoring adds up to, built one answer at a time so a log of any size streams through in
+//! bounded memory: the aggregates under each definition, the unsupported-answer rate per `tag`,
+//! the worst answers (a bounded list), and, when answers carry a person's label, the checker's
+//! agreement with the labels.
+
+use super::score::{AnswerResult, Definition, Status};
+use crate::stats::agreement::{auroc, Auroc, Confusion};
+use crate::stats::sweep::{at, recommend, split, sweep, SweepItem, SweepPoint};
+use crate::stats::Rate;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Aggregates under one definition.
+#[derive(Debug, Clone, Serialize)]
+pub struct Aggregate {
+    pub definition: Definition,
+    pub answers: usize,
+    pub refusals: usize,
+    /// Scored on their claims though they decline in part.
+    pub partial_refusals: usize,
+    pub no_claims: usize,
+    pub errors: usize,
+    pub claims: usize,
+    pub faithful_claims: usize,
+    /// Faithful claims / claims over scored answers.
+    pub micro: Option<f64>,
+    /// Mean of per-answer scores.
+    pub macro_score: Option<f64>,
+    /// Share of scored answers with at least one claim that is not faithful: the number to gate on.
+    pub unsupported_answers: Rate,
+}
+
+/// The unsupported-answer rate of one tag (generating model or prompt version) per definition.
+#[derive(Debug, Clone, Serialize)]
+pub struct TagRates {
+    pub tag: String,
+    pub answers: usize,
+    /// One per definition, in the order asked for.
+    pub unsupported_answers: Vec<Rate>,
+}
+
+/// Agreement of the checker with the labels under one definition.
+#[derive(Debug, Clone, Serialize)]
+pub struct Agreement {
+    pub definition: Definition,
+    pub all: Confusion,
+    pub by_tag: BTreeMap<String, Confusion>,
+    /// Per label type: the share of answers labelled with that type that the checker flagged.
+    pub recall_by_type: BTreeMap<String, Rate>,
+}
+
+/// An answer-level threshold sweep on the lowest claim score (flag when below the threshold).
+#[derive(Debug, Clone, Serialize)]
+pub struct AnswerSweep {
+    pub points: Vec<SweepPoint>,
+    pub max_false_alarm: Option<f64>,
+    pub recommended: Option<SweepPoint>,
+    pub calibrate_on: Option<f64>,
+    pub calibration_answers: usize,
+    pub held_out_answers: usize,
+    /// The held-out answers' rates at the recommended threshold (with `--calibrate-on`).
+    pub held_out: Option<SweepPoint>,
+}
+
+/// Everything the labels say about the checker.
+#[derive(Debug, Clone, Serialize)]
+pub struct LabelReport {
+    /// Scored answers that carry a label.
+    pub labelled: usize,
+    pub hallucinated: usize,
+    /// Labelled answers left out: refusals, answers without claims, errors.
+    pub labelled_not_scored: usize,
+    /// Scored answers with no label.
+    pub unlabelled: usize,
+    pub by_definition: Vec<Agreement>,
+    /// AUROC of the lowest claim score; None when the checker gives no scores or one class is
+    /// missing.
+    pub auroc: Option<Auroc>,
+    /// Labelled answers whose claims all have a score (the AUROC and the sweep use these).
+    pub with_scores: usize,
+    pub sweep: Option<AnswerSweep>,
+}
+
+/// The summary of a scoring.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScoreSummary {
+    pub definitions: Vec<Aggregate>,
+    pub by_tag: Vec<TagRates>,
+    pub labels: Option<LabelReport>,
+    /// Answers whose passages are all empty (their claims cannot be supported).
+    pub without_passages: usize,
+}
+
+#[derive(Default, Clone)]
+struct AggState {
+    refusals: usize,
+    partial: usize,
+    no_claims: usize,
+    errors: usize,
+    claims: usize,
+    faithful: usize,
+    score_sum: f64,
+    scored: u64,
+    unsupported: u64,
+}
+
+struct LabelRow {
+    id: String,
+    tag: Option<String>,
+    hallucinated: bool,
+    types: Vec<String>,
+    min_score: Option<f64>,
+    /// Per definition.
+    flagged: Vec<bool>,
+}
+
+/// Options of the summary.
+#[derive(Debug, Clone)]
+pub struct TallyOptions {
+    pub definitions: Vec<Definition>,
+    pub confidence: f64,
+    /// How many of the worst answers to keep (usize::MAX: all of them).
+    pub worst: usize,
+    pub max_false_alarm: Option<f64>,
+    pub calibrate_on: Option<f64>,
+}
+
+/// Adds answers one at a time.
+pub struct Tally {
+    opts: TallyOptions,
+    answers: usize,
+    aggs: Vec<AggState>,
+    tags: BTreeMap<String, (usize, Vec<(u64, u64)>)>,
+    labelled: Vec<LabelRow>,
+    labelled_not_scored: usize,
+    unlabelled: usize,
+    worst: Vec<(WorstKey, AnswerResult)>,
+    pub without_passages: usize,
+}
+
+/// Worse answers sort first: errors, then the lowest share of faithful claims, then the lowest
+/// claim score, then log order.
+#[derive(Debug, Clone, PartialEq, PartialOrd)]
+struct WorstKey(u8, f64, f64, usize);
+
+impl Tally {
+    pub fn new(opts: TallyOptions) -> Tally {
+        let n = opts.definitions.len();
+        Tally {
+            opts,
+            answers: 0,
+            aggs: vec![AggState::default(); n],
+            tags: BTreeMap::new(),
+            labelled: Vec::new(),
+            labelled_not_scored: 0,
+            unlabelled: 0,
+            worst: Vec::new(),
+            without_passages: 0,
+        }
+    }
+
+    pub fn add(&mut self, a: &AnswerResult) {
+        self.answers += 1;
+        let defs = self.opts.definitions.clone();
+        if let Some(t) = &a.tag {
+            self.tags
+                .entry(t.clone())
+                .or_insert_with(|| (0, vec![(0, 0); defs.len()]))
+                .0 += 1;
+        }
+        let mut flagged = Vec::with_capacity(defs.len());
+        for (i, d) in defs.iter().enumerate() {
+            let s = &mut self.aggs[i];
+            match a.status(*d) {
+                Status::Refusal => s.refusals += 1,
+                Status::NoClaims => s.no_claims += 1,
+                Status::Error => s.errors += 1,
+                Status::Scored { faithful, claims } => {
+                    s.claims += claims;
+                    s.faithful += faithful;
+                    s.score_sum += faithful as f64 / claims as f64;
+                    s.scored += 1;
+                    if a.partial_refusal {
+                        s.partial += 1;
+                    }
+                    let bad = faithful < claims;
+                    if bad {
+                        s.unsupported += 1;
+                    }
+                    if let Some(t) = &a.tag {
+                        let e = &mut self.tags.get_mut(t).expect("inserted above").1[i];
+                        e.1 += 1;
+                        if bad {
+                            e.0 += 1;
+                        }
+                    }
+                    flagged.push(bad);
+                }
+            }
+        }
+        let scored = flagged.len() == defs.len();
+        match (&a.label, scored) {
+            (Some(l), true) => self.labelled.push(LabelRow {
+                id: a.id.clone(),
+                tag: a.tag.clone(),
+                hallucinated: l.hallucinated,
+                types: l.types.clone(),
+                min_score: a.min_score(),
+                flagged,
+            }),
+            (Some(_), false) => self.labelled_not_scored += 1,
+            (None, true) => self.unlabelled += 1,
+            (None, false) => {}
+        }
+        if let Some(key) = worst_key(a, defs[0]) {
+            if self.opts.worst > 0 {
+                self.worst.push((key, a.clone()));
+                if self.worst.len() >= self.opts.worst.saturating_mul(2).max(64) {
+                    self.trim_worst();
+                }
+            }
+        }
+    }
+
+    fn trim_worst(&mut self) {
+        self.worst
+            .sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
+        self.worst.truncate(self.opts.worst);
+    }
+
+    /// The worst answers under the first definition, worst first.
+    pub fn worst(&mut self) -> Vec<AnswerResult> {
+        self.trim_worst();
+        self.worst.iter().map(|(_, a)| a.clone()).collect()
+    }
+
+    /// How many answers are bad enough to be listed among the worst (errors and unsupported).
+    pub fn answers(&self) -> usize {
+        self.answers
+    }
+
+    pub fn summary(&self) -> ScoreSummary {
+        let c = self.opts.confidence;
+        let definitions = self
+            .opts
+            .definitions
+            .iter()
+            .zip(&self.aggs)
+            .map(|(d, s)| Aggregate {
+                definition: *d,
+                answers: self.answers,
+                refusals: s.refusals,
+                partial_refusals: s.partial,
+                no_claims: s.no_claims,
+                errors: s.errors,
+                claims: s.claims,
+                faithful_claims: s.faithful,
+                micro: (s.claims > 0).then(|| s.faithful as f64 / s.claims as f64),
+                macro_score: (s.scored > 0).then(|| s.score_sum / s.scored as f64),
+                unsupported_answers: Rate::new(s.unsupported, s.scored, c),
+            })
+            .collect();
+        let by_tag = self
+            .tags
+            .iter()
+            .map(|(t, (n, per))| TagRates {
+                tag: t.clone(),
+                answers: *n,
+                unsupported_answers: per.iter().map(|(k, n)| Rate::new(*k, *n, c)).collect(),
+            })
+            .collect();
+        ScoreSummary {
+            definitions,
+            by_tag,
+            labels: (!self.labelled.is_empty() || self.labelled_not_scored > 0)
+                .then(|| self.label_report()),
+            without_passages: self.without_passages,
+        }
+    }
+
+    fn label_report(&self) -> LabelReport {
+        let c = self.opts.confidence;
+        let rows = &self.labelled;
+        let by_definition = self
+            .opts
+            .definitions
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let mut tags: BTreeMap<String, Vec<(bool, bool)>> = BTreeMap::new();
+                let mut types: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+                for r in rows {
+                    if let Some(t) = &r.tag {
+                        tags.entry(t.clone())
+                            .or_default()
+                            .push((r.hallucinated, r.flagged[i]));
+                    }
+                    if r.hallucinated {
+                        let mut seen = std::collections::BTreeSet::new();
+                        for t in &r.types {
+                            if seen.insert(t) {
+                                let e = types.entry(t.clone()).or_default();
+                                e.1 += 1;
+                                if r.flagged[i] {
+                                    e.0 += 1;
+                                }
+                            }
+                        }
+                    }
+                }
+                Agreement {
+                    definition: *d,
+                    all: Confusion::of(rows.iter().map(|r| (r.hallucinated, r.flagged[i])), c),
+                    by_tag: tags
+                        .into_iter()
+                        .map(|(t, p)| (t, Confusion::of(p, c)))
+                        .collect(),
+                    recall_by_type: types
+                        .into_iter()
+                        .map(|(t, (k, n))| (t, Rate::new(k, n, c)))
+                        .collect(),
+                }
+            })
+            .collect();
+        let scored: Vec<(String, f64, bool)> = rows
+            .iter()
+            .filter_map(|r| r.min_score.map(|s| (r.id.clone(), s, r.hallucinated)))
+            .collect();
+        let pairs: Vec<(f64, bool)> = scored.iter().map(|(_, s, h)| (*s, *h)).collect();
+        let sweep = (!scored.is_empty()).then(|| {
+            let keyed: Vec<(String, SweepItem)> = scored
+                .iter()
+                .map(|(id, s, h)| {
+                    (
+                        id.clone(),
+                        SweepItem {
+                            score: *s,
+                            fault_type: h.then(|| "hallucinated".to_string()),
+                            cluster: id.clone(),
+                        },
+                    )
+                })
+                .collect();
+            let all: Vec<SweepItem> = keyed.iter().map(|(_, i)| i.clone()).collect();
+            let points = sweep(&all, c);
+            let (cal, held) = match self.opts.calibrate_on {
+                Some(f) => split(&keyed, f),
+                None => (all.clone(), Vec::new()),
+            };
+            let cal_points = if self.opts.calibrate_on.is_some() {
+                sweep(&cal, c)
+            } else {
+                points.clone()
+            };
+            let recommended = self
+                .opts
+                .max_false_alarm
+                .and_then(|r| recommend(&cal_points, r).cloned());
+            let held_out = match (self.opts.calibrate_on, &recommended) {
+                (Some(_), Some(rec)) => Some(at(&held, rec.threshold, c)),
+                _ => None,
+            };
+            AnswerSweep {
+                points,
+                max_false_alarm: self.opts.max_false_alarm,
+                recommended,
+                calibrate_on: self.opts.calibrate_on,
+                calibration_answers: cal.len(),
+                held_out_answers: held.len(),
+                held_out,
+            }
+        });
+        LabelReport {
+            labelled: rows.len(),
+            hallucinated: rows.iter().filter(|r| r.hallucinated).count(),
+            labelled_not_scored: self.labelled_not_scored,
+            unlabelled: self.unlabelled,
+            by_definition,
+            auroc: auroc(&pairs, c),
+            with_scores: pairs.len(),
+            sweep,
+        }
+    }
+}
+
+fn worst_key(a: &AnswerResult, def: Definition) -> Option<WorstKey> {
+    let min = a.min_score().unwrap_or(f64::INFINITY);
+    match a.status(def) {
+        Status::Error => Some(WorstKey(0, 0.0, min, a.position)),
+        Status::Scored { faithful, claims } if faithful < claims => Some(WorstKey(
+            1,
+            faithful as f64 / claims as f64,
+            if min.is_nan() { f64::INFINITY } else { min },
+            a.position,
+        )),
+        _ => None,
+    }
+}
+
+/// The aggregates of a finished list of answers under one definition.
+pub fn aggregate(answers: &[AnswerResult], def: Definition, confidence: f64) -> Aggregate {
+    let mut t = Tally::new(TallyOptions {
+        definitions: vec![def],
+        confidence,
+        worst: 0,
+        max_false_alarm: None,
+        calibrate_on: None,
+    });
+    for a in answers {
+        t.add(a);
+    }
+    t.summary().definitions.remove(0)
+}

@@ -1,0 +1,253 @@
+//! Sharding and merging: `--shard K/N` on `run` and `score` takes part K of N of the cases or
+//! answers, by a hash of their id (deterministic, independent of order, like nextest's
+//! `--partition hash:K/N`), so a large job runs on whatever batch engine a team has (a CI
+//! matrix, Kubernetes indexed Jobs, a Slurm array). `faithgate merge` joins the shard records
+//! into the record the unsharded job would have written, byte for byte.
+
+use crate::answers::score::ScoreRecord;
+use crate::error::{Error, Result};
+use crate::record::{AnyRecord, Record};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Which part of a log a run takes: `K/N`, by a hash of the answer id (or case id), so the parts
+/// are disjoint, cover everything, and do not depend on the order of the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub k: u32,
+    pub n: u32,
+}
+
+impl Shard {
+    pub fn parse(s: &str) -> std::result::Result<Shard, String> {
+        let bad = || format!("--shard {s:?} is not K/N with 1 <= K <= N (e.g. 2/8)");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let (k, n): (u32, u32) = (
+            k.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if k == 0 || n == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+
+    /// True when `id` belongs to this shard: the first 8 bytes of SHA-256 of the id, mod N.
+    pub fn owns(&self, id: &str) -> bool {
+        use sha2::{Digest, Sha256};
+        let h = Sha256::digest(id.as_bytes());
+        let x = u64::from_be_bytes(h[..8].try_into().expect("8 bytes"));
+        (x % self.n as u64) as u32 == self.k - 1
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
+    }
+}
+
+const MERGE_HELP: &str =
+    "merge the records written by `--shard 1/N` ... `--shard N/N` of the same command, unedited";
+
+fn shards_complete(shards: &[(PathBuf, Option<Shard>)]) -> Result<u32> {
+    let mut n = None;
+    let mut seen: Vec<(u32, &Path)> = Vec::new();
+    for (path, s) in shards {
+        let Some(s) = s else {
+            return Err(Error::input(
+                path,
+                None,
+                "not the record of a shard (it has no `shard`); it is already whole",
+                MERGE_HELP,
+            ));
+        };
+        match n {
+            None => n = Some(s.n),
+            Some(m) if m != s.n => {
+                return Err(Error::input(
+                    path,
+                    None,
+                    format!("shard {s} is of a split into {}, the others into {m}", s.n),
+                    MERGE_HELP,
+                ))
+            }
+            _ => {}
+        }
+        if let Some((_, other)) = seen.iter().find(|(k, _)| *k == s.k) {
+            return Err(Error::input(
+                path,
+                None,
+                format!("shard {s} is also in {}", other.display()),
+                MERGE_HELP,
+            ));
+        }
+        seen.push((s.k, path));
+    }
+    let n = n.ok_or_else(|| Error::Usage("merge needs at least one record".into()))?;
+    let missing: Vec<String> = (1..=n)
+        .filter(|k| !seen.iter().any(|(x, _)| x == k))
+        .map(|k| format!("{k}/{n}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::Usage(format!(
+            "shard(s) {} missing: a merge of part of the shards would report on part of the data as if it were all of it",
+            missing.join(", ")
+        )));
+    }
+    Ok(n)
+}
+
+/// Joins the score records of shards 1/N..N/N into the record of the whole log.
+pub fn merge_score(parts: Vec<(PathBuf, ScoreRecord)>) -> Result<ScoreRecord> {
+    shards_complete(
+        &parts
+            .iter()
+            .map(|(p, r)| (p.clone(), r.shard))
+            .collect::<Vec<_>>(),
+    )?;
+    let (first_path, first) = &parts[0];
+    let mut out = first.clone_head();
+    out.shard = None;
+    for (path, r) in &parts {
+        for (what, a, b) in [
+            ("log", &r.log, &first.log),
+            ("checker", &r.checker, &first.checker),
+            ("decomposer", &r.decomposer, &first.decomposer),
+        ] {
+            if a != b {
+                return Err(Error::input(
+                    path,
+                    None,
+                    format!(
+                        "its {what} is `{a}` but {} has `{b}`: shards of different runs",
+                        first_path.display()
+                    ),
+                    MERGE_HELP,
+                ));
+            }
+        }
+    }
+    let mut answers: Vec<_> = parts.into_iter().flat_map(|(_, r)| r.answers).collect();
+    answers.sort_by_key(|a| a.position);
+    if let Some(w) = answers.windows(2).find(|w| w[0].position == w[1].position) {
+        return Err(Error::Usage(format!(
+            "answers `{}` and `{}` both claim position {} of the log: shards of different logs",
+            w[0].id, w[1].id, w[0].position
+        )));
+    }
+    out.answers = answers;
+    Ok(out)
+}
+
+/// Joins the run records of shards 1/N..N/N into the record of the whole run.
+pub fn merge_run(parts: Vec<(PathBuf, Record)>) -> Result<Record> {
+    let (first_path, first) = &parts[0];
+    for (path, r) in &parts {
+        let names: Vec<&str> = r.runs.iter().map(|x| x.suite.as_str()).collect();
+        let first_names: Vec<&str> = first.runs.iter().map(|x| x.suite.as_str()).collect();
+        if names != first_names {
+            return Err(Error::input(
+                path,
+                None,
+                format!(
+                    "its suites are [{}] but {} has [{}]",
+                    names.join(", "),
+                    first_path.display(),
+                    first_names.join(", ")
+                ),
+                MERGE_HELP,
+            ));
+        }
+    }
+    let mut runs = Vec::new();
+    for i in 0..first.runs.len() {
+        let shards: Vec<(PathBuf, Option<Shard>)> = parts
+            .iter()
+            .map(|(p, r)| (p.clone(), r.runs[i].shard))
+            .collect();
+        shards_complete(&shards)?;
+        let base = &first.runs[i];
+        let mut cases = Vec::new();
+        for (path, r) in &parts {
+            let run = &r.runs[i];
+            if run.suite_sha256 != base.suite_sha256 || run.checker != base.checker {
+                return Err(Error::input(
+                    path,
+                    None,
+                    format!(
+                        "suite `{}`: its suite version or checker differs from {}: shards of different runs",
+                        run.suite,
+                        first_path.display()
+                    ),
+                    MERGE_HELP,
+                ));
+            }
+            for c in &run.cases {
+                let Some(pos) = c.position else {
+                    return Err(Error::input(
+                        path,
+                        None,
+                        format!("case `{}` has no position: not written by a shard", c.id),
+                        MERGE_HELP,
+                    ));
+                };
+                let mut c = c.clone();
+                c.position = None;
+                cases.push((pos, c));
+            }
+        }
+        cases.sort_by_key(|(p, _)| *p);
+        let mut merged = base.clone();
+        merged.shard = None;
+        merged.cases = cases.into_iter().map(|(_, c)| c).collect();
+        runs.push(merged);
+    }
+    Ok(Record::new(runs))
+}
+
+/// Loads shard records of one kind and merges them.
+pub fn merge_files(paths: &[PathBuf]) -> Result<AnyRecord> {
+    let mut scores = Vec::new();
+    let mut runs = Vec::new();
+    for p in paths {
+        match AnyRecord::load(p)? {
+            AnyRecord::Score(s) => scores.push((p.clone(), s)),
+            AnyRecord::Run(r) => runs.push((p.clone(), r)),
+        }
+    }
+    match (scores.is_empty(), runs.is_empty()) {
+        (false, true) => Ok(AnyRecord::Score(merge_score(scores)?)),
+        (true, false) => Ok(AnyRecord::Run(merge_run(runs)?)),
+        (true, true) => Err(Error::Usage("merge needs the shard records".into())),
+        (false, false) => Err(Error::Usage(
+            "some of these are run records and some score records; merge shards of one command"
+                .into(),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_are_disjoint_cover_every_id_and_ignore_order() {
+        let ids: Vec<String> = (0..1000).map(|i| format!("a-{i}")).collect();
+        let n = 4;
+        let mut count = 0;
+        for id in &ids {
+            let owners = (1..=n).filter(|k| Shard { k: *k, n }.owns(id)).count();
+            assert_eq!(owners, 1, "{id}");
+            count += 1;
+        }
+        assert_eq!(count, 1000);
+        // roughly balanced
+        let first = ids.iter().filter(|i| Shard { k: 1, n }.owns(i)).count();
+        assert!((180..320).contains(&first), "{first}");
+        assert!(Shard::parse("0/3").is_err());
+        assert!(Shard::parse("4/3").is_err());
+        assert!(Shard::parse("x").is_err());
+        assert_eq!(Shard::parse("2/3").unwrap(), Shard { k: 2, n: 3 });
+    }
+}

@@ -1,0 +1,362 @@
+//! `score` on logs as they come: RAGTruth-style labelled data imported and scored with agreement
+//! figures, logs with shared contexts and side-file labels, sharded runs that merge to exactly
+//! the unsharded result, and reports that stay readable.
+
+mod common;
+
+use common::{faithgate_in, output, root};
+use std::path::Path;
+
+fn import(dir: &Path) {
+    let (code, _, err) = output(faithgate_in(dir).args([
+        "import",
+        "ragtruth",
+        root().join("tests/fixtures/ragtruth").to_str().unwrap(),
+        "--log",
+        "log.jsonl",
+        "--hard-cases",
+        "suite.yaml",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("imported 8 answers (4 labelled hallucinated) over 3 sources"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_imported_ragtruth_log_scores_with_agreement_figures() {
+    let d = tempfile::tempdir().unwrap();
+    import(d.path());
+    // the log: one answer per response, context by id, model as tag, label from the spans,
+    // every other key kept
+    let log = std::fs::read_to_string(d.path().join("log.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+    assert_eq!(first["context"], "s-100");
+    assert_eq!(first["tag"], "gpt-4-0613");
+    assert_eq!(first["label"]["hallucinated"], false);
+    assert_eq!(first["quality"], "good");
+
+    let (code, json, err) = output(faithgate_in(d.path()).args([
+        "score",
+        "log.jsonl",
+        "--contexts",
+        "log.contexts.jsonl",
+        "--definition",
+        "strict",
+        "--definition",
+        "non-contradiction",
+        "--format",
+        "json",
+        "--no-cache",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let labels = &v["labels"];
+    assert_eq!(labels["labelled"], 8);
+    assert_eq!(labels["hallucinated"], 4);
+    let strict = &labels["by_definition"][0];
+    assert_eq!(strict["definition"], "strict");
+    // every hallucinated answer is flagged; one faithful answer (the Data2txt one, whose source
+    // is JSON) is a false alarm
+    let m = &strict["all"];
+    assert_eq!(
+        (
+            m["tp"].as_u64(),
+            m["fp"].as_u64(),
+            m["fn_"].as_u64(),
+            m["tn"].as_u64()
+        ),
+        (Some(4), Some(1), Some(0), Some(3)),
+        "{m}"
+    );
+    assert_eq!(m["precision"]["k"], 4);
+    assert_eq!(m["precision"]["n"], 5);
+    assert!((m["balanced_accuracy"]["value"].as_f64().unwrap() - 0.875).abs() < 1e-9);
+    assert!((m["f1"]["value"].as_f64().unwrap() - 8.0 / 9.0).abs() < 1e-9);
+    // per label type: what share of each kind of error the checker caught
+    assert_eq!(strict["recall_by_type"]["Evident Conflict"]["n"], 2);
+    // non-contradiction misses the baseless inventions: not_found passes under it
+    let nc = &labels["by_definition"][1]["all"];
+    assert_eq!(nc["fn_"], 2);
+    assert_eq!(
+        labels["by_definition"][1]["recall_by_type"]["Evident Baseless Info"]["k"],
+        0
+    );
+    assert!(labels["auroc"]["auroc"].as_f64().unwrap() > 0.5);
+    // per tag, with no labels needed
+    let tags: Vec<&str> = v["by_tag"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tag"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tags,
+        ["gpt-4-0613", "llama-2-7b-chat", "mistral-7B-instruct"]
+    );
+    assert_eq!(v["by_tag"][1]["unsupported_answers"][0]["k"], 3);
+    // the partial refusal is scored on its claims and marked
+    let r2002 = v["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == "r-2002")
+        .unwrap();
+    assert_eq!(r2002["partial_refusal"], true);
+    assert_eq!(r2002["metadata"]["source_id"], "s-200");
+
+    let (_, human, _) = output(faithgate_in(d.path()).args([
+        "score",
+        "log.jsonl",
+        "--contexts",
+        "log.contexts.jsonl",
+        "--no-cache",
+        "--max-false-alarm",
+        "0.5",
+    ]));
+    for want in [
+        "Agreement with the labels (8 labelled answers scored, 4 hallucinated",
+        "precision 4/5 0.80",
+        "balanced accuracy 0.88",
+        "flagging every answer: F1 0.67",
+        "AUROC of the lowest claim score",
+        "By tag: unsupported-answer rate",
+        "llama-2-7b-chat",
+        "threshold on the lowest claim score for at most 0.50 false alarms",
+    ] {
+        assert!(human.contains(want), "missing {want:?} in\n{human}");
+    }
+
+    // the suite of hard cases runs as a suite
+    let (code, run, err) = output(faithgate_in(d.path()).args(["run", "suite.yaml", "--no-cache"]));
+    assert!(code == 0 || code == 1, "{err}");
+    assert!(
+        run.contains("evident_conflict") && run.contains("subtle_conflict"),
+        "{run}"
+    );
+    assert!(run.contains("8 verified claims, 5 hard cases"), "{run}");
+}
+
+#[test]
+fn labels_from_a_side_file_override_the_log_and_unmatched_ones_are_reported() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("log.jsonl"),
+        concat!(
+            "{\"id\": 1, \"question\": null, \"answer\": \"Here is a summary:\\n\\nOrder A17 shipped on 3 March.\", \"context\": \"orders\", \"model\": \"m1\"}\n",
+            "{\"id\": 2, \"answer\": \"Order A17 shipped on 5 March.\", \"context\": \"orders\", \"label\": {\"hallucinated\": false}}\n",
+            "{\"id\": 3, \"answer\": \"Order A17 was lost.\", \"passages\": []}\n",
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        d.path().join("ctx.jsonl"),
+        "{\"id\": \"orders\", \"text\": \"Order A17 shipped on 3 March by courier.\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.path().join("labels.jsonl"),
+        "{\"id\": 1, \"hallucinated\": false}\n{\"id\": \"2\", \"hallucinated\": true, \"types\": [\"wrong date\"]}\n{\"id\": \"99\", \"hallucinated\": true}\n",
+    )
+    .unwrap();
+    let (code, json, err) = output(faithgate_in(d.path()).args([
+        "score",
+        "log.jsonl",
+        "--contexts",
+        "ctx.jsonl",
+        "--labels",
+        "labels.jsonl",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("1 of 3 answers have no passage text (first: `3` on line 3)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("1 labels match no answer of the log (first: `99`)"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let a: Vec<&serde_json::Value> = v["answers"].as_array().unwrap().iter().collect();
+    assert_eq!(a[0]["id"], "1");
+    assert_eq!(a[0]["metadata"]["model"], "m1");
+    assert_eq!(
+        a[0]["claims"].as_array().unwrap().len(),
+        1,
+        "framing dropped"
+    );
+    assert_eq!(a[1]["label"]["hallucinated"], true, "the side file wins");
+    let m = &v["labels"]["by_definition"][0]["all"];
+    assert_eq!((m["tp"].as_u64(), m["tn"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(v["without_passages"], 1);
+}
+
+#[test]
+fn a_bad_log_line_names_its_line_and_the_rest_is_still_scored() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("log.jsonl"),
+        "{\"id\": \"a\", \"answer\": \"Order A17 shipped.\", \"passages\": [{\"id\": \"p\", \"text\": \"Order A17 shipped.\"}]}\n{\"id\": \"b\", \"answer\": \"x\", \"context\": \"nope\"}\n{\"id\": [1], \"answer\": \"x\", \"passages\": []}\n",
+    )
+    .unwrap();
+    let (code, out, err) = output(faithgate_in(d.path()).args(["score", "log.jsonl"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("log.jsonl:2") && err.contains("no --contexts file"),
+        "{err}"
+    );
+    assert!(
+        err.contains("log.jsonl:3") && err.contains("not a list"),
+        "{err}"
+    );
+    assert!(out.contains("1 answer: 1 scored"), "{out}");
+}
+
+#[test]
+fn sharded_runs_and_scorings_merge_to_exactly_the_unsharded_record() {
+    let d = tempfile::tempdir().unwrap();
+    import(d.path());
+    let fg = || faithgate_in(d.path());
+    // score, in three shards, then merged in any order
+    for k in 1..=3 {
+        let (code, out, err) = output(fg().args([
+            "score",
+            "log.jsonl",
+            "--contexts",
+            "log.contexts.jsonl",
+            "--shard",
+            &format!("{k}/3"),
+            "--record",
+            &format!("s{k}.json"),
+        ]));
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains(&format!("shard {k}/3")), "{out}");
+    }
+    let (code, _, err) = output(fg().args([
+        "score",
+        "log.jsonl",
+        "--contexts",
+        "log.contexts.jsonl",
+        "--record",
+        "whole.json",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = output(fg().args([
+        "merge",
+        "s3.json",
+        "s1.json",
+        "s2.json",
+        "--out",
+        "merged.json",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let read = |p: &str| std::fs::read(d.path().join(p)).unwrap();
+    assert_eq!(read("merged.json"), read("whole.json"), "score shards");
+    let sizes: Vec<usize> = (1..=3)
+        .map(|k| {
+            let v: serde_json::Value =
+                serde_json::from_slice(&read(&format!("s{k}.json"))).unwrap();
+            v["answers"].as_array().unwrap().len()
+        })
+        .collect();
+    assert_eq!(sizes.iter().sum::<usize>(), 8, "{sizes:?}");
+
+    // run, in two shards
+    let larkspur = root().join("suites/larkspur.yaml");
+    let larkspur = larkspur.to_str().unwrap();
+    for k in 1..=2 {
+        let (code, out, err) = output(fg().args([
+            "run",
+            larkspur,
+            "--no-cache",
+            "--shard",
+            &format!("{k}/2"),
+            "--record",
+            &format!("r{k}.json"),
+        ]));
+        assert!(code == 0 || code == 1, "{err}");
+        assert!(out.contains(&format!("shard {k}/2")), "{out}");
+    }
+    let (_, _, err) = output(fg().args(["run", larkspur, "--no-cache", "--record", "rwhole.json"]));
+    assert!(err.contains("scored 47 cases"), "{err}");
+    let (code, _, err) =
+        output(fg().args(["merge", "r2.json", "r1.json", "--out", "rmerged.json"]));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(read("rmerged.json"), read("rwhole.json"), "run shards");
+    // and the merged record is a record like any other
+    let (code, out, err) = output(fg().args(["compare", "rwhole.json", "rmerged.json"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("gate passed"), "{out}");
+
+    // a missing shard, a repeated one, or a whole record: errors, nothing written
+    for (args, want) in [
+        (vec!["merge", "s1.json", "s2.json"], "3/3 missing"),
+        (
+            vec!["merge", "s1.json", "s1.json", "s2.json", "s3.json"],
+            "also in",
+        ),
+        (vec!["merge", "whole.json"], "not the record of a shard"),
+        (
+            vec!["merge", "s1.json", "r1.json"],
+            "some of these are run records",
+        ),
+    ] {
+        let mut a = args.clone();
+        a.extend(["--out", "bad.json"]);
+        let (code, _, err) = output(fg().args(&a));
+        assert_eq!(code, 2, "{a:?}: {err}");
+        assert!(err.contains(want), "{a:?}: {err}");
+        assert!(!d.path().join("bad.json").exists());
+    }
+    let (code, _, err) = output(fg().args(["score", "log.jsonl", "--shard", "4/3"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("K/N with 1 <= K <= N"), "{err}");
+}
+
+#[test]
+fn the_human_report_lists_the_worst_answers_on_one_line_each_and_all_on_request() {
+    let d = tempfile::tempdir().unwrap();
+    let mut log = String::new();
+    for i in 0..30 {
+        // multi-line evidence: a passage with line breaks and a list
+        log.push_str(&serde_json::json!({
+            "id": format!("a{i:02}"),
+            "answer": if i % 3 == 0 { "Here is a summary:\n\n- The Team plan costs €15 per user.\n- It includes 10 users." } else { "The Team plan includes up to 10 users." },
+            "passages": [{"id": "plans", "text": "Plans:\n\n- The Team plan costs €12 per user per month\n  and includes up to 10 users."}],
+            "tag": if i % 2 == 0 { "model-a" } else { "model-b" },
+        }).to_string());
+        log.push('\n');
+    }
+    std::fs::write(d.path().join("log.jsonl"), log).unwrap();
+    let (_, out, _) = output(faithgate_in(d.path()).args(["score", "log.jsonl", "--worst", "3"]));
+    assert!(
+        out.contains("The 3 worst of 10 answers not faithful (strict)"),
+        "{out}"
+    );
+    let listed = out.lines().filter(|l| l.contains(" claims strict")).count();
+    assert_eq!(listed, 3, "{out}");
+    // evidence is one line: no line of the report starts inside a passage
+    assert!(
+        out.lines().any(|l| l.ends_with(
+            "plans: The Team plan costs €12 per user per month and includes up to 10 users."
+        )),
+        "{out}"
+    );
+    assert!(
+        !out.lines()
+            .any(|l| l.trim_start().starts_with("and includes")),
+        "{out}"
+    );
+    assert!(out.contains("model-a") && out.contains("model-b"), "{out}");
+    let (_, all, _) = output(faithgate_in(d.path()).args(["score", "log.jsonl", "--show", "all"]));
+    assert_eq!(
+        all.lines().filter(|l| l.contains(" claims strict")).count(),
+        30
+    );
+    let (_, none, _) =
+        output(faithgate_in(d.path()).args(["score", "log.jsonl", "--show", "none"]));
+    assert!(!none.contains(" claims strict") && none.contains("Across answers"));
+}
