@@ -175,11 +175,54 @@ fn an_over_long_window_is_narrowed_to_single_sentences() {
 }
 
 #[test]
-fn a_single_sentence_too_long_for_the_model_is_an_error_never_a_pass() {
+fn a_sentence_too_long_for_the_model_is_scored_in_overlapping_pieces() {
     let s = Setup::new("");
-    let long = "word ".repeat(80).trim().to_string();
-    let suite = write_suite(s.dir.path(), &format!("{long}."));
-    let (code, v, err) = s.run(&suite, "nli", &["--no-cache"]);
+    // one sentence of ~90 tokens, over the model's 64 with any claim: scored in pieces that fit
+    let long = format!(
+        "{} export links expire after 7 days {}",
+        "the workspace owner may download every file "
+            .repeat(6)
+            .trim(),
+        "and a new link can be requested from settings at any time "
+            .repeat(2)
+            .trim()
+    );
+    let p = s.dir.path().join("long.yaml");
+    std::fs::write(
+        &p,
+        format!("suite: long\ncontexts:\n  - id: c\n    passages:\n      - {{id: p1, text: \"{long}.\"}}\n    faithful:\n      - {{id: f1, claim: \"Export links expire after 7 days.\"}}\n"),
+    )
+    .unwrap();
+    for checker in ["nli", "sim"] {
+        let (code, v, err) = s.run(&p, checker, &["--no-cache"]);
+        assert!(code == 0 || code == 1, "{checker}: {err}");
+        let cases = v["cases"].as_array().unwrap();
+        assert!(cases.len() > 1, "the claim and its mutants");
+        for c in cases {
+            assert_ne!(c["outcome"], "error", "{c}");
+            let w = c["evidence"]["window"].as_str().unwrap();
+            assert!(
+                w.starts_with("[words ") && w.contains("of a sentence too long for the model]"),
+                "evidence does not say it is a piece: {w}"
+            );
+            // the piece is inside the passage
+            let piece = w.split("] ").nth(1).unwrap();
+            assert!(long.contains(piece.trim_end_matches('.')), "{piece}");
+        }
+    }
+}
+
+#[test]
+fn a_claim_too_long_for_the_model_is_an_error_never_a_pass() {
+    let s = Setup::new("");
+    let claim = "word ".repeat(80).trim().to_string();
+    let p = s.dir.path().join("long.yaml");
+    std::fs::write(
+        &p,
+        format!("suite: long\ncontexts:\n  - id: c\n    passages:\n      - {{id: p1, text: \"Export links expire after 7 days.\"}}\n    faithful:\n      - {{id: f1, claim: \"{claim}.\"}}\n"),
+    )
+    .unwrap();
+    let (code, v, err) = s.run(&p, "nli", &["--no-cache"]);
     assert_eq!(code, 3, "{err}");
     let errors: Vec<&Value> = v["cases"]
         .as_array()
@@ -187,15 +230,15 @@ fn a_single_sentence_too_long_for_the_model_is_an_error_never_a_pass() {
         .iter()
         .filter(|c| c["outcome"] == "error")
         .collect();
-    assert!(!errors.is_empty());
+    assert_eq!(errors.len(), v["cases"].as_array().unwrap().len());
     assert!(
-        errors[0]["error"].as_str().unwrap().contains("tokens"),
+        errors[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("the claim itself is too long for the model"),
         "{}",
         errors[0]
     );
-    assert_eq!(v["summary"]["errors"].as_u64(), Some(errors.len() as u64));
-    // the passage is that one sentence: no case can be scored, so none is in any rate
-    assert_eq!(errors.len(), v["cases"].as_array().unwrap().len());
     assert!(errors.iter().all(|c| c["verdict"].is_null()));
     assert_eq!(v["summary"]["false_alarms"]["n"].as_u64(), Some(0));
     assert_eq!(v["summary"]["all_faults"]["n"].as_u64(), Some(0));

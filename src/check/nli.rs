@@ -17,7 +17,7 @@
 
 use super::cache::Cache;
 use super::onnx::Model;
-use super::windows::{passage_sentences, windows_of, Window};
+use super::windows::{passage_sentences, sentence_parts, windows_of, Window};
 use super::{CheckError, CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
 use crate::text::tokenize;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -286,6 +286,14 @@ fn topic_words(text: &str) -> HashSet<String> {
         .collect()
 }
 
+/// A window a claim is scored against: one of its context set's, or a piece of an over-long
+/// sentence made for this claim.
+#[derive(Clone, Copy)]
+enum WinRef {
+    Shared(usize),
+    Part(usize),
+}
+
 struct Prepared {
     windows: Vec<Window>,
     /// Topic words of each passage, for choosing the passage a claim is about.
@@ -343,41 +351,83 @@ impl Checker for NliChecker {
         let mut index: HashMap<(String, String), usize> = HashMap::new();
         let mut keys: Vec<(String, String)> = Vec::new();
         let mut lengths: Vec<usize> = Vec::new();
-        let mut claim_pairs: Vec<Result<Vec<(usize, usize)>, CheckError>> = Vec::new(); // (window idx, pair idx)
+        // pieces of over-long sentences, made per claim (their size depends on the claim)
+        let mut parts: Vec<Window> = Vec::new();
+        let mut claim_pairs: Vec<Result<Vec<(WinRef, usize)>, CheckError>> = Vec::new();
+        let mut intern = |key: (String, String),
+                          keys: &mut Vec<(String, String)>,
+                          lengths: &mut Vec<usize>|
+         -> Result<usize, String> {
+            if let Some(&pi) = index.get(&key) {
+                return Ok(pi);
+            }
+            let len = self.model.token_len(&key.0, Some(&key.1))?;
+            keys.push(key.clone());
+            lengths.push(len);
+            index.insert(key, keys.len() - 1);
+            Ok(keys.len() - 1)
+        };
         for c in &input.claims {
             let prep = &prepared[&c.context];
             let mut pairs = Vec::new();
             let mut failure = None;
             for (wi, w) in prep.windows.iter().enumerate() {
-                let key = (w.text.clone(), c.text.to_string());
-                let pi = match index.get(&key) {
-                    Some(&pi) => pi,
-                    None => {
-                        let len = match self.model.token_len(&w.text, Some(c.text)) {
-                            Ok(l) => l,
-                            Err(e) => {
-                                failure = Some(CheckError::Model(e));
-                                break;
-                            }
-                        };
-                        keys.push(key.clone());
-                        lengths.push(len);
-                        index.insert(key, keys.len() - 1);
-                        keys.len() - 1
+                let pi = match intern(
+                    (w.text.clone(), c.text.to_string()),
+                    &mut keys,
+                    &mut lengths,
+                ) {
+                    Ok(pi) => pi,
+                    Err(e) => {
+                        failure = Some(CheckError::Model(e));
+                        break;
                     }
                 };
-                if lengths[pi] > self.model.max_len {
-                    if w.len == 1 {
+                if lengths[pi] <= self.model.max_len {
+                    pairs.push((WinRef::Shared(wi), pi));
+                    continue;
+                }
+                if w.len > 1 {
+                    continue; // narrowed: the window's shorter windows are scored instead
+                }
+                // one sentence too long for the model: overlapping pieces that fit with the claim
+                let max = self.model.max_len;
+                let mut fits = |t: &str| self.model.token_len(t, Some(c.text)).map(|l| l <= max);
+                match sentence_parts(w, &mut fits) {
+                    Err(e) => {
+                        failure = Some(CheckError::Model(e));
+                        break;
+                    }
+                    Ok(None) => {
                         let ctx = &input.contexts[c.context];
                         failure = Some(CheckError::TooLong(format!(
-                            "a sentence of passage {} plus the claim is {} tokens and the model takes {}; a single sentence cannot be narrowed further, so this case was not scored (nothing was truncated)",
-                            ctx.passages[w.passage].id, lengths[pi], self.model.max_len
+                            "the claim itself is too long for the model: with even one word of passage {} it exceeds the model's {} tokens (nothing was truncated)",
+                            ctx.passages[w.passage].id, max
                         )));
                         break;
                     }
-                    continue; // narrowed: the window's shorter windows are scored instead
+                    Ok(Some(pieces)) => {
+                        for piece in pieces {
+                            match intern(
+                                (piece.text.clone(), c.text.to_string()),
+                                &mut keys,
+                                &mut lengths,
+                            ) {
+                                Ok(pi) => {
+                                    parts.push(piece);
+                                    pairs.push((WinRef::Part(parts.len() - 1), pi));
+                                }
+                                Err(e) => {
+                                    failure = Some(CheckError::Model(e));
+                                    break;
+                                }
+                            }
+                        }
+                    }
                 }
-                pairs.push((wi, pi));
+                if failure.is_some() {
+                    break;
+                }
             }
             claim_pairs.push(match failure {
                 Some(e) => Err(e),
@@ -448,9 +498,13 @@ impl Checker for NliChecker {
                 let prep = &prepared[&c.context];
                 let ctx = &input.contexts[c.context];
                 let mut scored_windows: Vec<(&Window, &Vec<f32>)> = Vec::new();
-                for (wi, pi) in pairs {
+                for (wr, pi) in pairs {
+                    let w = match wr {
+                        WinRef::Shared(i) => &prep.windows[i],
+                        WinRef::Part(i) => &parts[i],
+                    };
                     match &probs[&pi] {
-                        Ok(p) => scored_windows.push((&prep.windows[wi], p)),
+                        Ok(p) => scored_windows.push((w, p)),
                         Err(e) => return Err(e.clone()),
                     }
                 }
@@ -465,7 +519,8 @@ impl Checker for NliChecker {
                 let score = best_p[self.entail] as f64;
                 let evidence = |w: &Window| Evidence {
                     passage: ctx.passages[w.passage].id.clone(),
-                    window: w.text.clone(),
+                    // a piece of an over-long sentence says so
+                    window: w.evidence_text(),
                 };
                 if score >= self.settings.threshold {
                     return Ok(Verdict {

@@ -8,7 +8,7 @@
 use super::cache::Cache;
 use super::nli::{score_all, ModelUse, Stored};
 use super::onnx::Model;
-use super::windows::{passage_sentences, windows_of, Window};
+use super::windows::{passage_sentences, sentence_parts, windows_of, Window};
 use super::{CheckError, CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -193,10 +193,28 @@ impl Checker for SimilarityChecker {
         let mut plan: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
         for c in &input.claims {
             let ws = windows.entry(c.context).or_insert_with(|| {
+                let max = self.model.max_len;
                 windows_of(
                     &passage_sentences(&input.contexts[c.context].passages),
                     self.settings.max_window_sentences,
                 )
+                .into_iter()
+                .flat_map(|w| {
+                    // a sentence too long for the model: overlapping pieces that fit (a text
+                    // never has more tokens than bytes plus the two special tokens)
+                    let long = w.len == 1
+                        && w.text.len() + 2 > max
+                        && self.model.token_len(&w.text, None).is_ok_and(|l| l > max);
+                    if !long {
+                        return vec![w];
+                    }
+                    let mut fits = |t: &str| self.model.token_len(t, None).map(|l| l <= max);
+                    match sentence_parts(&w, &mut fits) {
+                        Ok(Some(parts)) => parts,
+                        _ => vec![w],
+                    }
+                })
+                .collect()
             });
             let wids = ws
                 .iter()
@@ -245,7 +263,7 @@ impl Checker for SimilarityChecker {
                 for (wi, tid) in wids {
                     let w = &windows[&c.context][wi];
                     let Some(we) = &embedded[tid] else {
-                        if w.len == 1 {
+                        if w.len == 1 && w.part.is_none() {
                             return Err(CheckError::TooLong(format!(
                                 "a sentence of passage {} is {} tokens, longer than the model's {max}; it cannot be narrowed, so this case was not scored",
                                 ctx.passages[w.passage].id, lengths[tid]
@@ -266,7 +284,7 @@ impl Checker for SimilarityChecker {
                     score: Some(score),
                     evidence: Some(Evidence {
                         passage: ctx.passages[w.passage].id.clone(),
-                        window: w.text.clone(),
+                        window: w.evidence_text(),
                     }),
                     reason: format!("cosine {score:.3} with the closest window"),
                 })

@@ -16,6 +16,76 @@ pub struct Window {
     /// Number of sentences in the window.
     pub len: usize,
     pub text: String,
+    /// For a piece of one sentence too long for a model: the word range it covers
+    /// (see [`sentence_parts`]).
+    pub part: Option<(usize, usize)>,
+}
+
+impl Window {
+    /// The window as evidence: a piece of an over-long sentence says which words it holds.
+    pub fn evidence_text(&self) -> String {
+        match self.part {
+            Some((a, b)) => format!(
+                "[words {}-{b} of a sentence too long for the model] {}",
+                a + 1,
+                self.text
+            ),
+            None => self.text.clone(),
+        }
+    }
+}
+
+/// Overlapping pieces of one over-long sentence, each as long as fits: the largest number of
+/// words `w` whose piece `fits`, then pieces of `w` words every `w / 2` words (the last aligned
+/// to the end), so any stretch of `w / 2` words is whole in some piece. None when not even one
+/// word fits (the claim itself is too long).
+pub fn sentence_parts(
+    window: &Window,
+    fits: &mut dyn FnMut(&str) -> Result<bool, String>,
+) -> Result<Option<Vec<Window>>, String> {
+    let words: Vec<&str> = window.text.split_whitespace().collect();
+    if words.is_empty() || !fits(words[0])? {
+        return Ok(None);
+    }
+    // binary search the longest prefix that fits
+    let (mut lo, mut hi) = (1usize, words.len());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(&words[..mid].join(" "))? {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let w = lo;
+    let stride = (w / 2).max(1);
+    let mut starts: Vec<usize> = (0..words.len().saturating_sub(w) + 1)
+        .step_by(stride)
+        .collect();
+    let last = words.len().saturating_sub(w);
+    if starts.last() != Some(&last) {
+        starts.push(last);
+    }
+    let mut out = Vec::with_capacity(starts.len());
+    for s in starts {
+        let e = (s + w).min(words.len());
+        let text = words[s..e].join(" ");
+        // a piece can tokenise longer than the prefix did: shrink it until it fits
+        let mut e2 = e;
+        let mut t = text;
+        while !fits(&t)? && e2 > s + 1 {
+            e2 -= 1;
+            t = words[s..e2].join(" ");
+        }
+        out.push(Window {
+            passage: window.passage,
+            first: window.first,
+            len: 1,
+            text: t,
+            part: Some((s, e2)),
+        });
+    }
+    Ok(Some(out))
 }
 
 /// The sentences of each passage.
@@ -47,6 +117,7 @@ pub fn windows_of(sentences: &[Vec<String>], max_sentences: usize) -> Vec<Window
                     first,
                     len,
                     text: sents[first..first + len].join(" "),
+                    part: None,
                 });
             }
         }
@@ -57,6 +128,31 @@ pub fn windows_of(sentences: &[Vec<String>], max_sentences: usize) -> Vec<Window
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_over_long_sentence_becomes_overlapping_pieces_that_fit() {
+        let text: Vec<String> = (0..25).map(|i| format!("w{i}")).collect();
+        let w = Window {
+            passage: 0,
+            first: 3,
+            len: 1,
+            text: text.join(" "),
+            part: None,
+        };
+        // a "model" that takes 8 words
+        let mut fits = |t: &str| Ok(t.split_whitespace().count() <= 8);
+        let parts = sentence_parts(&w, &mut fits).unwrap().unwrap();
+        let ranges: Vec<(usize, usize)> = parts.iter().map(|p| p.part.unwrap()).collect();
+        assert_eq!(
+            ranges,
+            vec![(0, 8), (4, 12), (8, 16), (12, 20), (16, 24), (17, 25)]
+        );
+        assert!(parts.iter().all(|p| p.text.split_whitespace().count() <= 8));
+        assert_eq!(parts[1].text, "w4 w5 w6 w7 w8 w9 w10 w11");
+        // nothing fits: the claim itself is too long
+        let mut none = |_: &str| Ok(false);
+        assert_eq!(sentence_parts(&w, &mut none).unwrap(), None);
+    }
 
     fn p(id: &str, text: &str) -> Passage {
         Passage {
