@@ -360,3 +360,122 @@ fn the_human_report_lists_the_worst_answers_on_one_line_each_and_all_on_request(
         output(faithgate_in(d.path()).args(["score", "log.jsonl", "--show", "none"]));
     assert!(!none.contains(" claims strict") && none.contains("Across answers"));
 }
+
+#[test]
+fn two_generators_answers_compare_by_a_shared_key_under_every_definition() {
+    let d = tempfile::tempdir().unwrap();
+    import(d.path());
+    let log = std::fs::read_to_string(d.path().join("log.jsonl")).unwrap();
+    for (model, file) in [("gpt-4-0613", "a.jsonl"), ("llama-2-7b-chat", "b.jsonl")] {
+        let lines: String = log
+            .lines()
+            .filter(|l| l.contains(&format!("\"tag\":\"{model}\"")))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(lines.lines().count(), 3);
+        std::fs::write(d.path().join(file), lines).unwrap();
+        let (code, _, err) = output(faithgate_in(d.path()).args([
+            "score",
+            file,
+            "--contexts",
+            "log.contexts.jsonl",
+            "--record",
+            &format!("{file}.json"),
+        ]));
+        assert!(code == 0, "{err}");
+    }
+    let fg = || faithgate_in(d.path());
+    // by id nothing pairs: an error that says what to do, never a pass
+    let (code, _, err) = output(fg().args(["compare", "a.jsonl.json", "b.jsonl.json"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("nothing to compare") && err.contains("--pair-by"),
+        "{err}"
+    );
+    // by source: three pairs, both definitions, Holm-adjusted together
+    let (code, json, err) = output(fg().args([
+        "compare",
+        "a.jsonl.json",
+        "b.jsonl.json",
+        "--pair-by",
+        "source_id",
+        "--format",
+        "json",
+    ]));
+    assert!(code == 0 || code == 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["pair_by"], "source_id");
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["definition"], "strict");
+    assert_eq!(rows[1]["definition"], "non-contradiction");
+    assert_eq!(rows[0]["paired"], 3);
+    // llama's answers are worse on every source under strict
+    assert_eq!(rows[0]["candidate_unsupported"]["k"], 3);
+    assert!(rows[0]["p_adjusted"].as_f64() >= rows[0]["p_value"].as_f64());
+    assert!(
+        v["failures"][0]
+            .as_str()
+            .unwrap()
+            .contains("newly unsupported, more than --max-new-misses 0"),
+        "{v}"
+    );
+    let (_, md, _) = output(fg().args([
+        "compare",
+        "a.jsonl.json",
+        "b.jsonl.json",
+        "--pair-by",
+        "source_id",
+        "--format",
+        "markdown",
+    ]));
+    assert!(
+        md.contains("| strict | 3 |") && md.contains("| non-contradiction | 3 |"),
+        "{md}"
+    );
+    assert!(md.contains("**Newly unsupported answers**"), "{md}");
+    let (_, xml, _) = output(fg().args([
+        "compare",
+        "a.jsonl.json",
+        "b.jsonl.json",
+        "--pair-by",
+        "source_id",
+        "--definition",
+        "strict",
+        "--format",
+        "junit",
+    ]));
+    assert!(
+        xml.contains(
+            "<testcase classname=\"compare.answers\" name=\"unsupported answers (strict)\">"
+        ),
+        "{xml}"
+    );
+    assert!(!xml.contains("non-contradiction"), "{xml}");
+    // a key that is not unique pairs ambiguously: an error
+    let (code, _, err) = output(fg().args([
+        "compare",
+        "a.jsonl.json",
+        "b.jsonl.json",
+        "--pair-by",
+        "tag",
+    ]));
+    assert_eq!(code, 2);
+    assert!(err.contains("two answers with tag `gpt-4-0613`"), "{err}");
+    // a JSON report given by mistake says what it is
+    let (_, report, _) = output(fg().args([
+        "score",
+        "a.jsonl",
+        "--contexts",
+        "log.contexts.jsonl",
+        "--format",
+        "json",
+    ]));
+    std::fs::write(d.path().join("report.json"), report).unwrap();
+    let (code, _, err) = output(fg().args(["compare", "report.json", "b.jsonl.json"]));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("it looks like the report of `faithgate score --format json`"),
+        "{err}"
+    );
+}

@@ -366,10 +366,11 @@ pub fn score_chunk(
     results
 }
 
-/// Two scorings of the same questions, answer by answer.
+/// One definition's row of an answer-level comparison.
 #[derive(Debug, Clone, Serialize)]
-pub struct AnswerComparison {
+pub struct AnswerRow {
     pub definition: Definition,
+    /// Pairs scored in both records under this definition.
     pub paired: usize,
     pub base_unsupported: Rate,
     pub candidate_unsupported: Rate,
@@ -378,14 +379,30 @@ pub struct AnswerComparison {
     /// Clean in the base, unsupported in the candidate.
     pub broken: u64,
     pub p_value: f64,
-    /// The gate's p-value: answer-level comparison has one row, so Holm leaves it as it is.
+    /// Adjusted over the definitions compared (Holm by default).
     pub p_adjusted: f64,
-    /// The smallest rise in the unsupported-answer rate these paired answers detect with 80%
-    /// power at alpha; None when none could be.
+    /// More broken than fixed with adjusted p < alpha.
+    pub significantly_worse: bool,
+    /// The smallest rise in the unsupported-answer rate these pairs detect with 80% power at
+    /// alpha; None when none could be.
     pub detectable_drop: Option<f64>,
+    /// Candidate answers newly unsupported (at most 50 listed; `broken` counts them all).
     pub newly_broken: Vec<AnswerResult>,
+}
+
+/// Two scorings, answer by answer: the same log scored by two checkers, or two generators'
+/// answers to the same sources paired by a key.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnswerComparison {
+    /// What pairs the answers: `id`, or the key given with `--pair-by`.
+    pub pair_by: String,
+    pub base_log: String,
+    pub candidate_log: String,
+    pub rows: Vec<AnswerRow>,
     pub only_in_base: Vec<String>,
     pub only_in_candidate: Vec<String>,
+    /// Answers that have no value for the pairing key (base, candidate).
+    pub without_key: (usize, usize),
     pub failures: Vec<String>,
 }
 
@@ -399,82 +416,180 @@ impl AnswerComparison {
     }
 }
 
+/// Options of an answer-level comparison.
+#[derive(Debug, Clone)]
+pub struct AnswerCompareOptions {
+    pub definitions: Vec<Definition>,
+    pub alpha: f64,
+    pub max_new_broken: u64,
+    pub confidence: f64,
+    pub adjust: crate::stats::Adjust,
+    /// None: pair by answer id. Some(key): by `question`, `tag`, `context` or a metadata key.
+    pub pair_by: Option<String>,
+}
+
+/// The pairing key of an answer: its id, a field, or a metadata value (strings and numbers).
+fn pair_key(a: &AnswerResult, key: Option<&str>) -> Option<String> {
+    match key {
+        None | Some("id") => Some(a.id.clone()),
+        Some("question") => (!a.question.is_empty()).then(|| a.question.clone()),
+        Some("tag") => a.tag.clone(),
+        Some("context") => a.context.clone(),
+        Some(k) => match a.metadata.get(k) {
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(serde_json::Value::Number(n)) => Some(n.to_string()),
+            Some(serde_json::Value::Bool(b)) => Some(b.to_string()),
+            _ => None,
+        },
+    }
+}
+
+/// Answers by pairing key; two answers with one key make the pairing ambiguous: an error.
+fn keyed<'a>(
+    r: &'a ScoreRecord,
+    key: Option<&str>,
+    which: &str,
+) -> Result<(std::collections::HashMap<String, &'a AnswerResult>, usize)> {
+    let mut m = std::collections::HashMap::new();
+    let mut missing = 0;
+    for a in &r.answers {
+        let Some(k) = pair_key(a, key) else {
+            missing += 1;
+            continue;
+        };
+        if let Some(other) = m.insert(k.clone(), a) {
+            return Err(Error::Usage(format!(
+                "the {which} record ({}) has two answers with {} `{k}` (`{}` and `{}`): pair by a key that is unique in each record",
+                r.log,
+                key.unwrap_or("id"),
+                other.id,
+                a.id
+            )));
+        }
+    }
+    Ok((m, missing))
+}
+
 pub fn compare_answers(
     base: &ScoreRecord,
     cand: &ScoreRecord,
-    def: Definition,
-    alpha: f64,
-    max_new_broken: u64,
-    confidence: f64,
+    opts: &AnswerCompareOptions,
 ) -> Result<AnswerComparison> {
-    use std::collections::HashMap;
-    let b: HashMap<&str, &AnswerResult> = base.answers.iter().map(|a| (a.id.as_str(), a)).collect();
-    let c: HashMap<&str, &AnswerResult> = cand.answers.iter().map(|a| (a.id.as_str(), a)).collect();
-    let mut pairs: Vec<(bool, bool, &AnswerResult)> = Vec::new();
-    for a in &cand.answers {
-        if let Some(x) = b.get(a.id.as_str()) {
-            if let (Some(ub), Some(uc)) = (x.unsupported(def), a.unsupported(def)) {
-                pairs.push((ub, uc, a));
-            }
-        }
-    }
-    let fixed = pairs.iter().filter(|(ub, uc, _)| *ub && !*uc).count() as u64;
-    let broken = pairs.iter().filter(|(ub, uc, _)| !*ub && *uc).count() as u64;
+    let key = opts.pair_by.as_deref();
+    let (b, b_missing) = keyed(base, key, "base")?;
+    let (c, c_missing) = keyed(cand, key, "candidate")?;
+    // candidate order: the order of its log
+    let pairs: Vec<(&AnswerResult, &AnswerResult)> = cand
+        .answers
+        .iter()
+        .filter_map(|a| {
+            let k = pair_key(a, key)?;
+            b.get(&k).map(|x| (*x, a))
+        })
+        .collect();
     if pairs.is_empty() {
         return Err(Error::Usage(format!(
-            "nothing to compare: no answer is scored in both records (base: {} answers from {}; candidate: {} answers from {}); compare scorings of the same log",
+            "nothing to compare: no answer pairs by {} (base: {} answers from {}; candidate: {} answers from {}); {}",
+            key.unwrap_or("id"),
             base.answers.len(),
             base.log,
             cand.answers.len(),
-            cand.log
+            cand.log,
+            if key.is_none() {
+                "compare scorings of the same log, or pair two logs by a shared key with --pair-by KEY"
+            } else {
+                "check that both logs carry the key with the same values"
+            }
         )));
     }
-    let n = pairs.len() as u64;
-    let p = mcnemar_exact(fixed, broken);
-    let mut failures = Vec::new();
-    if broken > fixed && p < alpha {
-        failures.push(format!("significantly more answers broken ({broken}) than fixed ({fixed}): exact McNemar p = {p:.4} < {alpha}"));
+    let mut rows = Vec::new();
+    for def in &opts.definitions {
+        let scored: Vec<(bool, bool, &AnswerResult)> = pairs
+            .iter()
+            .filter_map(|(x, a)| match (x.unsupported(*def), a.unsupported(*def)) {
+                (Some(ub), Some(uc)) => Some((ub, uc, *a)),
+                _ => None,
+            })
+            .collect();
+        let n = scored.len() as u64;
+        let fixed = scored.iter().filter(|(ub, uc, _)| *ub && !*uc).count() as u64;
+        let broken = scored.iter().filter(|(ub, uc, _)| !*ub && *uc).count() as u64;
+        let p = mcnemar_exact(fixed, broken);
+        rows.push(AnswerRow {
+            definition: *def,
+            paired: scored.len(),
+            base_unsupported: Rate::new(
+                scored.iter().filter(|p| p.0).count() as u64,
+                n,
+                opts.confidence,
+            ),
+            candidate_unsupported: Rate::new(
+                scored.iter().filter(|p| p.1).count() as u64,
+                n,
+                opts.confidence,
+            ),
+            fixed,
+            broken,
+            p_value: p,
+            p_adjusted: p,
+            significantly_worse: false,
+            detectable_drop: None,
+            newly_broken: scored
+                .iter()
+                .filter(|(ub, uc, _)| !*ub && *uc)
+                .take(50)
+                .map(|(_, _, a)| (*a).clone())
+                .collect(),
+        });
     }
-    if broken > max_new_broken {
-        failures.push(format!(
-            "{broken} answer(s) newly unsupported, more than --max-new-misses {max_new_broken}"
-        ));
+    let raw: Vec<f64> = rows.iter().map(|r| r.p_value).collect();
+    let adjusted = crate::stats::adjust(&raw, opts.adjust);
+    let level = match opts.adjust {
+        crate::stats::Adjust::None => opts.alpha,
+        _ => opts.alpha / rows.len().max(1) as f64,
+    };
+    let mut failures = Vec::new();
+    for (r, p) in rows.iter_mut().zip(adjusted) {
+        r.p_adjusted = p;
+        r.detectable_drop = crate::stats::detectable_drop(r.paired as u64, level, 0.8);
+        r.significantly_worse = r.broken > r.fixed && p < opts.alpha;
+        if r.significantly_worse {
+            failures.push(format!(
+                "{}: significantly more answers broken ({}) than fixed ({}): exact McNemar p = {:.4}, adjusted {:.4} < {}",
+                r.definition.as_str(), r.broken, r.fixed, r.p_value, p, opts.alpha
+            ));
+        }
+        if r.broken > opts.max_new_broken {
+            failures.push(format!(
+                "{}: {} answer(s) newly unsupported, more than --max-new-misses {}",
+                r.definition.as_str(),
+                r.broken,
+                opts.max_new_broken
+            ));
+        }
     }
     let mut only_in_base: Vec<String> = base
         .answers
         .iter()
-        .filter(|a| !c.contains_key(a.id.as_str()))
+        .filter(|a| pair_key(a, key).is_some_and(|k| !c.contains_key(&k)))
         .map(|a| a.id.clone())
         .collect();
     only_in_base.sort();
     let mut only_in_candidate: Vec<String> = cand
         .answers
         .iter()
-        .filter(|a| !b.contains_key(a.id.as_str()))
+        .filter(|a| pair_key(a, key).is_some_and(|k| !b.contains_key(&k)))
         .map(|a| a.id.clone())
         .collect();
     only_in_candidate.sort();
     Ok(AnswerComparison {
-        definition: def,
-        paired: pairs.len(),
-        base_unsupported: Rate::new(pairs.iter().filter(|p| p.0).count() as u64, n, confidence),
-        candidate_unsupported: Rate::new(
-            pairs.iter().filter(|p| p.1).count() as u64,
-            n,
-            confidence,
-        ),
-        fixed,
-        broken,
-        p_value: p,
-        p_adjusted: p,
-        detectable_drop: crate::stats::detectable_drop(n, alpha, 0.8),
-        newly_broken: pairs
-            .iter()
-            .filter(|(ub, uc, _)| !*ub && *uc)
-            .map(|(_, _, a)| (*a).clone())
-            .collect(),
+        pair_by: key.unwrap_or("id").to_string(),
+        base_log: base.log.clone(),
+        candidate_log: cand.log.clone(),
+        rows,
         only_in_base,
         only_in_candidate,
+        without_key: (b_missing, c_missing),
         failures,
     })
 }

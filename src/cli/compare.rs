@@ -3,7 +3,7 @@
 
 use super::{CacheArgs, ConfidenceArg, Ctx};
 use clap::{Args, ValueEnum};
-use faithgate::answers::score::{compare_answers, Definition};
+use faithgate::answers::score::{compare_answers, AnswerCompareOptions, Definition};
 use faithgate::compare;
 use faithgate::error::{Error, Exit};
 use faithgate::record::{AnyRecord, Record};
@@ -78,6 +78,14 @@ pub struct CompareArgs {
     pub mutators: Option<PathBuf>,
     #[command(flatten)]
     pub cache: CacheArgs,
+    /// Score records: pair answers by this key instead of the answer id (`question`, `tag`,
+    /// `context`, or a key of the log such as `source_id`), to compare two generators' answers
+    /// to the same sources.
+    #[arg(long)]
+    pub pair_by: Option<String>,
+    /// Score records: the definitions to compare (repeat; default both, Holm-adjusted together).
+    #[arg(long = "definition", value_enum)]
+    pub definitions: Vec<super::score::DefinitionArg>,
 }
 
 pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
@@ -108,18 +116,37 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             ) {
                 (AnyRecord::Run(b), AnyRecord::Run(c)) => (b, c),
                 (AnyRecord::Score(b), AnyRecord::Score(c)) => {
+                    let definitions = if args.definitions.is_empty() {
+                        vec![Definition::Strict, Definition::NonContradiction]
+                    } else {
+                        let mut d: Vec<Definition> = Vec::new();
+                        for x in &args.definitions {
+                            let x: Definition = (*x).into();
+                            if !d.contains(&x) {
+                                d.push(x);
+                            }
+                        }
+                        d
+                    };
                     let cmp = compare_answers(
                         &b,
                         &c,
-                        Definition::Strict,
-                        alpha,
-                        args.max_new_misses,
-                        confidence,
+                        &AnswerCompareOptions {
+                            definitions,
+                            alpha,
+                            max_new_broken: args.max_new_misses,
+                            confidence,
+                            adjust: args.adjust.into(),
+                            pair_by: args.pair_by.clone(),
+                        },
                     )?;
-                    match args.format {
-                        CompareFormat::Json => println!("{}", serde_json::to_string(&cmp)?),
-                        _ => print!("{}", report::answers::comparison(&cmp, ctx.paint())),
-                    }
+                    let text = match args.format {
+                        CompareFormat::Json => serde_json::to_string(&cmp)? + "\n",
+                        CompareFormat::Human => report::answers::comparison(&cmp, ctx.paint()),
+                        CompareFormat::Markdown => report::answers::comparison_markdown(&cmp),
+                        CompareFormat::Junit => report::answers::comparison_junit(&cmp),
+                    };
+                    print!("{text}");
                     return Ok(cmp.exit_code());
                 }
                 _ => {
@@ -158,6 +185,12 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             .into())
         }
     };
+    if args.pair_by.is_some() || !args.definitions.is_empty() {
+        return Err(Error::Usage(
+            "--pair-by and --definition apply to score records (faithgate score --record); run records pair cases by id".into(),
+        )
+        .into());
+    }
     let opts = compare::GateOptions {
         alpha,
         max_new_misses: args.max_new_misses,

@@ -520,52 +520,76 @@ pub fn markdown_answer_row(a: &AnswerResult, main: Definition) -> String {
     )
 }
 
-/// The answer-level comparison.
+fn drop_text(d: Option<f64>) -> String {
+    d.map(|d| format!("{d:.2}"))
+        .unwrap_or_else(|| "none (too few answers)".into())
+}
+
+/// The answer-level comparison, for a person.
 pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
     let mut o = String::new();
     let r = super::fmt_kn;
     let _ = writeln!(
         o,
-        "{} answers paired by id ({} definition)",
-        c.paired,
-        c.definition.as_str()
+        "{} vs {}: answers paired by {}",
+        paint.head(&c.base_log),
+        paint.head(&c.candidate_log),
+        c.pair_by
     );
-    let _ = writeln!(
-        o,
-        "  unsupported-answer rate: base {}  candidate {}",
-        r(&c.base_unsupported),
-        r(&c.candidate_unsupported)
-    );
-    let _ = writeln!(
-        o,
-        "  fixed {}  broken {}  exact McNemar p = {:.4} (one row: no adjustment)  detectable rise with 80% power: {}",
-        c.fixed,
-        c.broken,
-        c.p_value,
-        c.detectable_drop
-            .map(|d| format!("{d:.2}"))
-            .unwrap_or_else(|| "none (too few answers)".into())
-    );
-    if !c.newly_broken.is_empty() {
+    for row in &c.rows {
+        let _ = writeln!(
+            o,
+            "\n  {} ({} pairs): unsupported-answer rate base {}  candidate {}",
+            row.definition.as_str(),
+            row.paired,
+            r(&row.base_unsupported),
+            r(&row.candidate_unsupported)
+        );
+        let _ = writeln!(
+            o,
+            "    fixed {}  broken {}  exact McNemar p = {:.4}, adjusted {:.4}  detectable rise with 80% power: {}{}",
+            row.fixed,
+            row.broken,
+            row.p_value,
+            row.p_adjusted,
+            drop_text(row.detectable_drop),
+            if row.significantly_worse {
+                format!("  {}", paint.bad("significantly worse"))
+            } else {
+                String::new()
+            }
+        );
+    }
+    if let Some(row) = c.rows.iter().find(|r| !r.newly_broken.is_empty()) {
         let _ = writeln!(
             o,
             "\n{}",
-            paint.head("Newly broken answers (read these before celebrating an average)")
+            paint.head(&format!(
+                "Newly unsupported answers ({}; read these before celebrating an average)",
+                row.definition.as_str()
+            ))
         );
-        for a in &c.newly_broken {
-            let _ = writeln!(o, "  {}: {}", a.id, a.answer);
+        for a in &row.newly_broken {
+            let _ = writeln!(o, "  {}: {}", one_line(&a.id), one_line(&a.answer));
             for cl in a
                 .claims
                 .iter()
-                .filter(|cl| cl.verdict != Some(Label::Supported))
+                .filter(|cl| cl.verdict.is_none_or(|v| !row.definition.faithful(v)))
             {
                 let _ = writeln!(
                     o,
                     "    {:<12} {}",
                     cl.verdict.map(Label::as_str).unwrap_or("error"),
-                    cl.text
+                    one_line(&cl.text)
                 );
             }
+        }
+        if (row.broken as usize) > row.newly_broken.len() {
+            let _ = writeln!(
+                o,
+                "  ... and {} more (all in --format json)",
+                row.broken as usize - row.newly_broken.len()
+            );
         }
     }
     for (what, ids) in [
@@ -573,28 +597,111 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
         ("only in the candidate", &c.only_in_candidate),
     ] {
         if !ids.is_empty() {
+            let shown: Vec<&str> = ids.iter().take(20).map(String::as_str).collect();
             let _ = writeln!(
                 o,
-                "\n{} answers {what} (not compared): {}",
+                "\n{} answers {what} (not compared): {}{}",
                 ids.len(),
-                ids.join(", ")
+                shown.join(", "),
+                if ids.len() > 20 { ", ..." } else { "" }
             );
         }
+    }
+    if c.without_key != (0, 0) {
+        let _ = writeln!(
+            o,
+            "\nwithout `{}` (not compared): {} in the base, {} in the candidate",
+            c.pair_by, c.without_key.0, c.without_key.1
+        );
     }
     let _ = writeln!(o);
     if c.failures.is_empty() {
         let _ = writeln!(
             o,
-            "{} {} broken, {} fixed",
-            paint.good("gate passed:"),
-            c.broken,
-            c.fixed
+            "{} no definition significantly worse",
+            paint.good("gate passed:")
         );
     } else {
         for f in &c.failures {
             let _ = writeln!(o, "{} {f}", paint.bad("gate failed:"));
         }
     }
+    o
+}
+
+/// The answer-level comparison for a pull-request comment.
+pub fn comparison_markdown(c: &AnswerComparison) -> String {
+    let cell = crate::text::escape_md_cell;
+    let mut o = format!(
+        "### faithgate compare: `{}` vs `{}` (answers paired by {})\n\n{}\n\n| definition | pairs | base unsupported | candidate unsupported | fixed | broken | p | adjusted p | detectable rise |\n|---|---|---|---|---|---|---|---|---|\n",
+        c.base_log.replace('`', "'"),
+        c.candidate_log.replace('`', "'"),
+        cell(&c.pair_by),
+        if c.failures.is_empty() {
+            "**gate passed**".to_string()
+        } else {
+            format!("**gate failed**: {}", cell(&c.failures.join("; ")))
+        }
+    );
+    for r in &c.rows {
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} | {} | {} | {:.4} | {:.4}{} | {} |",
+            r.definition.as_str(),
+            r.paired,
+            super::fmt_kn(&r.base_unsupported),
+            super::fmt_kn(&r.candidate_unsupported),
+            r.fixed,
+            r.broken,
+            r.p_value,
+            r.p_adjusted,
+            if r.significantly_worse {
+                " **worse**"
+            } else {
+                ""
+            },
+            drop_text(r.detectable_drop)
+        );
+    }
+    if let Some(row) = c.rows.iter().find(|r| !r.newly_broken.is_empty()) {
+        let _ = write!(
+            o,
+            "\n**Newly unsupported answers** ({})\n\n{}",
+            row.definition.as_str(),
+            MARKDOWN_ANSWERS_HEAD
+        );
+        for a in &row.newly_broken {
+            o.push_str(&markdown_answer_row(a, row.definition));
+        }
+    }
+    o
+}
+
+/// The answer-level comparison as JUnit XML: one test case per definition.
+pub fn comparison_junit(c: &AnswerComparison) -> String {
+    let failures = c.rows.iter().filter(|r| r.significantly_worse).count();
+    let mut o = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"faithgate compare\" tests=\"{0}\" failures=\"{failures}\">\n  <testsuite name=\"{1} vs {2}\" tests=\"{0}\" failures=\"{failures}\">\n",
+        c.rows.len(),
+        escape_markup(&c.base_log),
+        escape_markup(&c.candidate_log)
+    );
+    for r in &c.rows {
+        let _ = write!(
+            o,
+            "    <testcase classname=\"compare.answers\" name=\"unsupported answers ({})\">",
+            r.definition.as_str()
+        );
+        if r.significantly_worse {
+            let _ = write!(
+                o,
+                "<failure message=\"significantly worse: adjusted p = {:.4}\">{} broken, {} fixed of {} pairs</failure>",
+                r.p_adjusted, r.broken, r.fixed, r.paired
+            );
+        }
+        let _ = writeln!(o, "</testcase>");
+    }
+    o.push_str("  </testsuite>\n</testsuites>\n");
     o
 }
 
