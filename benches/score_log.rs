@@ -12,7 +12,7 @@ use std::io::Write;
 use std::process::Command;
 use std::time::Instant;
 
-fn write_log(path: &std::path::Path, answers: usize) -> f64 {
+fn write_log(path: &std::path::Path, answers: usize, plain: bool) -> f64 {
     let f = std::fs::File::create(path).unwrap();
     let mut w = std::io::BufWriter::new(f);
     for i in 0..answers {
@@ -39,15 +39,26 @@ fn write_log(path: &std::path::Path, answers: usize) -> f64 {
             if i % 5 == 0 { 30 } else { 14 },
             4 + i % 2
         );
-        let line = serde_json::json!({
-            "id": i,
-            "question": format!("What does plan {n} cost and include?"),
-            "answer": answer,
-            "passages": passages,
-            "tag": format!("model-{}", i % 3),
-            "request_id": format!("req-{i:08x}"),
-            "latency_ms": 300 + i % 700,
-        });
+        let line = if plain {
+            // what faithgate before streaming accepted: string ids, no extra keys
+            serde_json::json!({
+                "id": format!("{i}"),
+                "question": format!("What does plan {n} cost and include?"),
+                "answer": answer,
+                "passages": passages,
+                "tag": format!("model-{}", i % 3),
+            })
+        } else {
+            serde_json::json!({
+                "id": i,
+                "question": format!("What does plan {n} cost and include?"),
+                "answer": answer,
+                "passages": passages,
+                "tag": format!("model-{}", i % 3),
+                "request_id": format!("req-{i:08x}"),
+                "latency_ms": 300 + i % 700,
+            })
+        };
         serde_json::to_writer(&mut w, &line).unwrap();
         w.write_all(b"\n").unwrap();
     }
@@ -58,18 +69,16 @@ fn write_log(path: &std::path::Path, answers: usize) -> f64 {
 /// Runs the binary; returns (seconds, peak RSS in MB). The child is reaped by `wait4` (for its
 /// rusage), not by `Child::wait`.
 #[allow(clippy::zombie_processes)]
-fn score(log: &std::path::Path, record: &std::path::Path) -> (f64, f64) {
+fn score(binary: &str, log: &std::path::Path, record: &std::path::Path, old: bool) -> (f64, f64) {
     let t = Instant::now();
-    let child = Command::new(env!("CARGO_BIN_EXE_faithgate"))
-        .args([
-            "score",
-            log.to_str().unwrap(),
-            "--no-cache",
-            "--show",
-            "none",
-            "--record",
-        ])
-        .arg(record)
+    let mut args = vec!["score", log.to_str().unwrap(), "--no-cache", "--record"];
+    let rec = record.to_str().unwrap();
+    args.push(rec);
+    if !old {
+        args.extend(["--show", "none"]);
+    }
+    let child = Command::new(binary)
+        .args(&args)
         .env(
             "FAITHGATE_CONFIG",
             concat!(
@@ -78,6 +87,7 @@ fn score(log: &std::path::Path, record: &std::path::Path) -> (f64, f64) {
             ),
         )
         .env_remove("CI")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -111,17 +121,28 @@ fn main() {
         sizes = s.split(',').filter_map(|x| x.parse().ok()).collect();
     }
     let runs = if quick { 1 } else { 3 };
+    // `--binary PATH --old`: another faithgate (the baseline) on logs it can read
+    let binary = args
+        .iter()
+        .position(|a| a == "--binary")
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_faithgate").to_string());
+    let old = args.iter().any(|a| a == "--old");
     let dir = tempfile::tempdir().unwrap();
     for n in sizes {
         let log = dir.path().join(format!("log-{n}.jsonl"));
-        let mb = write_log(&log, n);
+        let mb = write_log(&log, n, old);
         let record = dir.path().join("record.json");
-        let mut results: Vec<(f64, f64)> = (0..runs).map(|_| score(&log, &record)).collect();
+        let mut results: Vec<(f64, f64)> = (0..runs)
+            .map(|_| score(&binary, &log, &record, old))
+            .collect();
         results.sort_by(|a, b| a.0.total_cmp(&b.0));
         let (secs, _) = results[results.len() / 2];
         let peak = results.iter().map(|r| r.1).fold(0.0, f64::max);
         println!(
-            "score_log: {n} answers ({mb:.1} MB of log): median {secs:.2} s of {runs} ({:.0} answers/s), peak RSS {peak:.0} MB (runs: {})",
+            "score_log{}: {n} answers ({mb:.1} MB of log): median {secs:.2} s of {runs} ({:.0} answers/s), peak RSS {peak:.0} MB (runs: {})",
+            if old { " (baseline binary)" } else { "" },
             n as f64 / secs,
             results
                 .iter()

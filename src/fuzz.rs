@@ -257,6 +257,32 @@ proptest! {
                 assert!(e.to_string().contains("input"), "{e}");
             }
             let _ = crate::answers::load_log(&p);
+            // the same text as a contexts file, a labels file and RAGTruth's two files
+            let log = dir.path().join("log.jsonl");
+            std::fs::write(&log, "{\"id\": 1, \"answer\": \"It opened in 1998.\", \"context\": \"c\"}\n").unwrap();
+            if let Ok(r) = crate::answers::log::LogReader::open(&log, Some(&p), Some(&p), None) {
+                for a in r {
+                    let _ = a;
+                }
+            }
+            std::fs::write(dir.path().join("response.jsonl"), &body).unwrap();
+            std::fs::write(dir.path().join("source_info.jsonl"), &body).unwrap();
+            if let Err(e) = crate::import::ragtruth(dir.path(), &dir.path().join("o.jsonl"), &dir.path().join("c.jsonl"), Some(&dir.path().join("s.yaml"))) {
+                assert!(e.to_string().contains(".jsonl"), "{e}");
+            }
+        });
+    }
+
+    #[test]
+    fn fuzz_ragtruth_spans(text in text(), spans in proptest::collection::vec((0usize..400, 0usize..400), 0..6)) {
+        // spans anywhere, over any characters: an error or an import, never a panic
+        bounded("ragtruth spans", move || {
+            let dir = tempfile::tempdir().unwrap();
+            let labels: Vec<serde_json::Value> = spans.iter().map(|(s, e)| serde_json::json!({"start": s, "end": e, "label_type": "Evident Conflict"})).collect();
+            let resp = serde_json::json!({"id": "r1", "source_id": "s1", "model": "m", "response": text, "labels": labels});
+            std::fs::write(dir.path().join("response.jsonl"), format!("{resp}\n")).unwrap();
+            std::fs::write(dir.path().join("source_info.jsonl"), "{\"source_id\": \"s1\", \"source_info\": \"The library opened in 1998.\"}\n").unwrap();
+            let _ = crate::import::ragtruth(dir.path(), &dir.path().join("o.jsonl"), &dir.path().join("c.jsonl"), Some(&dir.path().join("s.yaml")));
         });
     }
 }

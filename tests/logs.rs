@@ -479,3 +479,34 @@ fn two_generators_answers_compare_by_a_shared_key_under_every_definition() {
         "{err}"
     );
 }
+
+#[test]
+fn an_empty_log_or_an_unwritable_spool_is_a_clear_error_never_a_pass() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("empty.jsonl"), "\n\n").unwrap();
+    let (code, out, err) = output(faithgate_in(d.path()).args(["score", "empty.jsonl"]));
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("has no answers: nothing was scored"), "{err}");
+    std::fs::write(
+        d.path().join("log.jsonl"),
+        "{\"id\": \"a\", \"answer\": \"Order A17 shipped.\", \"passages\": [\"Order A17 shipped.\"]}\n",
+    )
+    .unwrap();
+    let (code, _, err) = output(
+        faithgate_in(d.path())
+            .env("TMPDIR", d.path().join("no-such-folder"))
+            .args(["score", "log.jsonl", "--record", "r.json"]),
+    );
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("set TMPDIR to a writable folder"), "{err}");
+    assert!(!d.path().join("r.json").exists());
+    std::fs::create_dir(d.path().join("adir")).unwrap();
+    let (code, _, err) =
+        output(faithgate_in(d.path()).args(["score", "log.jsonl", "--record", "adir"]));
+    assert_eq!(code, 4, "{err}");
+    assert_eq!(
+        std::fs::read_dir(d.path()).unwrap().count(),
+        3,
+        "nothing half-written"
+    );
+}

@@ -28,7 +28,14 @@ impl Spool {
             .write(true)
             .create_new(true)
             .open(&path)
-            .map_err(|e| Error::write(&path, e))?;
+            .map_err(|e| {
+                Error::write(
+                    &path,
+                    std::io::Error::other(format!(
+                        "{e}; the scored answers are spooled in the temp folder: set TMPDIR to a writable folder"
+                    )),
+                )
+            })?;
         Ok(Spool {
             path,
             writer: Some(BufWriter::with_capacity(1 << 16, f)),

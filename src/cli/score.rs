@@ -299,6 +299,21 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         );
         return Ok(Exit::Interrupted);
     }
+    if done == 0 && bad_lines.is_empty() {
+        match args.shard {
+            None => {
+                return Err(Error::Usage(format!(
+                "{} has no answers: nothing was scored (one JSON object per line, or a YAML list)",
+                args.log.display()
+            ))
+                .into())
+            }
+            Some(s) => eprintln!(
+                "warning: shard {s} owns no answer of {}; its record is empty",
+                args.log.display()
+            ),
+        }
+    }
     tally.without_passages = reader.without_passages.len();
     if let Some((id, line)) = reader.without_passages.first() {
         eprintln!(
