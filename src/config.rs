@@ -64,6 +64,10 @@ pub struct ModelConfig {
     pub batch_size: Option<usize>,
     pub threads: Option<usize>,
     pub max_window_sentences: Option<usize>,
+    /// `nli` only: which output means supported / contradicted (overrides id2label).
+    pub labels: Option<crate::check::nli::LabelMap>,
+    /// `nli` only: one input text from `{premise}` and `{claim}`.
+    pub template: Option<String>,
 }
 
 /// The connection settings of an OpenAI-compatible endpoint (judge and LLM decomposer).
@@ -368,6 +372,20 @@ impl Config {
                 unit("topic_floor", l.topic_floor)?;
                 positive("max_window_sentences", l.max_window_sentences)?;
             }
+            CheckerConfig::Similarity(m) if m.labels.is_some() || m.template.is_some() => {
+                return Err(bad(
+                    "`labels` and `template` are settings of `kind: nli` (a similarity model has no labels and embeds each text alone)".into(),
+                    "remove them, or use `kind: nli` for a classifier",
+                ));
+            }
+            CheckerConfig::Nli(ModelConfig {
+                template: Some(t), ..
+            }) if t.matches("{premise}").count() != 1 || t.matches("{claim}").count() != 1 => {
+                return Err(bad(
+                    format!("template {t:?} must contain `{{premise}}` and `{{claim}}` once each"),
+                    "e.g. template: \"premise: {premise} hypothesis: {claim}\"",
+                ));
+            }
             CheckerConfig::Nli(m) | CheckerConfig::Similarity(m) => {
                 unit("threshold", m.threshold)?;
                 positive("batch_size", m.batch_size)?;
@@ -539,6 +557,8 @@ impl Config {
                     batch_size: m.batch_size.unwrap_or(d.batch_size),
                     threads: m.threads.unwrap_or(d.threads),
                     max_window_sentences: m.max_window_sentences.unwrap_or(d.max_window_sentences),
+                    labels: m.labels.clone(),
+                    template: m.template.clone(),
                 };
                 let dir = self.base.join(&m.model);
                 let cache = open_cache()?;

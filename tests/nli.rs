@@ -443,9 +443,15 @@ fn doctor_reports_the_runtime_and_each_models_inputs_outputs_and_labels() {
     );
     assert!(text.contains("output logits"), "{text}");
     assert!(
-        text.contains("labels contradiction, entailment, neutral"),
+        text.contains("id2label contradiction, entailment, neutral"),
         "{text}"
     );
+    assert!(
+        text.contains("reads  softmax over 3 outputs; supported = `entailment` (output 1); contradicted = `contradiction` (output 0) (from id2label)"),
+        "{text}"
+    );
+    assert!(text.contains("limit  64 tokens per input"), "{text}");
+    assert!(text.contains("input  token_type_ids"), "{text}");
     assert!(text.contains("output last_hidden_state"), "{text}");
     let missing = s
         .cmd()

@@ -181,14 +181,239 @@ pub struct NliChecker {
     name: String,
     model: Model,
     settings: ModelSettings,
-    entail: usize,
-    contra: Option<usize>,
+    head: Head,
     cache: Option<Arc<Cache>>,
     usage: Mutex<ModelUse>,
 }
 
+/// An output of the model named in a `labels:` mapping: its index, or its id2label name.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(untagged)]
+pub enum LabelRef {
+    Index(usize),
+    Name(String),
+}
+
+impl std::fmt::Display for LabelRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LabelRef::Index(i) => write!(f, "{i}"),
+            LabelRef::Name(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+/// `labels:` in an nli checker's config: which output means supported and which contradicted,
+/// overriding id2label. For a model with one output (a logit), `supported: 0` reads its sigmoid
+/// as the probability of supported and `unsupported: 0` as the probability of unsupported.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabelMap {
+    pub supported: Option<LabelRef>,
+    pub unsupported: Option<LabelRef>,
+    pub contradicted: Option<LabelRef>,
+}
+
+/// How the model's outputs become probabilities and which one is which.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Head {
+    /// Softmax over the outputs; the supported and (if any) contradicted positions.
+    Softmax {
+        width: usize,
+        supported: usize,
+        contradicted: Option<usize>,
+    },
+    /// One logit; its sigmoid is P(supported), or P(unsupported) when `inverted`.
+    Sigmoid { inverted: bool },
+}
+
+impl Head {
+    /// What the head reads, for `doctor` and the cache fingerprint.
+    pub fn describe(&self, labels: &[String]) -> String {
+        let name = |i: usize| {
+            labels
+                .get(i)
+                .map(|l| format!("`{l}` (output {i})"))
+                .unwrap_or_else(|| format!("output {i}"))
+        };
+        match self {
+            Head::Softmax {
+                width,
+                supported,
+                contradicted,
+            } => format!(
+                "softmax over {width} outputs; supported = {}; contradicted = {}",
+                name(*supported),
+                contradicted.map(name).unwrap_or_else(|| "none (unsupported claims are not_found)".into())
+            ),
+            Head::Sigmoid { inverted: false } => {
+                "one logit; sigmoid = probability of supported; no contradiction".into()
+            }
+            Head::Sigmoid { inverted: true } => {
+                "one logit; sigmoid = probability of unsupported (1 - it is supported); no contradiction".into()
+            }
+        }
+    }
+
+    /// The row of probabilities stored and read: softmax, or [P(supported)] for one logit.
+    fn probabilities(&self, logits: &[f32]) -> Output {
+        match self {
+            Head::Softmax { .. } => softmax(logits),
+            Head::Sigmoid { inverted } => {
+                let x = logits[0];
+                if !x.is_finite() {
+                    return Err(CheckError::NonFinite(format!(
+                        "the model returned a non-finite logit {x}"
+                    )));
+                }
+                let p = 1.0 / (1.0 + (-x).exp());
+                Ok(vec![if *inverted { 1.0 - p } else { p }])
+            }
+        }
+    }
+
+    fn supported(&self) -> usize {
+        match self {
+            Head::Softmax { supported, .. } => *supported,
+            Head::Sigmoid { .. } => 0,
+        }
+    }
+
+    fn contradicted(&self) -> Option<usize> {
+        match self {
+            Head::Softmax { contradicted, .. } => *contradicted,
+            Head::Sigmoid { .. } => None,
+        }
+    }
+
+    fn width(&self) -> usize {
+        match self {
+            Head::Softmax { width, .. } => *width,
+            Head::Sigmoid { .. } => 1,
+        }
+    }
+}
+
 fn find_label(labels: &[String], stem: &str) -> Option<usize> {
     labels.iter().position(|l| l.contains(stem))
+}
+
+/// The head of a model: from the `labels:` mapping when given, else from id2label's NLI words.
+/// A model whose outputs faithgate cannot read is an error that lists them and shows the mapping
+/// to write; nothing is guessed.
+pub fn resolve_head(model: &Model, map: Option<&LabelMap>) -> Result<Head, String> {
+    let config = model.dir.join("config.json");
+    let width = model
+        .output_width
+        .or((!model.labels.is_empty()).then_some(model.labels.len()))
+        .unwrap_or(0);
+    let listed = if model.labels.is_empty() {
+        "no id2label".to_string()
+    } else {
+        model
+            .labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| format!("{i}: {l}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let index_of = |r: &LabelRef, what: &str| -> Result<usize, String> {
+        let i = match r {
+            LabelRef::Index(i) => *i,
+            LabelRef::Name(n) => model
+                .labels
+                .iter()
+                .position(|l| l == &n.to_lowercase())
+                .ok_or_else(|| {
+                    format!(
+                        "labels: {what}: `{n}` is not a label of {} (it has {listed})",
+                        config.display()
+                    )
+                })?,
+        };
+        if width > 0 && i >= width {
+            return Err(format!(
+                "labels: {what}: output {i} does not exist; the model has {width} output(s) ({listed})"
+            ));
+        }
+        Ok(i)
+    };
+    if width == 1 {
+        return match map {
+            Some(LabelMap {
+                supported: Some(r),
+                unsupported: None,
+                contradicted: None,
+            }) => index_of(r, "supported").map(|_| Head::Sigmoid { inverted: false }),
+            Some(LabelMap {
+                supported: None,
+                unsupported: Some(r),
+                contradicted: None,
+            }) => index_of(r, "unsupported").map(|_| Head::Sigmoid { inverted: true }),
+            Some(_) => Err(format!(
+                "model {}: it has one output (a score), so `labels:` takes exactly one of `supported: 0` or `unsupported: 0`, and no `contradicted`",
+                model.dir.display()
+            )),
+            None => Err(format!(
+                "model {}: it has one output (a score) and faithgate does not guess what it means: add `labels: {{supported: 0}}` to the checker if its sigmoid is the probability that the claim is supported, or `labels: {{unsupported: 0}}` if it is the probability of a hallucination",
+                model.dir.display()
+            )),
+        };
+    }
+    match map {
+        Some(m) => {
+            if m.unsupported.is_some() {
+                return Err("labels: `unsupported` is for models with one output; name the supported output with `supported:`".into());
+            }
+            let Some(sup) = &m.supported else {
+                return Err(
+                    "labels: needs `supported:` (the output that means the claim is supported)"
+                        .into(),
+                );
+            };
+            let supported = index_of(sup, "supported")?;
+            let contradicted = m
+                .contradicted
+                .as_ref()
+                .map(|c| index_of(c, "contradicted"))
+                .transpose()?;
+            if contradicted == Some(supported) {
+                return Err("labels: `supported` and `contradicted` name the same output".into());
+            }
+            if width < 2 {
+                return Err(format!(
+                    "model {}: config.json has no id2label and the graph does not fix its output width, so faithgate cannot check the mapping; export the model with id2label",
+                    model.dir.display()
+                ));
+            }
+            Ok(Head::Softmax {
+                width,
+                supported,
+                contradicted,
+            })
+        }
+        None => {
+            let Some(supported) = find_label(&model.labels, "entail") else {
+                let example = match model.labels.len() {
+                    2 => format!(
+                        "labels: {{supported: {}, contradicted: {}}}",
+                        model.labels[1], model.labels[0]
+                    ),
+                    _ => "labels: {supported: LABEL_1}".into(),
+                };
+                return Err(format!(
+                    "{}: id2label has no entailment label (it has: {listed}); faithgate never guesses an output, so say which one means supported in the checker's config, e.g. `{example}` (check the model card: the order differs between models)",
+                    config.display()
+                ));
+            };
+            Ok(Head::Softmax {
+                width: model.labels.len(),
+                supported,
+                contradicted: find_label(&model.labels, "contradict"),
+            })
+        }
+    }
 }
 
 impl NliChecker {
@@ -199,20 +424,12 @@ impl NliChecker {
         cache: Option<Arc<Cache>>,
     ) -> Result<NliChecker, String> {
         let model = Model::load(dir, settings.threads)?;
-        let Some(entail) = find_label(&model.labels, "entail") else {
-            return Err(format!(
-                "{}: id2label has no entailment label (it has: {}); an NLI model needs one, and faithgate never guesses an index",
-                dir.join("config.json").display(),
-                if model.labels.is_empty() { "none".to_string() } else { model.labels.join(", ") }
-            ));
-        };
-        let contra = find_label(&model.labels, "contradict");
+        let head = resolve_head(&model, settings.labels.as_ref())?;
         Ok(NliChecker {
             name: name.to_string(),
             model,
             settings,
-            entail,
-            contra,
+            head,
             cache,
             usage: Mutex::new(ModelUse::default()),
         })
@@ -222,39 +439,74 @@ impl NliChecker {
         &self.model
     }
 
+    pub fn head(&self) -> &Head {
+        &self.head
+    }
+
     fn fingerprint(&self) -> String {
-        format!(
+        // the same as before labels and templates existed for a plain NLI model, so old caches
+        // still hit
+        let mut f = format!(
             "nli|{}|{}|max{}",
             self.model.hash,
             self.model.labels.join(","),
             self.model.max_len
-        )
+        );
+        if self.settings.labels.is_some() {
+            f.push_str(&format!("|head:{}", self.head.describe(&self.model.labels)));
+        }
+        if let Some(t) = &self.settings.template {
+            f.push_str(&format!("|template:{t}"));
+        }
+        f
+    }
+
+    /// The model's input for a premise and a claim: the pair, or one text from the template.
+    fn input<'a>(
+        &self,
+        premise: &'a str,
+        claim: &'a str,
+    ) -> (std::borrow::Cow<'a, str>, Option<&'a str>) {
+        match &self.settings.template {
+            Some(t) => (
+                std::borrow::Cow::Owned(t.replace("{premise}", premise).replace("{claim}", claim)),
+                None,
+            ),
+            None => (std::borrow::Cow::Borrowed(premise), Some(claim)),
+        }
+    }
+
+    /// Token count of a premise and claim as the model reads them.
+    fn pair_len(&self, premise: &str, claim: &str) -> Result<usize, String> {
+        let (a, b) = self.input(premise, claim);
+        self.model.token_len(&a, b)
     }
 
     /// Label probabilities for a batch of pairs.
     fn probabilities(&self, batch: &[&(String, String)]) -> Result<Vec<Output>, CheckError> {
-        let pairs: Vec<(&str, Option<&str>)> = batch
-            .iter()
-            .map(|(p, c)| (p.as_str(), Some(c.as_str())))
-            .collect();
+        let inputs: Vec<(std::borrow::Cow<'_, str>, Option<&str>)> =
+            batch.iter().map(|(p, c)| self.input(p, c)).collect();
+        let pairs: Vec<(&str, Option<&str>)> =
+            inputs.iter().map(|(a, b)| (a.as_ref(), *b)).collect();
         let (shape, data, _) = self.model.run(&pairs).map_err(CheckError::Model)?;
-        let n_labels = self.model.labels.len();
-        if shape.len() != 2 || shape[0] != batch.len() || shape[1] != n_labels {
+        let width = self.head.width();
+        if shape.len() != 2 || shape[0] != batch.len() || shape[1] != width {
             return Err(CheckError::Model(format!(
-                "model {}: output shape {shape:?} does not match {} pairs x {n_labels} labels in config.json",
+                "model {}: output shape {shape:?} does not match {} pairs x {width} outputs ({})",
                 self.model.dir.display(),
-                batch.len()
+                batch.len(),
+                self.head.describe(&self.model.labels)
             )));
         }
-        Ok(data.chunks(n_labels).map(softmax).collect())
+        Ok(data
+            .chunks(width)
+            .map(|l| self.head.probabilities(l))
+            .collect())
     }
 
     /// Every label's probability for one premise and claim, as given (no windows).
     pub fn probe_pair(&self, premise: &str, claim: &str) -> Result<Vec<(String, f64)>, CheckError> {
-        let len = self
-            .model
-            .token_len(premise, Some(claim))
-            .map_err(CheckError::Model)?;
+        let len = self.pair_len(premise, claim).map_err(CheckError::Model)?;
         if len > self.model.max_len {
             return Err(CheckError::TooLong(format!(
                 "premise plus claim is {len} tokens; the model takes {}",
@@ -263,13 +515,21 @@ impl NliChecker {
         }
         let key = (premise.to_string(), claim.to_string());
         let probs = self.probabilities(&[&key])?.remove(0)?;
-        Ok(self
-            .model
-            .labels
-            .iter()
-            .cloned()
-            .zip(probs.iter().map(|p| *p as f64))
-            .collect())
+        Ok(match self.head {
+            Head::Sigmoid { .. } => vec![("supported".to_string(), probs[0] as f64)],
+            Head::Softmax { width, .. } => (0..width)
+                .map(|i| {
+                    (
+                        self.model
+                            .labels
+                            .get(i)
+                            .cloned()
+                            .unwrap_or_else(|| format!("output {i}")),
+                        probs[i] as f64,
+                    )
+                })
+                .collect(),
+        })
     }
 
     pub fn last_use(&self) -> ModelUse {
@@ -311,7 +571,7 @@ impl Checker for NliChecker {
 
     fn settings(&self) -> BTreeMap<String, String> {
         let s = &self.settings;
-        BTreeMap::from([
+        let mut m = BTreeMap::from([
             ("model".into(), self.model.dir.display().to_string()),
             ("model_sha256".into(), self.model.hash.clone()),
             ("labels".into(), self.model.labels.join(",")),
@@ -320,7 +580,14 @@ impl Checker for NliChecker {
                 "max_window_sentences".into(),
                 s.max_window_sentences.to_string(),
             ),
-        ])
+        ]);
+        if s.labels.is_some() {
+            m.insert("head".into(), self.head.describe(&self.model.labels));
+        }
+        if let Some(t) = &s.template {
+            m.insert("template".into(), t.clone());
+        }
+        m
     }
 
     fn notes(&self) -> Vec<String> {
@@ -361,7 +628,7 @@ impl Checker for NliChecker {
             if let Some(&pi) = index.get(&key) {
                 return Ok(pi);
             }
-            let len = self.model.token_len(&key.0, Some(&key.1))?;
+            let len = self.pair_len(&key.0, &key.1)?;
             keys.push(key.clone());
             lengths.push(len);
             index.insert(key, keys.len() - 1);
@@ -392,7 +659,7 @@ impl Checker for NliChecker {
                 }
                 // one sentence too long for the model: overlapping pieces that fit with the claim
                 let max = self.model.max_len;
-                let mut fits = |t: &str| self.model.token_len(t, Some(c.text)).map(|l| l <= max);
+                let mut fits = |t: &str| self.pair_len(t, c.text).map(|l| l <= max);
                 match sentence_parts(w, &mut fits) {
                     Err(e) => {
                         failure = Some(CheckError::Model(e));
@@ -459,9 +726,10 @@ impl Checker for NliChecker {
                 cache: self.cache.as_deref(),
                 fingerprint: &self.fingerprint(),
                 valid: &|row| {
-                    row.len() == self.model.labels.len()
+                    row.len() == self.head.width()
                         && row.iter().all(|x| x.is_finite() && (0.0..=1.0).contains(x))
-                        && (row.iter().sum::<f32>() - 1.0).abs() < 1e-3
+                        && (matches!(self.head, Head::Sigmoid { .. })
+                            || (row.iter().sum::<f32>() - 1.0).abs() < 1e-3)
                 },
             },
             &mut usage,
@@ -510,13 +778,13 @@ impl Checker for NliChecker {
                 }
                 let Some(&(best_w, best_p)) = scored_windows
                     .iter()
-                    .max_by(|a, b| a.1[self.entail].total_cmp(&b.1[self.entail]))
+                    .max_by(|a, b| a.1[self.head.supported()].total_cmp(&b.1[self.head.supported()]))
                 else {
                     return Err(CheckError::Input(
                         "the context set has no sentence to check against".into(),
                     ));
                 };
-                let score = best_p[self.entail] as f64;
+                let score = best_p[self.head.supported()] as f64;
                 let evidence = |w: &Window| Evidence {
                     passage: ctx.passages[w.passage].id.clone(),
                     // a piece of an over-long sentence says so
@@ -537,7 +805,7 @@ impl Checker for NliChecker {
                     scored_windows
                         .iter()
                         .filter(|(w, _)| w.passage == pi)
-                        .map(|(_, p)| p[self.entail])
+                        .map(|(_, p)| p[self.head.supported()])
                         .fold(f32::NEG_INFINITY, f32::max)
                 };
                 let topic = (0..ctx.passages.len())
@@ -548,7 +816,7 @@ impl Checker for NliChecker {
                             .then(best_entail_of(*a).total_cmp(&best_entail_of(*b)))
                     })
                     .unwrap_or(best_w.passage);
-                if let Some(ci) = self.contra {
+                if let Some(ci) = self.head.contradicted() {
                     let contradicting = scored_windows
                         .iter()
                         .filter(|(w, p)| {

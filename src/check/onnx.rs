@@ -30,6 +30,11 @@ pub struct ModelSettings {
     pub batch_size: usize,
     pub threads: usize,
     pub max_window_sentences: usize,
+    /// `nli` only: which output means supported (and contradicted), overriding id2label.
+    pub labels: Option<crate::check::nli::LabelMap>,
+    /// `nli` only: one input text built from the premise and the claim, for classifiers that
+    /// read one text (`{premise}` and `{claim}` are replaced).
+    pub template: Option<String>,
 }
 
 impl ModelSettings {
@@ -42,6 +47,51 @@ impl ModelSettings {
                 .map(|n| n.get())
                 .unwrap_or(1),
             max_window_sentences: 2,
+            labels: None,
+            template: None,
+        }
+    }
+}
+
+/// The architecture family a model folder declares (`model_type` in config.json): it decides the
+/// real length limit and what the tokenizer's pair template looks like.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Family {
+    /// WordPiece, `[CLS] A [SEP] B [SEP]`, token_type_ids.
+    Bert,
+    /// Byte-level BPE, `<s> A </s></s> B </s>`, no token_type_ids; position ids start after the
+    /// padding index, so the limit is max_position_embeddings - (pad_token_id + 1) (514 → 512).
+    Roberta,
+    /// SentencePiece (Unigram), `[CLS] A [SEP] B [SEP]`, relative positions.
+    Deberta,
+    /// Anything else: max_position_embeddings is taken as the limit.
+    Other(String),
+}
+
+impl Family {
+    pub fn of(model_type: &str) -> Family {
+        match model_type {
+            "bert" | "distilbert" | "electra" | "albert" | "mobilebert" => Family::Bert,
+            "roberta" | "xlm-roberta" | "camembert" | "xlm-roberta-xl" => Family::Roberta,
+            "deberta" | "deberta-v2" => Family::Deberta,
+            other => Family::Other(other.to_string()),
+        }
+    }
+}
+
+impl std::fmt::Display for Family {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Family::Bert => write!(f, "BERT (WordPiece; [CLS] A [SEP] B [SEP])"),
+            Family::Roberta => write!(f, "RoBERTa (byte-level BPE; <s> A </s></s> B </s>)"),
+            Family::Deberta => write!(f, "DeBERTa (SentencePiece; [CLS] A [SEP] B [SEP])"),
+            Family::Other(t) if t.is_empty() => {
+                write!(f, "unknown (config.json has no model_type)")
+            }
+            Family::Other(t) => write!(
+                f,
+                "{t} (not a family faithgate knows: max_position_embeddings is taken as the limit)"
+            ),
         }
     }
 }
@@ -193,6 +243,10 @@ pub struct Model {
     pub labels: Vec<String>,
     /// Longest input in tokens the model takes.
     pub max_len: usize,
+    /// The architecture family from config.json.
+    pub family: Family,
+    /// Width of the first output's last axis when the graph fixes it (the number of logits).
+    pub output_width: Option<usize>,
     /// SHA-256 of model.onnx, first 16 hex digits.
     pub hash: String,
     pub inputs: Vec<Port>,
@@ -253,14 +307,57 @@ impl Model {
             ));
         }
         let labels: Vec<String> = labels.into_iter().map(|(_, l)| l).collect();
-        let max_len = config
+        let family = Family::of(
+            config
+                .get("model_type")
+                .and_then(|v| v.as_str())
+                .unwrap_or_default(),
+        );
+        let positions = config
             .get("max_position_embeddings")
             .and_then(|v| v.as_u64())
             .unwrap_or(512) as usize;
+        let max_len = match family {
+            // RoBERTa numbers positions from padding_idx + 1: 514 embeddings hold 512 tokens
+            Family::Roberta => {
+                let pad = config
+                    .get("pad_token_id")
+                    .and_then(|v| v.as_u64())
+                    .unwrap_or(1) as usize;
+                positions.saturating_sub(pad + 1).max(1)
+            }
+            _ => positions,
+        };
 
         let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
             .map_err(|e| model_err(dir, format!("cannot read tokenizer.json: {e}")))?;
-        let pad = tokenizer.get_padding().cloned().unwrap_or_default();
+        // pad with the model's own pad token: the tokenizer's padding settings when it has
+        // them, else config.json's pad_token_id, else a `<pad>` or `[PAD]` token
+        let pad = match tokenizer.get_padding().cloned() {
+            Some(p) => p,
+            None => {
+                let by_config = config
+                    .get("pad_token_id")
+                    .and_then(|v| v.as_u64())
+                    .map(|id| id as u32);
+                let by_name = ["<pad>", "[PAD]", "<PAD>"]
+                    .iter()
+                    .find_map(|t| tokenizer.token_to_id(t).map(|id| (id, t.to_string())));
+                match (by_config, by_name) {
+                    (Some(id), _) => PaddingParams {
+                        pad_id: id,
+                        pad_token: tokenizer.id_to_token(id).unwrap_or_default(),
+                        ..Default::default()
+                    },
+                    (None, Some((id, token))) => PaddingParams {
+                        pad_id: id,
+                        pad_token: token,
+                        ..Default::default()
+                    },
+                    (None, None) => PaddingParams::default(),
+                }
+            }
+        };
         tokenizer.with_padding(Some(PaddingParams {
             strategy: PaddingStrategy::BatchLongest,
             pad_to_multiple_of: None,
@@ -291,12 +388,20 @@ impl Model {
             .iter()
             .map(|o| port(o.name(), o.dtype()))
             .collect();
+        let output_width = session.outputs().first().and_then(|o| match o.dtype() {
+            ort::value::ValueType::Tensor { shape, .. } if shape.len() == 2 && shape[1] > 0 => {
+                Some(shape[1] as usize)
+            }
+            _ => None,
+        });
         Ok(Model {
             dir: dir.to_path_buf(),
             session: Mutex::new(session),
             tokenizer,
             labels,
             max_len,
+            family,
+            output_width,
             hash,
             inputs,
             outputs,

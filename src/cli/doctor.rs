@@ -61,23 +61,48 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
         match Model::load(&dir, 1) {
             Ok(m) => {
                 println!(
-                    "checker {name}: kind {}, model {} (sha256 {}…, max {} tokens)",
+                    "checker {name}: kind {}, model {} (sha256 {}…)",
                     c.kind(),
                     dir.display(),
                     m.hash,
+                );
+                println!("  family {}", m.family);
+                println!(
+                    "  limit  {} tokens per input, special tokens included (longer sentences are scored in overlapping pieces; nothing is truncated)",
                     m.max_len
                 );
                 for p in &m.inputs {
-                    println!("  input  {:<20} {}", p.name, p.description);
+                    let fed = match p.name.as_str() {
+                        "input_ids" | "attention_mask" | "token_type_ids" => "fed",
+                        _ => "NOT FED: faithgate feeds input_ids, attention_mask and token_type_ids only",
+                    };
+                    println!("  input  {:<20} {} ({fed})", p.name, p.description);
                 }
                 for p in &m.outputs {
                     println!("  output {:<20} {}", p.name, p.description);
                 }
-                if matches!(c, CheckerConfig::Nli(_)) {
-                    println!("  labels {}", m.labels.join(", "));
-                    if !m.labels.iter().any(|l| l.contains("entail")) {
-                        ok = false;
-                        println!("  PROBLEM: no entailment label in config.json id2label; export the model with its labels (optimum does)");
+                if let CheckerConfig::Nli(mc) = c {
+                    if !m.labels.is_empty() {
+                        println!("  id2label {}", m.labels.join(", "));
+                    }
+                    match faithgate::check::nli::resolve_head(&m, mc.labels.as_ref()) {
+                        Ok(h) => println!(
+                            "  reads  {}{}",
+                            h.describe(&m.labels),
+                            if mc.labels.is_some() {
+                                " (from `labels:` in the config)"
+                            } else {
+                                " (from id2label)"
+                            }
+                        ),
+                        Err(e) => {
+                            ok = false;
+                            println!("  PROBLEM: {e}");
+                        }
+                    }
+                    match &mc.template {
+                        Some(t) => println!("  input text: the template {t:?} (one text per pair)"),
+                        None => println!("  input text: the pair (premise, claim) through the tokenizer's pair template"),
                     }
                 }
             }
