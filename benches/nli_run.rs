@@ -23,6 +23,15 @@ use std::time::Instant;
 
 const BATCH: usize = 32;
 
+/// CPU seconds this process has used (user + system, all threads).
+fn cpu_seconds() -> f64 {
+    // SAFETY: rusage is plain data that getrusage fills
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
+    t(u.ru_utime) + t(u.ru_stime)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[v.len() / 2]
@@ -66,10 +75,13 @@ fn main() {
     };
     let checker = NliChecker::new("bench", &model_dir, settings, None).unwrap();
     let mut full = Vec::new();
+    let mut cpu_use = Vec::new();
     for _ in 0..reps {
         let t = Instant::now();
+        let c0 = cpu_seconds();
         let run = run_suite(&suite, &mutants, &checker, &mut |_, _| {});
         let secs = t.elapsed().as_secs_f64();
+        cpu_use.push((cpu_seconds() - c0) / (secs * threads as f64));
         assert_eq!(run.errors(), 0);
         assert_eq!(
             checker.last_use().scored,
@@ -128,6 +140,15 @@ fn main() {
         "bare, fixed padding to 128 (the tokenizer.json setting faithgate overrides): median {:.0} pairs/s",
         median(fixed)
     );
+    println!(
+        "full run pipeline CPU use: median {:.0}% of {threads} cores (runs: {})",
+        100.0 * median(cpu_use.clone()),
+        cpu_use
+            .iter()
+            .map(|x| format!("{:.0}%", 100.0 * x))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let (f, b) = (median(full.clone()), median(bare.clone()));
     let show = |v: &[f64]| {
         v.iter()
@@ -144,4 +165,58 @@ fn main() {
         show(&bare)
     );
     println!("ratio full / bare: {:.2}", f / b);
+
+    // long passages: news-like sources of 30 sentences, scored through `score` as a log would be
+    let long = long_passage_answers(if quick { 2 } else { 6 });
+    let decomposer = faithgate::answers::decompose::Sentences;
+    let mut rates = Vec::new();
+    let mut uses = Vec::new();
+    for _ in 0..reps {
+        let t = Instant::now();
+        let c0 = cpu_seconds();
+        let results =
+            faithgate::answers::score::score_chunk(&long, &decomposer, &checker, &mut |_, _| {});
+        let secs = t.elapsed().as_secs_f64();
+        uses.push((cpu_seconds() - c0) / (secs * threads as f64));
+        assert!(results
+            .iter()
+            .all(|a| a.error.is_none() && a.claims.iter().all(|c| c.error.is_none())));
+        rates.push(checker.last_use().scored as f64 / secs);
+    }
+    println!(
+        "long passages ({} answers, {} pairs): median {:.0} pairs/s (runs: {}), CPU use median {:.0}% of {threads} cores (runs: {})",
+        long.len(),
+        checker.last_use().scored,
+        median(rates.clone()),
+        show(&rates),
+        100.0 * median(uses.clone()),
+        uses.iter().map(|x| format!("{:.0}%", 100.0 * x)).collect::<Vec<_>>().join(", ")
+    );
+}
+
+/// Answers of four claims over one source of 30 sentences of ~25 words each.
+fn long_passage_answers(n: usize) -> Vec<faithgate::answers::LoggedAnswer> {
+    (0..n)
+        .map(|i| {
+            let source: Vec<String> = (0..30)
+                .map(|k| format!(
+                    "On day {k} of the inquiry, council member number {} told reporters in Harbor City that the ferry terminal plan worth $ {} million would be reviewed again before the vote in March {}.",
+                    i * 31 + k, 100 + k, 2020 + k % 7
+                ))
+                .collect();
+            faithgate::answers::LoggedAnswer {
+                id: format!("a{i}"),
+                question: "What did the council say about the ferry terminal?".into(),
+                answer: format!(
+                    "Here is a summary:\n\n- Council member number {} spoke on day 3.\n- The plan is worth $ {} million.\n- The vote is in March 2023.\n- The terminal will close for two years.",
+                    i * 31 + 3, 103
+                ),
+                passages: vec![faithgate::answers::LoggedPassage {
+                    id: format!("src-{i}"),
+                    text: source.join(" "),
+                }],
+                ..Default::default()
+            }
+        })
+        .collect()
 }

@@ -79,26 +79,30 @@ impl ModelUse {
 pub type Output = Result<Vec<f32>, CheckError>;
 
 /// Scores one batch of keys: one output per key, or an error for the whole batch.
-pub type BatchScorer<'a> = dyn FnMut(&[&(String, String)]) -> Result<Vec<Output>, CheckError> + 'a;
+/// Turns a batch of keys into model input (tokenising): runs on its own thread, one batch ahead
+/// of inference.
+pub type Prepare<'a, P> = dyn Fn(&[&(String, String)]) -> Result<P, CheckError> + Sync + 'a;
 
-/// Where a model checker's outputs are kept, and what a stored row must look like to be used.
+/// Runs the model on a prepared batch and returns one output per key.
+pub type Infer<'a, P> = dyn FnMut(P) -> Result<Vec<Output>, CheckError> + 'a;
+
 pub(crate) struct Stored<'a> {
     pub cache: Option<&'a Cache>,
     pub fingerprint: &'a str,
-    /// A cached row that fails this (wrong length, non-finite values) is a miss, scored again.
     pub valid: &'a dyn Fn(&[f32]) -> bool,
 }
 
-/// Scores inputs with the cache in front of the model: each distinct key once, misses sorted by
-/// length and batched, each batch stored as soon as it is scored. `run` maps one batch of keys
-/// to one output vector per key (or an error for the whole batch).
-pub(crate) fn score_all(
+/// Scores every key: cached rows first, then the rest in length-sorted batches. Tokenising runs
+/// on a second thread one batch ahead of inference, so the model never waits for the tokenizer
+/// (nor the tokenizer for the model).
+pub(crate) fn score_all<P: Send>(
     keys: &[(String, String)],
     lengths: &[usize],
     batch_size: usize,
     stored: Stored<'_>,
     usage: &mut ModelUse,
-    run: &mut BatchScorer<'_>,
+    prepare: &Prepare<'_, P>,
+    infer: &mut Infer<'_, P>,
 ) -> Result<Vec<Output>, CheckError> {
     let Stored {
         cache,
@@ -127,36 +131,61 @@ pub(crate) fn score_all(
         }
     }
     missing.sort_by_key(|&i| lengths[i]);
-    for chunk in missing.chunks(batch_size.max(1)) {
-        if crate::interrupt::requested() {
-            break; // the rest stay unscored; what was scored is in the cache
-        }
-        let batch: Vec<&(String, String)> = chunk.iter().map(|&i| &keys[i]).collect();
-        usage.batches += 1;
-        match run(&batch) {
-            Ok(results) => {
-                let mut rows = Vec::new();
-                for (&i, r) in chunk.iter().zip(results) {
-                    if let Ok(v) = &r {
-                        rows.push((keys[i].0.as_str(), keys[i].1.as_str(), v.clone()));
-                        usage.scored += 1;
+    let chunks: Vec<&[usize]> = missing.chunks(batch_size.max(1)).collect();
+    let mut failure: Option<CheckError> = None;
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Result<P, CheckError>)>(1);
+        let chunks_ref = &chunks;
+        scope.spawn(move || {
+            for (n, chunk) in chunks_ref.iter().enumerate() {
+                if crate::interrupt::requested() {
+                    break;
+                }
+                let batch: Vec<&(String, String)> = chunk.iter().map(|&i| &keys[i]).collect();
+                // a closed channel: the consumer stopped; so do we
+                if tx.send((n, prepare(&batch))).is_err() {
+                    break;
+                }
+            }
+        });
+        for (n, prepared) in rx.iter() {
+            if crate::interrupt::requested() {
+                break; // the rest stay unscored; what was scored is in the cache
+            }
+            let chunk = chunks[n];
+            usage.batches += 1;
+            match prepared.and_then(&mut *infer) {
+                Ok(results) => {
+                    let mut rows = Vec::new();
+                    for (&i, r) in chunk.iter().zip(results) {
+                        if let Ok(v) = &r {
+                            rows.push((keys[i].0.as_str(), keys[i].1.as_str(), v.clone()));
+                            usage.scored += 1;
+                        }
+                        out[i] = Some(r);
                     }
-                    out[i] = Some(r);
+                    if let Some(c) = cache {
+                        let refs: Vec<(&str, &str, &[f32])> = rows
+                            .iter()
+                            .map(|(a, b, v)| (*a, *b, v.as_slice()))
+                            .collect();
+                        if let Err(e) = c.put_many(fingerprint, &refs) {
+                            failure = Some(CheckError::Cache(e));
+                            break;
+                        }
+                    }
                 }
-                if let Some(c) = cache {
-                    let refs: Vec<(&str, &str, &[f32])> = rows
-                        .iter()
-                        .map(|(a, b, v)| (*a, *b, v.as_slice()))
-                        .collect();
-                    c.put_many(fingerprint, &refs).map_err(CheckError::Cache)?;
-                }
-            }
-            Err(e) => {
-                for &i in chunk {
-                    out[i] = Some(Err(e.clone()));
+                Err(e) => {
+                    for &i in chunk {
+                        out[i] = Some(Err(e.clone()));
+                    }
                 }
             }
         }
+        // dropping the receiver here ends the producer at its next send
+    });
+    if let Some(e) = failure {
+        return Err(e);
     }
     Ok(out
         .into_iter()
@@ -164,7 +193,6 @@ pub(crate) fn score_all(
         .collect())
 }
 
-/// Softmax in f32 with max-subtraction; non-finite logits are an error.
 pub fn softmax(logits: &[f32]) -> Result<Vec<f32>, CheckError> {
     if logits.iter().any(|x| !x.is_finite()) {
         return Err(CheckError::NonFinite(format!(
@@ -482,19 +510,27 @@ impl NliChecker {
         self.model.token_len(&a, b)
     }
 
-    /// Label probabilities for a batch of pairs.
-    fn probabilities(&self, batch: &[&(String, String)]) -> Result<Vec<Output>, CheckError> {
+    /// Tokenises a batch of pairs as the model reads them (the template, if any).
+    fn encode(&self, batch: &[&(String, String)]) -> Result<super::onnx::Encoded, CheckError> {
         let inputs: Vec<(std::borrow::Cow<'_, str>, Option<&str>)> =
             batch.iter().map(|(p, c)| self.input(p, c)).collect();
         let pairs: Vec<(&str, Option<&str>)> =
             inputs.iter().map(|(a, b)| (a.as_ref(), *b)).collect();
-        let (shape, data, _) = self.model.run(&pairs).map_err(CheckError::Model)?;
+        self.model.encode(&pairs).map_err(CheckError::Model)
+    }
+
+    /// Label probabilities for a tokenised batch.
+    fn infer(&self, enc: super::onnx::Encoded) -> Result<Vec<Output>, CheckError> {
+        let n = enc.0.nrows();
+        let (shape, data) = self
+            .model
+            .run_arrays(&enc.0, &enc.1, &enc.2)
+            .map_err(CheckError::Model)?;
         let width = self.head.width();
-        if shape.len() != 2 || shape[0] != batch.len() || shape[1] != width {
+        if shape.len() != 2 || shape[0] != n || shape[1] != width {
             return Err(CheckError::Model(format!(
-                "model {}: output shape {shape:?} does not match {} pairs x {width} outputs ({})",
+                "model {}: output shape {shape:?} does not match {n} pairs x {width} outputs ({})",
                 self.model.dir.display(),
-                batch.len(),
                 self.head.describe(&self.model.labels)
             )));
         }
@@ -514,7 +550,7 @@ impl NliChecker {
             )));
         }
         let key = (premise.to_string(), claim.to_string());
-        let probs = self.probabilities(&[&key])?.remove(0)?;
+        let probs = self.infer(self.encode(&[&key])?)?.remove(0)?;
         Ok(match self.head {
             Head::Sigmoid { .. } => vec![("supported".to_string(), probs[0] as f64)],
             Head::Softmax { width, .. } => (0..width)
@@ -733,8 +769,9 @@ impl Checker for NliChecker {
                 },
             },
             &mut usage,
-            &mut |batch| {
-                let r = self.probabilities(batch);
+            &|batch| self.encode(batch),
+            &mut |enc| {
+                let r = self.infer(enc);
                 done_batches += 1;
                 progress(total_claims * done_batches / n_batches);
                 r

@@ -124,10 +124,16 @@ impl SimilarityChecker {
                 },
             },
             usage,
-            &mut |batch| {
+            &|batch| {
                 let items: Vec<(&str, Option<&str>)> =
                     batch.iter().map(|(_, t)| (t.as_str(), None)).collect();
-                let (shape, data, mask) = self.model.run(&items).map_err(CheckError::Model)?;
+                self.model.encode(&items).map_err(CheckError::Model)
+            },
+            &mut |(ids, mask, types)| {
+                let (shape, data) = self
+                    .model
+                    .run_arrays(&ids, &mask, &types)
+                    .map_err(CheckError::Model)?;
                 Ok(pool(&shape, &data, &mask)?.into_iter().map(Ok).collect())
             },
         )
