@@ -68,6 +68,8 @@ pub struct ModelConfig {
     pub labels: Option<crate::check::nli::LabelMap>,
     /// `nli` only: one input text from `{premise}` and `{claim}`.
     pub template: Option<String>,
+    /// ONNX Runtime execution providers in order of preference, e.g. `[cuda, cpu]`.
+    pub providers: Option<Vec<crate::check::onnx::Provider>>,
 }
 
 /// The connection settings of an OpenAI-compatible endpoint (judge and LLM decomposer).
@@ -559,6 +561,7 @@ impl Config {
                     max_window_sentences: m.max_window_sentences.unwrap_or(d.max_window_sentences),
                     labels: m.labels.clone(),
                     template: m.template.clone(),
+                    providers: m.providers.clone().unwrap_or_default(),
                 };
                 let dir = self.base.join(&m.model);
                 let cache = open_cache()?;

@@ -288,3 +288,64 @@ fn labels_and_templates_are_checked_when_the_config_loads() {
         );
     }
 }
+
+#[test]
+fn asking_for_a_gpu_the_runtime_lacks_is_an_error_never_a_silent_cpu_run() {
+    common::require_onnxruntime();
+    let d = tempfile::tempdir().unwrap();
+    let m = models().join("tiny-nli");
+    let cfg = d.path().join("faithgate.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "checkers:\n  gpu: {{kind: nli, model: {0}, providers: [cuda]}}\n  gpu-or-cpu: {{kind: nli, model: {0}, providers: [cuda, cpu]}}\n  cpu: {{kind: nli, model: {0}, providers: [cpu]}}\n",
+            m.display()
+        ),
+    )
+    .unwrap();
+    let fg = |args: &[&str]| {
+        output(
+            faithgate_in(d.path())
+                .args(["--config", cfg.to_str().unwrap()])
+                .args(args),
+        )
+    };
+    let (_, doctor, _) = fg(&["doctor"]);
+    let offered = doctor
+        .lines()
+        .find(|l| l.trim_start().starts_with("execution providers:"))
+        .and_then(|l| l.split(" (").next())
+        .unwrap_or_else(|| panic!("{doctor}"))
+        .to_string();
+    let larkspur = root().join("suites/larkspur.yaml");
+    let run = |checker: &str| {
+        fg(&[
+            "run",
+            larkspur.to_str().unwrap(),
+            "--checker",
+            checker,
+            "--no-cache",
+        ])
+    };
+    let (code, _, err) = run("gpu");
+    if offered.contains("cuda") {
+        assert!(code == 0 || code == 1, "{err}");
+    } else {
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("providers [cuda] were asked for") && err.contains("offers only [cpu]"),
+            "{err}"
+        );
+        assert!(doctor.contains("checker gpu: PROBLEM"), "{doctor}");
+        // with cpu in the list the run goes ahead, and says where it runs
+        let (code, _, err) = run("gpu-or-cpu");
+        assert!(code == 0 || code == 1, "{err}");
+        assert!(
+            err.contains("providers cuda are not in this ONNX Runtime; running on cpu"),
+            "{err}"
+        );
+    }
+    let (code, _, err) = run("cpu");
+    assert!(code == 0 || code == 1, "{err}");
+    assert!(doctor.contains("runs on cpu"), "{doctor}");
+}

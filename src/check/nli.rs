@@ -451,7 +451,7 @@ impl NliChecker {
         settings: ModelSettings,
         cache: Option<Arc<Cache>>,
     ) -> Result<NliChecker, String> {
-        let model = Model::load(dir, settings.threads)?;
+        let model = Model::load_on(dir, settings.threads, &settings.providers)?;
         let head = resolve_head(&model, settings.labels.as_ref())?;
         Ok(NliChecker {
             name: name.to_string(),
@@ -622,6 +622,9 @@ impl Checker for NliChecker {
         }
         if let Some(t) = &s.template {
             m.insert("template".into(), t.clone());
+        }
+        if !s.providers.is_empty() {
+            m.insert("providers".into(), self.model.providers.join(","));
         }
         m
     }

@@ -35,6 +35,74 @@ pub struct ModelSettings {
     /// `nli` only: one input text built from the premise and the claim, for classifiers that
     /// read one text (`{premise}` and `{claim}` are replaced).
     pub template: Option<String>,
+    /// ONNX Runtime execution providers in order of preference (empty: CPU).
+    pub providers: Vec<Provider>,
+}
+
+/// An ONNX Runtime execution provider a checker may ask for (`providers:` in its config).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    Cpu,
+    Cuda,
+    Tensorrt,
+    Rocm,
+    Openvino,
+}
+
+impl Provider {
+    pub const ALL: [Provider; 5] = [
+        Provider::Cpu,
+        Provider::Cuda,
+        Provider::Tensorrt,
+        Provider::Rocm,
+        Provider::Openvino,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Cpu => "cpu",
+            Provider::Cuda => "cuda",
+            Provider::Tensorrt => "tensorrt",
+            Provider::Rocm => "rocm",
+            Provider::Openvino => "openvino",
+        }
+    }
+
+    /// True when the loaded ONNX Runtime was built with this provider (the CPU one always is).
+    pub fn available(self) -> Result<bool, String> {
+        use ort::ep::ExecutionProvider;
+        runtime()?;
+        let r = match self {
+            Provider::Cpu => return Ok(true),
+            Provider::Cuda => ort::ep::CUDA::is_available(),
+            Provider::Tensorrt => ort::ep::TensorRT::is_available(),
+            Provider::Rocm => ort::ep::ROCm::is_available(),
+            Provider::Openvino => ort::ep::OpenVINO::is_available(),
+        };
+        r.map_err(|e| format!("cannot ask ONNX Runtime for its providers: {e}"))
+    }
+
+    fn dispatch(self) -> ort::ep::ExecutionProviderDispatch {
+        match self {
+            Provider::Cpu => ort::ep::CPU::default().build(),
+            Provider::Cuda => ort::ep::CUDA::default().build(),
+            Provider::Tensorrt => ort::ep::TensorRT::default().build(),
+            Provider::Rocm => ort::ep::ROCm::default().build(),
+            Provider::Openvino => ort::ep::OpenVINO::default().build(),
+        }
+    }
+}
+
+/// The providers the loaded ONNX Runtime offers.
+pub fn available_providers() -> Result<Vec<Provider>, String> {
+    let mut v = Vec::new();
+    for p in Provider::ALL {
+        if p.available()? {
+            v.push(p);
+        }
+    }
+    Ok(v)
 }
 
 impl ModelSettings {
@@ -49,6 +117,7 @@ impl ModelSettings {
             max_window_sentences: 2,
             labels: None,
             template: None,
+            providers: Vec::new(),
         }
     }
 }
@@ -245,6 +314,8 @@ pub struct Model {
     pub max_len: usize,
     /// The architecture family from config.json.
     pub family: Family,
+    /// The execution providers the session was given, in order of preference.
+    pub providers: Vec<String>,
     /// Width of the first output's last axis when the graph fixes it (the number of logits).
     pub output_width: Option<usize>,
     /// SHA-256 of model.onnx, first 16 hex digits.
@@ -262,6 +333,13 @@ impl Model {
     /// padding and truncation settings are replaced: pad to the longest in the batch, never
     /// truncate (faithgate checks lengths itself).
     pub fn load(dir: &Path, threads: usize) -> Result<Model, String> {
+        Model::load_on(dir, threads, &[])
+    }
+
+    /// [`Model::load`] on the first of `providers` the loaded ONNX Runtime offers. A provider
+    /// asked for that the runtime lacks is an error unless `cpu` is in the list too (then the
+    /// model runs on the CPU, as the list allows); never a silent CPU run.
+    pub fn load_on(dir: &Path, threads: usize, providers: &[Provider]) -> Result<Model, String> {
         if !dir.is_dir() {
             return Err(model_err(
                 dir,
@@ -368,10 +446,61 @@ impl Model {
             .map_err(|e| model_err(dir, format!("cannot switch truncation off: {e}")))?;
 
         let rt = runtime()?;
-        let session = Session::builder(&rt.env)
+        let mut builder = Session::builder(&rt.env)
             .map_err(|e| model_err(dir, format!("session: {e}")))?
             .with_intra_threads(threads.max(1))
-            .map_err(|e| model_err(dir, format!("session options: {e}")))?
+            .map_err(|e| model_err(dir, format!("session options: {e}")))?;
+        let mut on = vec!["cpu".to_string()];
+        if !providers.is_empty() {
+            let offered = available_providers()?;
+            let usable: Vec<Provider> = providers
+                .iter()
+                .copied()
+                .filter(|p| offered.contains(p))
+                .collect();
+            let cpu_allowed = providers.contains(&Provider::Cpu);
+            if usable.iter().all(|p| *p == Provider::Cpu) && !cpu_allowed {
+                return Err(model_err(
+                    dir,
+                    format!(
+                        "providers [{}] were asked for, but the ONNX Runtime at {} offers only [{}]; install a build that has them (for CUDA, the onnxruntime-gpu wheel with its CUDA libraries, then `faithgate doctor`), or add `cpu` to the list to allow running on the CPU",
+                        providers.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", "),
+                        rt.path.display(),
+                        offered.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+            }
+            // a provider that is there but fails to start is an error too, unless cpu is allowed
+            let eps: Vec<_> = usable
+                .iter()
+                .map(|p| {
+                    let d = p.dispatch();
+                    if cpu_allowed {
+                        d
+                    } else {
+                        d.error_on_failure()
+                    }
+                })
+                .collect();
+            builder = builder
+                .with_execution_providers(eps)
+                .map_err(|e| model_err(dir, format!("execution providers: {e}")))?;
+            on = usable.iter().map(|p| p.as_str().to_string()).collect();
+            if usable.len() < providers.len() {
+                crate::notes::note(format!(
+                    "model {}: providers {} are not in this ONNX Runtime; running on {}",
+                    dir.display(),
+                    providers
+                        .iter()
+                        .filter(|p| !usable.contains(p))
+                        .map(|p| p.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    on.join(", ")
+                ));
+            }
+        }
+        let session = builder
             .commit_from_memory(&bytes)
             .map_err(|e| model_err(dir, format!("ONNX Runtime cannot load model.onnx: {e}")))?;
         let port = |name: &str, ty: &ort::value::ValueType| Port {
@@ -401,6 +530,7 @@ impl Model {
             labels,
             max_len,
             family,
+            providers: on,
             output_width,
             hash,
             inputs,

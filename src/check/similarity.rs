@@ -82,7 +82,7 @@ impl SimilarityChecker {
     ) -> Result<SimilarityChecker, String> {
         Ok(SimilarityChecker {
             name: name.to_string(),
-            model: Model::load(dir, settings.threads)?,
+            model: Model::load_on(dir, settings.threads, &settings.providers)?,
             settings,
             cache,
             usage: Mutex::new(ModelUse::default()),
@@ -150,7 +150,7 @@ impl Checker for SimilarityChecker {
     }
 
     fn settings(&self) -> BTreeMap<String, String> {
-        BTreeMap::from([
+        let mut m = BTreeMap::from([
             ("model".into(), self.model.dir.display().to_string()),
             ("model_sha256".into(), self.model.hash.clone()),
             ("threshold".into(), format!("{}", self.settings.threshold)),
@@ -158,7 +158,11 @@ impl Checker for SimilarityChecker {
                 "max_window_sentences".into(),
                 self.settings.max_window_sentences.to_string(),
             ),
-        ])
+        ]);
+        if !self.settings.providers.is_empty() {
+            m.insert("providers".into(), self.model.providers.join(","));
+        }
+        m
     }
 
     fn notes(&self) -> Vec<String> {

@@ -9,11 +9,20 @@ use faithgate::error::Exit;
 pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
     let mut ok = true;
     match onnx::runtime() {
-        Ok(rt) => println!(
-            "onnx runtime: {} (version {})",
-            rt.path.display(),
-            onnx::runtime_version(&rt.path)
-        ),
+        Ok(rt) => {
+            println!(
+                "onnx runtime: {} (version {})",
+                rt.path.display(),
+                onnx::runtime_version(&rt.path)
+            );
+            match onnx::available_providers() {
+                Ok(p) => println!(
+                    "  execution providers: {} (ask for others with `providers:` in a checker; the onnxruntime-gpu wheel brings cuda and tensorrt)",
+                    p.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+                Err(e) => println!("  execution providers: unknown: {e}"),
+            }
+        }
         Err(e) => {
             ok = false;
             println!("onnx runtime: MISSING: {e}");
@@ -58,7 +67,13 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
             println!("checker {name}: kind {}", c.kind());
             continue;
         };
-        match Model::load(&dir, 1) {
+        let providers = match c {
+            CheckerConfig::Nli(m) | CheckerConfig::Similarity(m) => {
+                m.providers.clone().unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        match Model::load_on(&dir, 1, &providers) {
             Ok(m) => {
                 println!(
                     "checker {name}: kind {}, model {} (sha256 {}…)",
@@ -67,6 +82,15 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
                     m.hash,
                 );
                 println!("  family {}", m.family);
+                println!(
+                    "  runs on {}{}",
+                    m.providers.join(", "),
+                    if providers.is_empty() {
+                        " (no `providers:` in the config)"
+                    } else {
+                        ""
+                    }
+                );
                 println!(
                     "  limit  {} tokens per input, special tokens included (longer sentences are scored in overlapping pieces; nothing is truncated)",
                     m.max_len
