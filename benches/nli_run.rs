@@ -166,6 +166,59 @@ fn main() {
     );
     println!("ratio full / bare: {:.2}", f / b);
 
+    // int8: the same run on the dynamically quantised copy (ci/quantize.py), and how far its
+    // scores move
+    let int8_dir = root.join("target/models/minilm-xenc-int8");
+    if int8_dir.join("model.onnx").is_file() {
+        let int8 = NliChecker::new(
+            "bench-int8",
+            &int8_dir,
+            ModelSettings {
+                batch_size: BATCH,
+                threads,
+                ..ModelSettings::defaults("nli")
+            },
+            None,
+        )
+        .unwrap();
+        let fp32_run = run_suite(&suite, &mutants, &checker, &mut |_, _| {});
+        let mut q = Vec::new();
+        let mut last = None;
+        for _ in 0..reps {
+            let t = Instant::now();
+            let run = run_suite(&suite, &mutants, &int8, &mut |_, _| {});
+            q.push(pairs.len() as f64 / t.elapsed().as_secs_f64());
+            assert_eq!(run.errors(), 0);
+            last = Some(run);
+        }
+        let run = last.unwrap();
+        let diffs: Vec<f64> = fp32_run
+            .results
+            .iter()
+            .zip(&run.results)
+            .map(|(a, b)| {
+                (a.result.as_ref().unwrap().score.unwrap()
+                    - b.result.as_ref().unwrap().score.unwrap())
+                .abs()
+            })
+            .collect();
+        let same = fp32_run
+            .results
+            .iter()
+            .zip(&run.results)
+            .filter(|(a, b)| a.result.as_ref().unwrap().label == b.result.as_ref().unwrap().label)
+            .count();
+        println!(
+            "int8 (dynamic quantisation) full run pipeline median {:.0} pairs/s (runs: {}); {same}/{} verdicts as fp32, largest score change {:.3}",
+            median(q.clone()),
+            show(&q),
+            run.results.len(),
+            diffs.iter().copied().fold(0.0, f64::max)
+        );
+    } else {
+        println!("int8: target/models/minilm-xenc-int8 missing (bash ci/make-minilm.sh makes it)");
+    }
+
     // long passages: news-like sources of 30 sentences, scored through `score` as a log would be
     let long = long_passage_answers(if quick { 2 } else { 6 });
     let decomposer = faithgate::answers::decompose::Sentences;

@@ -349,3 +349,55 @@ fn asking_for_a_gpu_the_runtime_lacks_is_an_error_never_a_silent_cpu_run() {
     assert!(code == 0 || code == 1, "{err}");
     assert!(doctor.contains("runs on cpu"), "{doctor}");
 }
+
+#[test]
+fn a_dynamically_quantised_model_runs_and_compares_with_its_fp32_original() {
+    common::require_onnxruntime();
+    let d = tempfile::tempdir().unwrap();
+    let q = d.path().join("tiny-nli-int8");
+    let out = std::process::Command::new(venv_python())
+        .arg(root().join("ci/quantize.py"))
+        .arg(models().join("tiny-nli"))
+        .arg(&q)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fp32 = std::fs::metadata(models().join("tiny-nli/model.onnx"))
+        .unwrap()
+        .len();
+    let int8 = std::fs::metadata(q.join("model.onnx")).unwrap().len();
+    assert!(int8 < fp32, "{int8} >= {fp32}");
+    let cfg = d.path().join("faithgate.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "checkers:\n  fp32: {{kind: nli, model: {}}}\n  int8: {{kind: nli, model: {}}}\n",
+            models().join("tiny-nli").display(),
+            q.display()
+        ),
+    )
+    .unwrap();
+    let (code, json, err) = output(faithgate_in(d.path()).args([
+        "--config",
+        cfg.to_str().unwrap(),
+        "compare",
+        "--checker",
+        "fp32",
+        "--checker",
+        "int8",
+        root().join("suites/larkspur.yaml").to_str().unwrap(),
+        "--no-cache",
+        "--format",
+        "json",
+    ]));
+    // the random-head model checks the plumbing only: every case scored by both, one decision
+    assert!(code == 0 || code == 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert!(rows.iter().any(|r| r["group"] == "false alarms"), "{v}");
+    assert!(!err.contains("not scored"), "{err}");
+}

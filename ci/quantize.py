@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Makes a dynamically quantised (int8 weights) copy of an ONNX model folder.
+
+    target/venv/bin/python ci/quantize.py SRC_DIR DST_DIR
+
+SRC_DIR holds model.onnx, tokenizer.json and config.json (what faithgate's nli and similarity
+checkers read); DST_DIR gets the same three files with model.onnx quantised by ONNX Runtime's
+`quantize_dynamic` (MatMul and Gemm weights to signed int8, activations quantised per batch at run
+time). Check the result with faithgate's own comparison before trusting it:
+
+    faithgate compare --checker nli-fp32 --checker nli-int8 suites/*.yaml
+"""
+import shutil
+import sys
+from pathlib import Path
+
+from onnxruntime.quantization import QuantType, quantize_dynamic
+
+
+def main() -> None:
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    src, dst = Path(sys.argv[1]), Path(sys.argv[2])
+    for f in ("model.onnx", "tokenizer.json", "config.json"):
+        if not (src / f).is_file():
+            sys.exit(f"quantize: {src / f} is missing")
+    dst.mkdir(parents=True, exist_ok=True)
+    quantize_dynamic(src / "model.onnx", dst / "model.onnx", weight_type=QuantType.QInt8)
+    for f in ("tokenizer.json", "config.json"):
+        shutil.copy(src / f, dst / f)
+    mb = lambda p: p.stat().st_size / 1e6
+    print(f"quantize: {src / 'model.onnx'} ({mb(src / 'model.onnx'):.1f} MB) -> {dst / 'model.onnx'} ({mb(dst / 'model.onnx'):.1f} MB)")
+
+
+if __name__ == "__main__":
+    main()
