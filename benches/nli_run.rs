@@ -245,6 +245,93 @@ fn main() {
         100.0 * median(uses.clone()),
         uses.iter().map(|x| format!("{:.0}%", 100.0 * x)).collect::<Vec<_>>().join(", ")
     );
+    top_windows_report(root, reps, &long);
+}
+
+/// `top_windows: K` with the real MiniLM embedding model (verdicts that mean something): the
+/// work saved and the verdicts that stay the same as the full scan, on Larkspur and on the long
+/// passages.
+fn top_windows_report(root: &Path, reps: usize, long: &[faithgate::answers::LoggedAnswer]) {
+    use faithgate::check::similarity::SimilarityChecker;
+    let dir = root.join("target/models/minilm-embed");
+    if !dir.join("model.onnx").is_file() {
+        println!(
+            "top_windows: target/models/minilm-embed missing (bash ci/make-minilm.sh makes it)"
+        );
+        return;
+    }
+    let suite = Suite::load(&root.join("suites/larkspur.yaml")).unwrap();
+    let mutants = generate(&suite, &Rules::builtin()).unwrap();
+    let decomposer = faithgate::answers::decompose::Sentences;
+    let checker = |k: Option<usize>| {
+        SimilarityChecker::new(
+            "sim",
+            &dir,
+            ModelSettings {
+                top_windows: k,
+                ..ModelSettings::defaults("similarity")
+            },
+            None,
+        )
+        .unwrap()
+    };
+    let verdicts_suite = |c: &SimilarityChecker| -> (Vec<String>, f64, usize) {
+        let mut secs = Vec::new();
+        let mut v = Vec::new();
+        for _ in 0..reps {
+            let t = Instant::now();
+            let run = run_suite(&suite, &mutants, c, &mut |_, _| {});
+            secs.push(t.elapsed().as_secs_f64());
+            v = run
+                .results
+                .iter()
+                .map(|r| r.result.as_ref().unwrap().label.as_str().to_string())
+                .collect();
+        }
+        (v, median(secs), c.last_use().needed)
+    };
+    let verdicts_long = |c: &SimilarityChecker| -> (Vec<String>, f64, usize) {
+        let mut secs = Vec::new();
+        let mut v = Vec::new();
+        for _ in 0..reps {
+            let t = Instant::now();
+            let res = faithgate::answers::score::score_chunk(long, &decomposer, c, &mut |_, _| {});
+            secs.push(t.elapsed().as_secs_f64());
+            v = res
+                .iter()
+                .flat_map(|a| a.claims.iter().map(|c| format!("{:?}", c.verdict)))
+                .collect();
+        }
+        (v, median(secs), c.last_use().needed)
+    };
+    for (what, f) in [
+        (
+            "larkspur",
+            &verdicts_suite as &dyn Fn(&SimilarityChecker) -> (Vec<String>, f64, usize),
+        ),
+        ("long passages", &verdicts_long),
+    ] {
+        let full = checker(None);
+        let (base, base_secs, base_texts) = f(&full);
+        println!(
+            "top_windows ({what}, MiniLM similarity): full scan {} verdicts, {base_texts} texts embedded, median {base_secs:.2} s",
+            base.len()
+        );
+        for k in [1, 3, 5] {
+            let c = checker(Some(k));
+            let (v, secs, texts) = f(&c);
+            let same = v.iter().zip(&base).filter(|(a, b)| a == b).count();
+            let u = c.last_use();
+            println!(
+                "  K={k}: {same}/{} verdicts as the full scan; {texts} texts embedded ({:.0}% fewer), {} of {} claim-window pairs left out; median {secs:.2} s ({:.1}x)",
+                v.len(),
+                100.0 * (1.0 - texts as f64 / base_texts.max(1) as f64),
+                u.skipped,
+                u.considered,
+                base_secs / secs.max(1e-9)
+            );
+        }
+    }
 }
 
 /// Answers of four claims over one source of 30 sentences of ~25 words each.

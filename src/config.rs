@@ -70,6 +70,8 @@ pub struct ModelConfig {
     pub template: Option<String>,
     /// ONNX Runtime execution providers in order of preference, e.g. `[cuda, cpu]`.
     pub providers: Option<Vec<crate::check::onnx::Provider>>,
+    /// Score only the K windows per claim that share the most words with it.
+    pub top_windows: Option<usize>,
 }
 
 /// The connection settings of an OpenAI-compatible endpoint (judge and LLM decomposer).
@@ -393,6 +395,7 @@ impl Config {
                 positive("batch_size", m.batch_size)?;
                 positive("threads", m.threads)?;
                 positive("max_window_sentences", m.max_window_sentences)?;
+                positive("top_windows", m.top_windows)?;
                 if m.model.as_os_str().is_empty() {
                     return Err(bad(
                         "`model` is empty".into(),
@@ -562,6 +565,7 @@ impl Config {
                     labels: m.labels.clone(),
                     template: m.template.clone(),
                     providers: m.providers.clone().unwrap_or_default(),
+                    top_windows: m.top_windows,
                 };
                 let dir = self.base.join(&m.model);
                 let cache = open_cache()?;

@@ -401,3 +401,73 @@ fn a_dynamically_quantised_model_runs_and_compares_with_its_fp32_original() {
     assert!(rows.iter().any(|r| r["group"] == "false alarms"), "{v}");
     assert!(!err.contains("not scored"), "{err}");
 }
+
+#[test]
+fn top_windows_scores_fewer_pairs_and_says_how_many_it_left_out() {
+    common::require_onnxruntime();
+    let d = tempfile::tempdir().unwrap();
+    let cfg = d.path().join("faithgate.yaml");
+    let m = models();
+    std::fs::write(
+        &cfg,
+        format!(
+            "checkers:\n  all: {{kind: nli, model: {0}/tiny-nli}}\n  top2: {{kind: nli, model: {0}/tiny-nli, top_windows: 2}}\n  sim2: {{kind: similarity, model: {0}/tiny-embed, top_windows: 2}}\n",
+            m.display()
+        ),
+    )
+    .unwrap();
+    let run = |checker: &str| {
+        output(faithgate_in(d.path()).args([
+            "--config",
+            cfg.to_str().unwrap(),
+            "run",
+            root().join("suites/larkspur.yaml").to_str().unwrap(),
+            "--checker",
+            checker,
+            "--no-cache",
+            "--format",
+            "json",
+        ]))
+    };
+    let pairs = |err: &str| -> usize {
+        // "all: 470 distinct premise-claim pairs: ..."
+        err.lines()
+            .find_map(|l| {
+                l.split(" distinct ")
+                    .next()?
+                    .rsplit(' ')
+                    .next()?
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or_else(|| panic!("{err}"))
+    };
+    let (code, _, all_err) = run("all");
+    assert!(code == 0 || code == 1, "{all_err}");
+    let (code, v, err) = run("top2");
+    assert!(code == 0 || code == 1, "{err}");
+    assert!(
+        err.contains("top_windows left out") && err.contains("claim-window pairs"),
+        "{err}"
+    );
+    assert!(pairs(&err) < pairs(&all_err), "{err}\n{all_err}");
+    let v: serde_json::Value = serde_json::from_str(&v).unwrap();
+    assert_eq!(v["summary"]["errors"], 0);
+    let (code, _, err) = run("sim2");
+    assert!(code == 0 || code == 1, "{err}");
+    assert!(err.contains("top_windows left out"), "{err}");
+    std::fs::write(
+        &cfg,
+        format!(
+            "checkers:\n  zero: {{kind: nli, model: {}/tiny-nli, top_windows: 0}}\n",
+            m.display()
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = run("zero");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("faithgate.yaml:2") && err.contains("top_windows is 0"),
+        "{err}"
+    );
+}

@@ -17,9 +17,10 @@
 
 use super::cache::Cache;
 use super::onnx::Model;
-use super::windows::{passage_sentences, sentence_parts, windows_of, Window};
+use super::windows::{
+    passage_sentences, sentence_parts, top_windows, topic_words, windows_of, Window,
+};
 use super::{CheckError, CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
-use crate::text::tokenize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -40,6 +41,9 @@ pub struct ModelUse {
     /// Cached rows that did not decode to the model's output shape or held non-finite values:
     /// treated as misses and scored again.
     pub rejected: usize,
+    /// With `top_windows`: claim-window pairs there were, and how many were left out.
+    pub considered: usize,
+    pub skipped: usize,
 }
 
 impl ModelUse {
@@ -53,6 +57,16 @@ impl ModelUse {
             String::new()
         };
         let failed = self.needed.saturating_sub(self.cached + self.scored);
+        let rejected = if self.considered > 0 {
+            format!(
+                "{rejected}; top_windows left out {} of {} claim-window pairs ({:.0}%)",
+                self.skipped,
+                self.considered,
+                100.0 * self.skipped as f64 / self.considered as f64
+            )
+        } else {
+            rejected
+        };
         if self.needed > 0 && self.cached == self.needed {
             format!(
                 "{name}: all {} distinct {what} came from the cache; no model call{rejected}",
@@ -573,15 +587,6 @@ impl NliChecker {
     }
 }
 
-/// The words of a text that say what it is about (normalised, longer than two letters).
-fn topic_words(text: &str) -> HashSet<String> {
-    tokenize(text)
-        .into_iter()
-        .map(|t| t.norm)
-        .filter(|w| w.len() > 2)
-        .collect()
-}
-
 /// A window a claim is scored against: one of its context set's, or a piece of an over-long
 /// sentence made for this claim.
 #[derive(Clone, Copy)]
@@ -592,6 +597,8 @@ enum WinRef {
 
 struct Prepared {
     windows: Vec<Window>,
+    /// Topic words of each window, for `top_windows`.
+    window_words: Vec<HashSet<String>>,
     /// Topic words of each passage, for choosing the passage a claim is about.
     passage_words: Vec<HashSet<String>>,
 }
@@ -626,6 +633,9 @@ impl Checker for NliChecker {
         if !s.providers.is_empty() {
             m.insert("providers".into(), self.model.providers.join(","));
         }
+        if let Some(k) = s.top_windows {
+            m.insert("top_windows".into(), k.to_string());
+        }
         m
     }
 
@@ -644,11 +654,17 @@ impl Checker for NliChecker {
         for c in &input.claims {
             prepared.entry(c.context).or_insert_with(|| {
                 let ctx = &input.contexts[c.context];
+                let windows = windows_of(
+                    &passage_sentences(&ctx.passages),
+                    self.settings.max_window_sentences,
+                );
                 Prepared {
-                    windows: windows_of(
-                        &passage_sentences(&ctx.passages),
-                        self.settings.max_window_sentences,
-                    ),
+                    window_words: if self.settings.top_windows.is_some() {
+                        windows.iter().map(|w| topic_words(&w.text)).collect()
+                    } else {
+                        Vec::new()
+                    },
+                    windows,
                     passage_words: ctx.passages.iter().map(|p| topic_words(&p.text)).collect(),
                 }
             });
@@ -677,7 +693,17 @@ impl Checker for NliChecker {
             let prep = &prepared[&c.context];
             let mut pairs = Vec::new();
             let mut failure = None;
-            for (wi, w) in prep.windows.iter().enumerate() {
+            let chosen: Vec<usize> = match self.settings.top_windows {
+                Some(k) => {
+                    let keep = top_windows(&topic_words(c.text), &prep.window_words, k);
+                    usage.considered += prep.windows.len();
+                    usage.skipped += prep.windows.len() - keep.len();
+                    keep
+                }
+                None => (0..prep.windows.len()).collect(),
+            };
+            for wi in chosen {
+                let w = &prep.windows[wi];
                 let pi = match intern(
                     (w.text.clone(), c.text.to_string()),
                     &mut keys,

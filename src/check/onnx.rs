@@ -37,6 +37,8 @@ pub struct ModelSettings {
     pub template: Option<String>,
     /// ONNX Runtime execution providers in order of preference (empty: CPU).
     pub providers: Vec<Provider>,
+    /// Score only the K windows per claim that share the most words with it (None: all).
+    pub top_windows: Option<usize>,
 }
 
 /// An ONNX Runtime execution provider a checker may ask for (`providers:` in its config).
@@ -118,6 +120,7 @@ impl ModelSettings {
             labels: None,
             template: None,
             providers: Vec::new(),
+            top_windows: None,
         }
     }
 }

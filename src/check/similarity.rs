@@ -8,7 +8,9 @@
 use super::cache::Cache;
 use super::nli::{score_all, ModelUse, Stored};
 use super::onnx::Model;
-use super::windows::{passage_sentences, sentence_parts, windows_of, Window};
+use super::windows::{
+    passage_sentences, sentence_parts, top_windows, topic_words, windows_of, Window,
+};
 use super::{CheckError, CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -140,6 +142,13 @@ impl SimilarityChecker {
     }
 }
 
+impl SimilarityChecker {
+    /// What the last `check` cost.
+    pub fn last_use(&self) -> ModelUse {
+        self.usage.lock().map(|u| u.clone()).unwrap_or_default()
+    }
+}
+
 impl Checker for SimilarityChecker {
     fn name(&self) -> &str {
         &self.name
@@ -161,6 +170,9 @@ impl Checker for SimilarityChecker {
         ]);
         if !self.settings.providers.is_empty() {
             m.insert("providers".into(), self.model.providers.join(","));
+        }
+        if let Some(k) = self.settings.top_windows {
+            m.insert("top_windows".into(), k.to_string());
         }
         m
     }
@@ -191,6 +203,8 @@ impl Checker for SimilarityChecker {
     fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult> {
         let mut usage = ModelUse::default();
         let mut windows: HashMap<usize, Vec<Window>> = HashMap::new();
+        let mut window_words: HashMap<usize, Vec<std::collections::HashSet<String>>> =
+            HashMap::new();
         let mut texts: Vec<String> = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
         let mut intern = |t: &str| -> usize {
@@ -226,10 +240,21 @@ impl Checker for SimilarityChecker {
                 })
                 .collect()
             });
-            let wids = ws
-                .iter()
-                .enumerate()
-                .map(|(wi, w)| (wi, intern(&w.text)))
+            let chosen: Vec<usize> = match self.settings.top_windows {
+                Some(k) => {
+                    let words = window_words
+                        .entry(c.context)
+                        .or_insert_with(|| ws.iter().map(|w| topic_words(&w.text)).collect());
+                    let keep = top_windows(&topic_words(c.text), words, k);
+                    usage.considered += ws.len();
+                    usage.skipped += ws.len() - keep.len();
+                    keep
+                }
+                None => (0..ws.len()).collect(),
+            };
+            let wids = chosen
+                .into_iter()
+                .map(|wi| (wi, intern(&ws[wi].text)))
                 .collect();
             plan.push((intern(c.text), wids));
         }

@@ -5,7 +5,34 @@
 //! claims through (seed 001, "Joining passages lets false claims through").
 
 use crate::suite::Passage;
-use crate::text::split_sentences;
+use crate::text::{split_sentences, tokenize};
+use std::collections::HashSet;
+
+/// The words of a text that say what it is about (normalised, longer than two letters).
+pub fn topic_words(text: &str) -> HashSet<String> {
+    tokenize(text)
+        .into_iter()
+        .map(|t| t.norm)
+        .filter(|w| w.len() > 2)
+        .collect()
+}
+
+/// `top_windows: K`: the K windows sharing the most topic words with the claim (ties: the
+/// earlier, shorter window), in their original order. All of them when there are K or fewer.
+pub fn top_windows(claim: &HashSet<String>, windows: &[HashSet<String>], k: usize) -> Vec<usize> {
+    if windows.len() <= k {
+        return (0..windows.len()).collect();
+    }
+    let mut ranked: Vec<(usize, usize)> = windows
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (claim.intersection(w).count(), i))
+        .collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut keep: Vec<usize> = ranked.into_iter().take(k).map(|(_, i)| i).collect();
+    keep.sort_unstable();
+    keep
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Window {
@@ -128,6 +155,23 @@ pub fn windows_of(sentences: &[Vec<String>], max_sentences: usize) -> Vec<Window
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn top_windows_keeps_the_k_windows_sharing_most_words_with_the_claim() {
+        let ws: Vec<HashSet<String>> = [
+            "Export links expire after days.",
+            "Storage is pooled.",
+            "Export files are ZIP archives.",
+            "Links expire.",
+        ]
+        .iter()
+        .map(|t| topic_words(t))
+        .collect();
+        let claim = topic_words("Export links expire after 7 days.");
+        assert_eq!(top_windows(&claim, &ws, 2), vec![0, 3]);
+        assert_eq!(top_windows(&claim, &ws, 1), vec![0]);
+        assert_eq!(top_windows(&claim, &ws, 9), vec![0, 1, 2, 3]);
+    }
 
     #[test]
     fn an_over_long_sentence_becomes_overlapping_pieces_that_fit() {
