@@ -11,6 +11,8 @@ bash ci/check-tracked-sizes.sh
 # a Python virtual environment at target/venv (ONNX Runtime and the exporter's packages) and,
 # when missing, Debian's chromium; each install is announced
 bash ci/setup.sh
+# Ragas and DeepEval, each in its own environment under target/, for the examples/checkers tests
+bash ci/setup-python-checkers.sh
 # the real MiniLM models (embedding model for the seed's cosines, cross-encoder for benchmarks)
 bash ci/make-minilm.sh
 # faithgate finds ONNX Runtime through the python3 on PATH: the virtual environment's

@@ -222,6 +222,7 @@ impl Checker for CommandChecker {
                 json!({
                     "id": i.to_string(),
                     "claim": c.text,
+                    "question": input.contexts[c.context].question,
                     "passages": input.contexts[c.context].passages.iter().map(|p| json!({"id": p.id, "text": p.text})).collect::<Vec<_>>(),
                 })
                 .to_string()

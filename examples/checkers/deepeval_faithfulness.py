@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""DeepEval's FaithfulnessMetric as a faithgate `command` checker.
+
+faithgate writes one request per line on stdin, {"id", "claim", "question", "passages": [{"id", "text"}]};
+this program answers one line per request, {"id", "label", "score", "reason"}. Each claim is
+DeepEval's `actual_output` and the passages its `retrieval_context`; the judge is any
+OpenAI-compatible server:
+
+    FAITHGATE_JUDGE_BASE_URL=http://127.0.0.1:8000/v1   (required)
+    FAITHGATE_JUDGE_MODEL=Qwen/Qwen3-4B-Instruct-2507     (required)
+    FAITHGATE_JUDGE_API_KEY=...                           (optional; "none" when unset)
+
+Labels: DeepEval judges each claim it extracts `yes` (supported), `no` (contradicted) or
+`borderline`/`idk` (not backed by the context). Any `no` makes the claim `contradicted`; all `yes`
+makes it `supported`; anything else is `not_found`. The score is DeepEval's faithfulness score
+with `penalize_ambiguous_claims=True`, so unbacked claims lower it as they lower faithgate's.
+A DeepEval error is printed to stderr and the claim gets no answer line, which faithgate records
+as an error (never a pass).
+
+Install (pinned; see requirements-deepeval.txt):
+    python3 -m venv .venv-deepeval && .venv-deepeval/bin/pip install -r examples/checkers/requirements-deepeval.txt
+Use (faithgate.yaml):
+    checkers:
+      deepeval:
+        kind: command
+        argv: [.venv-deepeval/bin/python, examples/checkers/deepeval_faithfulness.py]
+        timeout_s: 300
+Then: faithgate run suites/larkspur.yaml --checker deepeval
+"""
+import json
+import os
+import sys
+
+os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "YES")
+os.environ.setdefault("DEEPEVAL_DISABLE_DOTENV", "1")
+
+from deepeval.metrics import FaithfulnessMetric  # noqa: E402
+from deepeval.models import OpenAIModel  # noqa: E402
+from deepeval.test_case import LLMTestCase  # noqa: E402
+
+
+def main() -> None:
+    base_url = os.environ.get("FAITHGATE_JUDGE_BASE_URL")
+    model = os.environ.get("FAITHGATE_JUDGE_MODEL")
+    if not base_url or not model:
+        sys.exit("deepeval checker: set FAITHGATE_JUDGE_BASE_URL and FAITHGATE_JUDGE_MODEL")
+    judge = OpenAIModel(model=model, base_url=base_url,
+                        api_key=os.environ.get("FAITHGATE_JUDGE_API_KEY", "none"), temperature=0)
+    for line in sys.stdin:
+        req = json.loads(line)
+        metric = FaithfulnessMetric(model=judge, async_mode=False, include_reason=True,
+                                    penalize_ambiguous_claims=True, threshold=0.5)
+        case = LLMTestCase(input=req.get("question") or "", actual_output=req["claim"],
+                           retrieval_context=[p["text"] for p in req["passages"]])
+        try:
+            metric.measure(case)
+        except Exception as e:  # one failed claim must not stop the others
+            print(f"deepeval checker: claim {req['id']}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+            continue
+        verdicts = [str(getattr(v.verdict, "value", v.verdict)).lower() for v in metric.verdicts or []]
+        if any(v == "no" for v in verdicts):
+            label = "contradicted"
+        elif verdicts and all(v == "yes" for v in verdicts):
+            label = "supported"
+        else:
+            label = "not_found"
+        out = {"id": req["id"], "label": label, "score": float(metric.score or 0.0),
+               "reason": f"deepeval verdicts {verdicts}: {metric.reason or ''}"}
+        print(json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    main()
