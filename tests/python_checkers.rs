@@ -225,7 +225,10 @@ fn every_example_checker_compiles() {
     ] {
         let out = std::process::Command::new(&python)
             // parse only: nothing is written beside the file
-            .args(["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])"])
+            .args([
+                "-c",
+                "import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])",
+            ])
             .arg(root().join("examples/checkers").join(f))
             .output()
             .unwrap();
