@@ -128,6 +128,29 @@ fn an_imported_ragtruth_log_scores_with_agreement_figures() {
         assert!(human.contains(want), "missing {want:?} in\n{human}");
     }
 
+    // the HTML page has every answer with its tag and label, and no empty question line
+    let (code, _, err) = output(faithgate_in(d.path()).args([
+        "score",
+        "log.jsonl",
+        "--contexts",
+        "log.contexts.jsonl",
+        "--html",
+        "r.html",
+        "--show",
+        "none",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(d.path().join("r.html")).unwrap();
+    assert_eq!(html.matches("<h2>").count(), 8);
+    assert!(
+        html.contains(
+            "tag llama-2-7b-chat · log line 2 · labelled hallucinated (Evident Conflict)"
+        ),
+        "{html}"
+    );
+    assert!(html.contains("<b>Q:</b> how long does a passport renewal take"));
+    assert!(!html.contains("<b>Q:</b> <br>"));
+
     // the suite of hard cases runs as a suite
     let (code, run, err) = output(faithgate_in(d.path()).args(["run", "suite.yaml", "--no-cache"]));
     assert!(code == 0 || code == 1, "{err}");

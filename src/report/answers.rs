@@ -773,13 +773,37 @@ pub const HTML_END: &str = "</body></html>\n";
 /// One answer of the HTML page.
 pub fn html_answer(a: &AnswerResult) -> String {
     let mut o = String::new();
-    let _ = write!(
-        o,
-        "<h2>{}</h2><p><b>Q:</b> {}<br><b>A:</b> {}</p>",
-        escape_markup(&a.id),
-        escape_markup(&a.question),
-        escape_markup(&a.answer)
-    );
+    let _ = write!(o, "<h2>{}</h2>", escape_markup(&a.id));
+    let mut meta = Vec::new();
+    if let Some(t) = &a.tag {
+        meta.push(format!("tag {}", escape_markup(t)));
+    }
+    if let Some(l) = a.line {
+        meta.push(format!("log line {l}"));
+    }
+    match &a.label {
+        Some(l) if l.hallucinated => meta.push(format!(
+            "labelled hallucinated{}",
+            if l.types.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", escape_markup(&l.types.join(", ")))
+            }
+        )),
+        Some(_) => meta.push("labelled faithful".into()),
+        None => {}
+    }
+    if a.partial_refusal {
+        meta.push("partial refusal: scored on its claims".into());
+    }
+    if !meta.is_empty() {
+        let _ = write!(o, "<p class=\"note\">{}</p>", meta.join(" · "));
+    }
+    o.push_str("<p>");
+    if !a.question.is_empty() {
+        let _ = write!(o, "<b>Q:</b> {}<br>", escape_markup(&a.question));
+    }
+    let _ = write!(o, "<b>A:</b> {}</p>", escape_markup(&a.answer));
     if a.refusal {
         o.push_str("<p class=\"note\">refusal: excluded from the averages</p>");
         return o;
