@@ -274,6 +274,10 @@ fn labels_and_templates_are_checked_when_the_config_loads() {
             "checkers:\n  n: {kind: nli, model: m, labels: {supported: 0, entailed: 1}}\n",
             "unknown field",
         ),
+        (
+            "checkers:\n  n: {kind: nli, model: m, labels: {supported: -1}}\n",
+            "-1 is not an output index",
+        ),
     ] {
         let p = d.path().join("faithgate.yaml");
         std::fs::write(&p, body).unwrap();

@@ -229,11 +229,27 @@ pub struct NliChecker {
 }
 
 /// An output of the model named in a `labels:` mapping: its index, or its id2label name.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum LabelRef {
     Index(usize),
     Name(String),
+}
+
+impl<'de> serde::Deserialize<'de> for LabelRef {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match serde_yaml::Value::deserialize(d)? {
+            serde_yaml::Value::Number(n) => n.as_u64().map(|i| LabelRef::Index(i as usize)).ok_or_else(|| {
+                D::Error::custom(format!(
+                    "labels: {n} is not an output index (a whole number from 0) or a label name"
+                ))
+            }),
+            serde_yaml::Value::String(s) if !s.trim().is_empty() => Ok(LabelRef::Name(s)),
+            other => Err(D::Error::custom(format!(
+                "labels: {other:?} is not an output index (0, 1, ...) or a label name from config.json id2label"
+            ))),
+        }
+    }
 }
 
 impl std::fmt::Display for LabelRef {
@@ -511,7 +527,11 @@ impl NliChecker {
     ) -> (std::borrow::Cow<'a, str>, Option<&'a str>) {
         match &self.settings.template {
             Some(t) => (
-                std::borrow::Cow::Owned(t.replace("{premise}", premise).replace("{claim}", claim)),
+                // one pass: a passage that contains "{claim}" stays text
+                std::borrow::Cow::Owned(crate::llm::render_template(
+                    t,
+                    &[("premise", premise), ("claim", claim)],
+                )),
                 None,
             ),
             None => (std::borrow::Cow::Borrowed(premise), Some(claim)),
@@ -917,6 +937,16 @@ impl Checker for NliChecker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_template_is_filled_in_one_pass() {
+        let t = "premise: {premise} hypothesis: {claim}";
+        let out = crate::llm::render_template(
+            t,
+            &[("premise", "A passage that says {claim}."), ("claim", "X")],
+        );
+        assert_eq!(out, "premise: A passage that says {claim}. hypothesis: X");
+    }
 
     #[test]
     fn softmax_is_stable_and_rejects_nan() {
