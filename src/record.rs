@@ -323,41 +323,34 @@ pub fn write_score_record(
     head: &ScoreRecord,
     answers: &mut dyn Iterator<Item = Result<crate::answers::score::AnswerResult>>,
 ) -> Result<()> {
-    let mut failure: Option<Error> = None;
-    let res = crate::write::write_atomic_with(path, &mut |w| {
-        fn s<T: Serialize + ?Sized>(v: &T) -> String {
-            serde_json::to_string(v).expect("serialises")
-        }
-        writeln!(w, "{{")?;
-        writeln!(w, "  \"type\": \"score\",")?;
-        writeln!(w, "  \"version\": {},", head.version)?;
-        writeln!(w, "  \"log\": {},", s(&head.log))?;
-        writeln!(w, "  \"checker\": {},", s(&head.checker))?;
-        writeln!(w, "  \"decomposer\": {},", s(&head.decomposer))?;
+    fn s<T: Serialize + ?Sized>(v: &T) -> String {
+        serde_json::to_string(v).expect("serialises")
+    }
+    crate::write::write_atomic_from(path, &mut |w| {
+        let io = |e: std::io::Error| Error::write(path, e);
+        let mut lead = format!(
+            "{{\n  \"type\": \"score\",\n  \"version\": {},\n  \"log\": {},\n  \"checker\": {},\n  \"decomposer\": {},\n",
+            head.version,
+            s(&head.log),
+            s(&head.checker),
+            s(&head.decomposer)
+        );
         if let Some(sh) = &head.shard {
-            writeln!(w, "  \"shard\": {},", s(sh))?;
+            lead.push_str(&format!("  \"shard\": {},\n", s(sh)));
         }
-        write!(w, "  \"answers\": [")?;
+        lead.push_str("  \"answers\": [");
+        w.write_all(lead.as_bytes()).map_err(io)?;
         let mut first = true;
         for a in &mut *answers {
-            let a = match a {
-                Ok(a) => a,
-                Err(e) => {
-                    failure = Some(e);
-                    return Err(std::io::Error::other("reading the scored answers failed"));
-                }
-            };
-            w.write_all(if first { b"\n    " } else { b",\n    " })?;
+            let a = a?;
+            w.write_all(if first { b"\n    " } else { b",\n    " })
+                .map_err(io)?;
             first = false;
-            serde_json::to_writer(&mut *w, &a)?;
+            serde_json::to_writer(&mut *w, &a).map_err(|e| io(e.into()))?;
         }
-        writeln!(w, "{}]\n}}", if first { "" } else { "\n  " })?;
-        Ok(())
-    });
-    match (failure, res) {
-        (Some(e), _) => Err(e),
-        (None, r) => r,
-    }
+        w.write_all(format!("{}]\n}}\n", if first { "" } else { "\n  " }).as_bytes())
+            .map_err(io)
+    })
 }
 
 /// A guess at what a JSON file that is not a record is, for the error message.

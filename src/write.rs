@@ -65,6 +65,26 @@ pub fn write_atomic_with(
     }
 }
 
+/// Like [`write_atomic_with`], for output built from a source that can fail on its own (a spool
+/// read back): `fill` returns faithgate errors, its write errors already mapped with
+/// [`Error::write`]. Any error leaves nothing behind and is returned as it is.
+pub fn write_atomic_from(
+    path: &Path,
+    fill: &mut dyn FnMut(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
+    let mut failure: Option<Error> = None;
+    let res = write_atomic_with(path, &mut |w| {
+        fill(w).map_err(|e| {
+            failure = Some(e);
+            std::io::Error::other("the output's source failed")
+        })
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => res,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -669,9 +669,10 @@ fn the_tokenizers_own_padding_and_truncation_are_overridden() {
     // tokenizer.json truncates at 16 and pads to 128; faithgate does neither
     let long = "team plan ".repeat(20);
     assert_eq!(m.token_len(&long, None).unwrap(), 42);
-    let (shape, _, mask) = m
-        .run(&[("team plan", None), ("team plan costs", None)])
+    let (ids, mask, types) = m
+        .encode(&[("team plan", None), ("team plan costs", None)])
         .unwrap();
+    let (shape, _) = m.run_arrays(&ids, &mask, &types).unwrap();
     assert_eq!(
         mask.ncols(),
         5,

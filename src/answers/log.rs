@@ -8,7 +8,7 @@ use super::{LoggedAnswer, LoggedPassage};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
@@ -27,10 +27,14 @@ pub struct HumanLabel {
     pub types: Vec<String>,
 }
 
-/// Passages given once and referenced by id: JSON Lines of `{"id": ..., "text": ...}` (one
-/// passage named like its context) or `{"id": ..., "passages": [{id, text}]}`.
-pub fn load_contexts(path: &Path) -> Result<HashMap<String, Vec<LoggedPassage>>> {
-    let help = "one JSON object per line: {\"id\": \"src-17\", \"text\": \"...\"} or {\"id\": \"src-17\", \"passages\": [{\"id\": \"p1\", \"text\": \"...\"}]}";
+/// A side file of JSON Lines, each an object with a unique `id`: every (id, the other keys)
+/// turned into a value by `item`, keyed by id. Errors name the line.
+fn load_by_id<T>(
+    path: &Path,
+    help: &str,
+    what: &str,
+    item: impl Fn(&str, Map<String, Value>) -> std::result::Result<T, String>,
+) -> Result<HashMap<String, T>> {
     let text = crate::error::read_input(path)?;
     let mut out = HashMap::new();
     for (i, line) in text.lines().enumerate() {
@@ -43,47 +47,36 @@ pub fn load_contexts(path: &Path) -> Result<HashMap<String, Vec<LoggedPassage>>>
             return Err(at("not a JSON object".into()));
         };
         let id = take_id(&mut m, "id").map_err(at)?;
-        let passages = match (m.remove("passages"), m.remove("text")) {
-            (Some(p), None) => passages_of(p).map_err(at)?,
-            (None, Some(Value::String(t))) => vec![LoggedPassage {
-                id: id.clone(),
-                text: t,
-            }],
-            _ => {
-                return Err(at(
-                    "needs exactly one of `text` (a string) or `passages`".into()
-                ))
-            }
-        };
-        if out.insert(id.clone(), passages).is_some() {
-            return Err(at(format!("context id `{id}` appears twice")));
+        let value = item(&id, m).map_err(at)?;
+        if out.insert(id.clone(), value).is_some() {
+            return Err(at(format!("{what} `{id}` appears twice")));
         }
     }
     Ok(out)
 }
 
+/// Passages given once and referenced by id: JSON Lines of `{"id": ..., "text": ...}` (one
+/// passage named like its context) or `{"id": ..., "passages": [{id, text}]}`.
+pub fn load_contexts(path: &Path) -> Result<HashMap<String, Vec<LoggedPassage>>> {
+    let help = "one JSON object per line: {\"id\": \"src-17\", \"text\": \"...\"} or {\"id\": \"src-17\", \"passages\": [{\"id\": \"p1\", \"text\": \"...\"}]}";
+    load_by_id(path, help, "context id", |id, mut m| {
+        match (m.remove("passages"), m.remove("text")) {
+            (Some(p), None) => passages_of(p),
+            (None, Some(Value::String(t))) => Ok(vec![LoggedPassage {
+                id: id.to_string(),
+                text: t,
+            }]),
+            _ => Err("needs exactly one of `text` (a string) or `passages`".into()),
+        }
+    })
+}
+
 /// Labels from a side file: JSON Lines of `{"id": ..., "hallucinated": bool, "types": [...]}`.
 pub fn load_labels(path: &Path) -> Result<HashMap<String, HumanLabel>> {
     let help = "one JSON object per line: {\"id\": \"a-1\", \"hallucinated\": true, \"types\": [\"Evident Conflict\"]}";
-    let text = crate::error::read_input(path)?;
-    let mut out = HashMap::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let at = |m: String| Error::input(path, Some(i + 1), m, help);
-        let v: Value = serde_json::from_str(line).map_err(|e| at(format!("not JSON: {e}")))?;
-        let Value::Object(mut m) = v else {
-            return Err(at("not a JSON object".into()));
-        };
-        let id = take_id(&mut m, "id").map_err(at)?;
-        let label: HumanLabel = serde_json::from_value(Value::Object(m))
-            .map_err(|e| at(format!("not a label: {e}")))?;
-        if out.insert(id.clone(), label).is_some() {
-            return Err(at(format!("label for `{id}` appears twice")));
-        }
-    }
-    Ok(out)
+    load_by_id(path, help, "label for", |_, m| {
+        serde_json::from_value(Value::Object(m)).map_err(|e| format!("not a label: {e}"))
+    })
 }
 
 /// An id as a string: strings as they are, integers written out; anything else is an error.
@@ -269,8 +262,6 @@ pub struct LogReader {
     position: usize,
     /// Answers that have no passages: (id, line).
     pub without_passages: Vec<(String, Option<usize>)>,
-    /// Label ids that matched an answer.
-    labelled: HashSet<String>,
 }
 
 /// A record of the log as read (or why it is not JSON) and its line.
@@ -337,17 +328,17 @@ impl LogReader {
             shard,
             position: 0,
             without_passages: Vec::new(),
-            labelled: HashSet::new(),
         })
     }
 
-    /// Labels in the side file that matched no answer read so far (ids, sorted).
+    /// Labels in the side file that matched no answer of the log read so far, in any shard
+    /// (ids, sorted).
     pub fn unmatched_labels(&self) -> Vec<String> {
         let mut v: Vec<String> = self
             .labels
             .iter()
             .flat_map(|l| l.keys())
-            .filter(|id| !self.labelled.contains(*id) && !self.seen.contains_key(*id))
+            .filter(|id| !self.seen.contains_key(*id))
             .cloned()
             .collect();
         v.sort();
@@ -441,7 +432,6 @@ impl Iterator for LogReader {
             if let Some(labels) = &self.labels {
                 if let Some(l) = labels.get(&a.id) {
                     a.label = Some(l.clone());
-                    self.labelled.insert(a.id.clone());
                 }
             }
             if a.passages.iter().all(|p| crate::text::is_blank(&p.text)) {

@@ -246,25 +246,6 @@ impl ScoreRecord {
     }
 }
 
-/// Decomposes and verifies every answer, in one batch: the whole record (for tests and small
-/// logs; `score` streams chunks through [`score_chunk`]).
-pub fn score(
-    log: &str,
-    answers: &[LoggedAnswer],
-    decomposer: &dyn Decomposer,
-    checker: &dyn Checker,
-    progress: &mut dyn FnMut(usize, usize),
-) -> ScoreRecord {
-    ScoreRecord {
-        version: SCORE_RECORD_VERSION,
-        log: log.to_string(),
-        checker: checker_name(checker),
-        decomposer: decomposer.describe(),
-        shard: None,
-        answers: score_chunk(answers, decomposer, checker, progress),
-    }
-}
-
 /// How a checker is named in a score record.
 pub fn checker_name(checker: &dyn Checker) -> String {
     format!("{} ({})", checker.name(), checker.kind())

@@ -161,15 +161,15 @@ impl Tally {
 
     pub fn add(&mut self, a: &AnswerResult) {
         self.answers += 1;
-        let defs = self.opts.definitions.clone();
+        let n_defs = self.opts.definitions.len();
         if let Some(t) = &a.tag {
             self.tags
                 .entry(t.clone())
-                .or_insert_with(|| (0, vec![(0, 0); defs.len()]))
+                .or_insert_with(|| (0, vec![(0, 0); n_defs]))
                 .0 += 1;
         }
-        let mut flagged = Vec::with_capacity(defs.len());
-        for (i, d) in defs.iter().enumerate() {
+        let mut flagged = Vec::with_capacity(n_defs);
+        for (i, d) in self.opts.definitions.iter().enumerate() {
             let s = &mut self.aggs[i];
             match a.status(*d) {
                 Status::Refusal => s.refusals += 1,
@@ -198,7 +198,7 @@ impl Tally {
                 }
             }
         }
-        let scored = flagged.len() == defs.len();
+        let scored = flagged.len() == n_defs;
         match (&a.label, scored) {
             (Some(l), true) => self.labelled.push(LabelRow {
                 id: a.id.clone(),
@@ -212,7 +212,7 @@ impl Tally {
             (None, true) => self.unlabelled += 1,
             (None, false) => {}
         }
-        if let Some(key) = worst_key(a, defs[0]) {
+        if let Some(key) = worst_key(a, self.opts.definitions[0]) {
             if self.opts.worst > 0 {
                 self.worst.push((key, a.clone()));
                 if self.worst.len() >= self.opts.worst.saturating_mul(2).max(64) {
@@ -232,11 +232,6 @@ impl Tally {
     pub fn worst(&mut self) -> Vec<AnswerResult> {
         self.trim_worst();
         self.worst.iter().map(|(_, a)| a.clone()).collect()
-    }
-
-    /// How many answers are bad enough to be listed among the worst (errors and unsupported).
-    pub fn answers(&self) -> usize {
-        self.answers
     }
 
     pub fn summary(&self) -> ScoreSummary {

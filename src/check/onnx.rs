@@ -293,9 +293,6 @@ pub fn runtime_version(path: &Path) -> String {
         .unwrap_or_else(|| info.to_string())
 }
 
-/// A batch's first output: its shape, its values (row-major) and the attention mask used.
-pub type RunOutput = (Vec<usize>, Vec<f32>, Array2<i64>);
-
 /// A tokenised batch: input_ids, attention_mask, token_type_ids, each [batch, longest].
 pub type Encoded = (Array2<i64>, Array2<i64>, Array2<i64>);
 
@@ -548,14 +545,6 @@ impl Model {
             None => self.tokenizer.encode(first, true),
         };
         enc.map(|e| e.len()).map_err(|e| format!("tokenizer: {e}"))
-    }
-
-    /// Runs one batch of texts or pairs; returns the first output as a flat f32 vector with its
-    /// shape, and the attention mask used.
-    pub fn run(&self, batch: &[(&str, Option<&str>)]) -> Result<RunOutput, String> {
-        let (ids, mask, types) = self.encode(batch)?;
-        self.run_arrays(&ids, &mask, &types)
-            .map(|(shape, data)| (shape, data, mask))
     }
 
     /// Tokenises a batch, padded to its longest member: (input_ids, attention_mask,

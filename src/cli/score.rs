@@ -337,32 +337,16 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
 
     if let Some(path) = &args.html {
         let top = report::answers::html_head(&rhead, &summary);
-        let mut failure = None;
-        let res = faithgate::write::write_atomic_with(path, &mut |w| {
-            w.write_all(top.as_bytes())?;
-            match spool.answers() {
-                Ok(it) => {
-                    for a in it {
-                        match a {
-                            Ok(a) => w.write_all(report::answers::html_answer(&a).as_bytes())?,
-                            Err(e) => {
-                                failure = Some(e);
-                                return Err(std::io::Error::other("spool"));
-                            }
-                        }
-                    }
-                }
-                Err(e) => {
-                    failure = Some(e);
-                    return Err(std::io::Error::other("spool"));
-                }
+        faithgate::write::write_atomic_from(path, &mut |w| {
+            let io = |e: std::io::Error| Error::write(path, e);
+            w.write_all(top.as_bytes()).map_err(io)?;
+            for a in spool.answers()? {
+                w.write_all(report::answers::html_answer(&a?).as_bytes())
+                    .map_err(io)?;
             }
             w.write_all(report::answers::HTML_END.as_bytes())
-        });
-        if let Some(e) = failure {
-            return Err(e.into());
-        }
-        res?;
+                .map_err(io)
+        })?;
         eprintln!("html report written: {}", path.display());
     }
     if let Some(path) = &args.record {
