@@ -6,11 +6,11 @@
 #[path = "../tests/common/server.rs"]
 mod server;
 
-use faithgate::check::judge::{JudgeChecker, JudgeSettings, Mode};
-use faithgate::llm::LlmSettings;
-use faithgate::mutate::{generate, Rules};
-use faithgate::run::run_suite;
-use faithgate::suite::Suite;
+use faithprobe::check::judge::{JudgeChecker, JudgeSettings, Mode};
+use faithprobe::llm::LlmSettings;
+use faithprobe::mutate::{generate, Rules};
+use faithprobe::run::run_suite;
+use faithprobe::suite::Suite;
 use server::{Reply, Server};
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -8,12 +8,12 @@
 //! word-indexed checker and for the baseline that compares every claim with every window.
 //! Pass `-- --quick` for one smaller run (used by the test suite to keep this target working).
 
-use faithgate::check::lexical::{LexicalChecker, LexicalSettings};
-use faithgate::mutate::{generate, Rules};
-use faithgate::report::{human, Paint};
-use faithgate::run::run_suite;
-use faithgate::suite::Suite;
-use faithgate::summary::summarize;
+use faithprobe::check::lexical::{LexicalChecker, LexicalSettings};
+use faithprobe::mutate::{generate, Rules};
+use faithprobe::report::{human, Paint};
+use faithprobe::run::run_suite;
+use faithprobe::suite::Suite;
+use faithprobe::summary::summarize;
 use std::path::Path;
 use std::time::Instant;
 

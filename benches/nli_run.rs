@@ -11,12 +11,12 @@
 //!
 //! `cargo bench --bench nli_run` (median of 5 of each); `-- --quick` runs each once.
 
-use faithgate::check::nli::{ModelSettings, NliChecker};
-use faithgate::check::onnx::Model;
-use faithgate::check::windows::{passage_sentences, windows_of};
-use faithgate::mutate::{generate, Rules};
-use faithgate::run::{cases, run_suite};
-use faithgate::suite::Suite;
+use faithprobe::check::nli::{ModelSettings, NliChecker};
+use faithprobe::check::onnx::Model;
+use faithprobe::check::windows::{passage_sentences, windows_of};
+use faithprobe::mutate::{generate, Rules};
+use faithprobe::run::{cases, run_suite};
+use faithprobe::suite::Suite;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Instant;
@@ -137,7 +137,7 @@ fn main() {
         fixed.push(pairs.len() as f64 / t.elapsed().as_secs_f64());
     }
     println!(
-        "bare, fixed padding to 128 (the tokenizer.json setting faithgate overrides): median {:.0} pairs/s",
+        "bare, fixed padding to 128 (the tokenizer.json setting faithprobe overrides): median {:.0} pairs/s",
         median(fixed)
     );
     println!(
@@ -221,14 +221,14 @@ fn main() {
 
     // long passages: news-like sources of 30 sentences, scored through `score` as a log would be
     let long = long_passage_answers(if quick { 2 } else { 6 });
-    let decomposer = faithgate::answers::decompose::Sentences;
+    let decomposer = faithprobe::answers::decompose::Sentences;
     let mut rates = Vec::new();
     let mut uses = Vec::new();
     for _ in 0..reps {
         let t = Instant::now();
         let c0 = cpu_seconds();
         let results =
-            faithgate::answers::score::score_chunk(&long, &decomposer, &checker, &mut |_, _| {});
+            faithprobe::answers::score::score_chunk(&long, &decomposer, &checker, &mut |_, _| {});
         let secs = t.elapsed().as_secs_f64();
         uses.push((cpu_seconds() - c0) / (secs * threads as f64));
         assert!(results
@@ -262,7 +262,7 @@ fn main() {
         let mut secs = Vec::new();
         for _ in 0..reps {
             let t = Instant::now();
-            faithgate::answers::score::score_chunk(&long, &decomposer, &topk, &mut |_, _| {});
+            faithprobe::answers::score::score_chunk(&long, &decomposer, &topk, &mut |_, _| {});
             secs.push(t.elapsed().as_secs_f64());
         }
         let u = topk.last_use();
@@ -284,8 +284,8 @@ fn main() {
 /// `top_windows: K` with the real MiniLM embedding model (verdicts that mean something): the
 /// work saved and the verdicts that stay the same as the full scan, on Larkspur and on the long
 /// passages.
-fn top_windows_report(root: &Path, reps: usize, long: &[faithgate::answers::LoggedAnswer]) {
-    use faithgate::check::similarity::SimilarityChecker;
+fn top_windows_report(root: &Path, reps: usize, long: &[faithprobe::answers::LoggedAnswer]) {
+    use faithprobe::check::similarity::SimilarityChecker;
     let dir = root.join("target/models/minilm-embed");
     if !dir.join("model.onnx").is_file() {
         println!(
@@ -295,7 +295,7 @@ fn top_windows_report(root: &Path, reps: usize, long: &[faithgate::answers::Logg
     }
     let suite = Suite::load(&root.join("suites/larkspur.yaml")).unwrap();
     let mutants = generate(&suite, &Rules::builtin()).unwrap();
-    let decomposer = faithgate::answers::decompose::Sentences;
+    let decomposer = faithprobe::answers::decompose::Sentences;
     let checker = |k: Option<usize>| {
         SimilarityChecker::new(
             "sim",
@@ -328,7 +328,7 @@ fn top_windows_report(root: &Path, reps: usize, long: &[faithgate::answers::Logg
         let mut v = Vec::new();
         for _ in 0..reps {
             let t = Instant::now();
-            let res = faithgate::answers::score::score_chunk(long, &decomposer, c, &mut |_, _| {});
+            let res = faithprobe::answers::score::score_chunk(long, &decomposer, c, &mut |_, _| {});
             secs.push(t.elapsed().as_secs_f64());
             v = res
                 .iter()
@@ -368,7 +368,7 @@ fn top_windows_report(root: &Path, reps: usize, long: &[faithgate::answers::Logg
 }
 
 /// Answers of four claims over one source of 30 sentences of ~25 words each.
-fn long_passage_answers(n: usize) -> Vec<faithgate::answers::LoggedAnswer> {
+fn long_passage_answers(n: usize) -> Vec<faithprobe::answers::LoggedAnswer> {
     (0..n)
         .map(|i| {
             let source: Vec<String> = (0..30)
@@ -377,14 +377,14 @@ fn long_passage_answers(n: usize) -> Vec<faithgate::answers::LoggedAnswer> {
                     i * 31 + k, 100 + k, 2020 + k % 7
                 ))
                 .collect();
-            faithgate::answers::LoggedAnswer {
+            faithprobe::answers::LoggedAnswer {
                 id: format!("a{i}"),
                 question: "What did the council say about the ferry terminal?".into(),
                 answer: format!(
                     "Here is a summary:\n\n- Council member number {} spoke on day 3.\n- The plan is worth $ {} million.\n- The vote is in March 2023.\n- The terminal will close for two years.",
                     i * 31 + 3, 103
                 ),
-                passages: vec![faithgate::answers::LoggedPassage {
+                passages: vec![faithprobe::answers::LoggedPassage {
                     id: format!("src-{i}"),
                     text: source.join(" "),
                 }],

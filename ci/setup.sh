@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs what faithgate's tests need beyond Rust, and says what it installs:
+# Installs what faithprobe's tests need beyond Rust, and says what it installs:
 # - a Python virtual environment at target/venv with the pinned packages of ci/requirements.txt
-#   (ONNX Runtime among them, which faithgate loads at run time); nothing goes into the system
+#   (ONNX Runtime among them, which faithprobe loads at run time); nothing goes into the system
 #   Python. Re-running it is cheap.
 # - Debian's chromium, only when no chromium is on PATH (it renders the HTML audit report in one
 #   test; needs root or sudo, as on CI).

@@ -15,7 +15,7 @@ bash ci/setup.sh
 bash ci/setup-python-checkers.sh
 # the real MiniLM models (embedding model for the seed's cosines, cross-encoder for benchmarks)
 bash ci/make-minilm.sh
-# faithgate finds ONNX Runtime through the python3 on PATH: the virtual environment's
+# faithprobe finds ONNX Runtime through the python3 on PATH: the virtual environment's
 export PATH="$PWD/target/venv/bin:$PATH"
 
 cargo build --locked --all-targets

@@ -1,4 +1,4 @@
-//! Settings: `faithgate.yaml`, its named checkers and decomposers.
+//! Settings: `faithprobe.yaml`, its named checkers and decomposers.
 //!
 //! Loading parses and validates the file and nothing else: no prompt file is read, no API-key
 //! variable looked at, no model opened. A checker is built (and only then reads what it needs)
@@ -29,7 +29,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// The default config file, looked for in the working directory.
-pub const DEFAULT_CONFIG: &str = "faithgate.yaml";
+pub const DEFAULT_CONFIG: &str = "faithprobe.yaml";
 
 /// The longest `timeout_s` or `max_wait_s` accepted: one day.
 const MAX_SECONDS: f64 = 86_400.0;
@@ -82,13 +82,23 @@ pub struct EndpointConfig {
     pub model: String,
     /// The variable's name, never the key.
     pub api_key_env: Option<String>,
-    /// Prompt template file.
-    pub prompt: PathBuf,
+    /// Prompt template file (default: the built-in prompt for the use, `prompts/judge-v1.md` or
+    /// `prompts/decompose-v1.md`).
+    pub prompt: Option<PathBuf>,
     pub timeout_s: Option<f64>,
     pub max_retries: Option<u32>,
     pub backoff_ms: Option<u64>,
     /// Cap on any one wait between tries (default 60), whatever `Retry-After` says.
     pub max_wait_s: Option<f64>,
+}
+
+impl EndpointConfig {
+    /// The prompt as written, or `default` when none is set.
+    pub fn prompt_or(&self, default: &str) -> PathBuf {
+        self.prompt
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(default))
+    }
 }
 
 /// `kind: judge` settings.
@@ -170,10 +180,10 @@ pub struct Config {
     lines: BTreeMap<String, usize>,
 }
 
-const HELP: &str = "faithgate.yaml has `checkers: {NAME: {kind: lexical|nli|similarity|judge|cascade|command, ...}}`, optional `decomposers:` and `mutators: DIR`; see README.md";
+const HELP: &str = "faithprobe.yaml has `checkers: {NAME: {kind: lexical|nli|similarity|judge|cascade|command, ...}}`, optional `decomposers:` and `mutators: DIR`; see README.md";
 
 impl Config {
-    /// Reads `explicit`, else `faithgate.yaml` in the working directory if there is one.
+    /// Reads `explicit`, else `faithprobe.yaml` in the working directory if there is one.
     pub fn load(explicit: Option<&Path>) -> Result<Config> {
         let path = match explicit {
             Some(p) => p.to_path_buf(),
@@ -256,7 +266,7 @@ impl Config {
                     path,
                     line,
                     format!("decomposer `{name}`: {e}"),
-                    "a decomposer is `kind: sentences`, or `kind: llm` with base_url, model and prompt",
+                    "a decomposer is `kind: sentences`, or `kind: llm` with base_url and model (and optionally prompt)",
                 )
             })?;
             if let Some(l) = line {
@@ -408,7 +418,7 @@ impl Config {
                 positive("concurrency", j.concurrency)?;
                 if let Some(n) = j.concurrency.filter(|n| *n > MAX_CONCURRENCY) {
                     return Err(bad(
-                        format!("concurrency {n} is more than {MAX_CONCURRENCY}, the most calls faithgate keeps in flight"),
+                        format!("concurrency {n} is more than {MAX_CONCURRENCY}, the most calls faithprobe keeps in flight"),
                         &format!("use at most {MAX_CONCURRENCY}"),
                     ));
                 }
@@ -485,9 +495,9 @@ impl Config {
         }
         match self.checkers.get(name) {
             Some(CheckerConfig::Judge(j)) => {
-                let p = self.base.join(&j.endpoint.prompt);
-                if let Err(e) = std::fs::read_to_string(&p) {
-                    out.push(format!("cannot read prompt {}: {e}", p.display()));
+                let written = j.endpoint.prompt_or(crate::prompts::JUDGE);
+                if let Err(e) = crate::prompts::read(&written, &self.base.join(&written)) {
+                    out.push(e);
                 }
                 if let Some(var) = &j.endpoint.api_key_env {
                     if std::env::var_os(var).is_none() {
@@ -531,7 +541,7 @@ impl Config {
             self.bad(
                 name,
                 format!("checker `{name}`: {e}"),
-                "check the checker's settings; `faithgate doctor` shows what it found",
+                "check the checker's settings; `faithprobe doctor` shows what it found",
             )
         };
         let open_cache = || -> Result<Option<Arc<Cache>>> {
@@ -578,7 +588,11 @@ impl Config {
             CheckerConfig::Judge(j) => {
                 let settings = JudgeSettings {
                     llm: self
-                        .llm_settings(&j.endpoint, &self.base.join(&j.endpoint.prompt))
+                        .llm_settings(
+                            &j.endpoint,
+                            &j.endpoint.prompt_or(crate::prompts::JUDGE),
+                            &self.base,
+                        )
                         .map_err(failed)?,
                     mode: j.mode.unwrap_or(Mode::PerClaim),
                     batch_size: j.batch_size.unwrap_or(16),
@@ -605,19 +619,20 @@ impl Config {
         })
     }
 
-    /// Settings for an endpoint with its prompt read from `prompt` (already resolved).
+    /// Settings for an endpoint with its prompt `written` as the user wrote it, read relative to
+    /// `base` (or served from the binary when it names a built-in prompt that is not on disk).
     fn llm_settings(
         &self,
         e: &EndpointConfig,
-        prompt: &Path,
+        written: &Path,
+        base: &Path,
     ) -> std::result::Result<LlmSettings, String> {
-        let text = std::fs::read_to_string(prompt)
-            .map_err(|err| format!("cannot read prompt {}: {err}", prompt.display()))?;
+        let (text, from) = crate::prompts::read(written, &base.join(written))?;
         Ok(LlmSettings {
             base_url: e.base_url.clone(),
             model: e.model.clone(),
             api_key_env: e.api_key_env.clone(),
-            prompt_path: prompt.display().to_string(),
+            prompt_path: from,
             prompt: text,
             timeout: Duration::from_secs_f64(e.timeout_s.unwrap_or(60.0)),
             max_retries: e.max_retries.unwrap_or(3),
@@ -651,7 +666,9 @@ impl Config {
                 "see README.md, 'LLM judge'",
             )
         };
-        let settings = self.llm_settings(&j.endpoint, prompt).map_err(failed)?;
+        let settings = self
+            .llm_settings(&j.endpoint, prompt, Path::new(""))
+            .map_err(failed)?;
         LlmClient::new(settings, placeholders).map_err(failed)
     }
 
@@ -679,7 +696,7 @@ impl Config {
                     )
                 };
                 let settings = self
-                    .llm_settings(e, &self.base.join(&e.prompt))
+                    .llm_settings(e, &e.prompt_or(crate::prompts::DECOMPOSE), &self.base)
                     .map_err(failed)?;
                 let client =
                     LlmClient::new(settings, &["{question}", "{answer}"]).map_err(failed)?;
@@ -722,20 +739,20 @@ mod tests {
     use super::*;
 
     fn load(yaml: &str) -> Result<Config> {
-        Config::from_yaml(Path::new("dir/faithgate.yaml"), yaml)
+        Config::from_yaml(Path::new("dir/faithprobe.yaml"), yaml)
     }
 
     #[test]
     fn a_judge_with_an_unset_key_and_a_missing_prompt_loads_and_fails_only_when_built() {
         let c = load(
-            "checkers:\n  judge:\n    kind: judge\n    base_url: http://127.0.0.1:9/v1\n    model: m\n    api_key_env: FAITHGATE_TEST_SURELY_UNSET\n    prompt: no-such-prompt.md\n",
+            "checkers:\n  judge:\n    kind: judge\n    base_url: http://127.0.0.1:9/v1\n    model: m\n    api_key_env: FAITHPROBE_TEST_SURELY_UNSET\n    prompt: no-such-prompt.md\n",
         )
         .unwrap();
         assert_eq!(c.kind_of("judge").unwrap(), "judge");
         assert!(c.checker("lexical", None).is_ok());
         let err = c.checker("judge", None).err().unwrap().to_string();
         assert!(
-            err.contains("dir/faithgate.yaml:2") && err.contains("no-such-prompt.md"),
+            err.contains("dir/faithprobe.yaml:2") && err.contains("no-such-prompt.md"),
             "{err}"
         );
         let problems = c.problems("judge");
@@ -748,7 +765,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("faithgate.yaml:2") && err.contains("unknown field `model`"),
+            err.contains("faithprobe.yaml:2") && err.contains("unknown field `model`"),
             "{err}"
         );
         let err = load("checkers:\n  x:\n    kind: telepathy\n")
@@ -763,7 +780,7 @@ mod tests {
             let y = format!("decomposers:\n  d:\n    kind: llm\n    base_url: http://x/v1\n    model: m\n    prompt: p.md\n    timeout_s: {t}\n");
             let err = load(&y).unwrap_err().to_string();
             assert!(
-                err.contains("timeout_s") && err.contains("faithgate.yaml:2"),
+                err.contains("timeout_s") && err.contains("faithprobe.yaml:2"),
                 "{t}: {err}"
             );
         }
@@ -793,7 +810,7 @@ mod tests {
             ))
             .unwrap_err()
             .to_string();
-            assert!(e.contains(field) && e.contains("faithgate.yaml:2"), "{e}");
+            assert!(e.contains(field) && e.contains("faithprobe.yaml:2"), "{e}");
         }
     }
 

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// The documented exit codes of the `faithgate` binary.
+/// The documented exit codes of the `faithprobe` binary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     /// Everything ran and nothing failed.

@@ -1,7 +1,7 @@
 //! The fuzz harness: every parser and text routine that reads input a user or a server controls,
 //! fed arbitrary text (and structured YAML that is almost right). The property is always the same:
 //! no panic, no hang (each call finishes within a generous bound), and where a file is at fault
-//! the error names it. `FAITHGATE_FUZZ_CASES` sets the inputs per target (default 256; CI runs
+//! the error names it. `FAITHPROBE_FUZZ_CASES` sets the inputs per target (default 256; CI runs
 //! the default, `cargo test fuzz` with a larger number runs longer).
 
 use crate::check::lexical::{LexicalChecker, LexicalSettings};
@@ -17,7 +17,7 @@ use std::time::Duration;
 const HANG: Duration = Duration::from_secs(30);
 
 fn cases() -> u32 {
-    std::env::var("FAITHGATE_FUZZ_CASES")
+    std::env::var("FAITHPROBE_FUZZ_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(256)

@@ -6,7 +6,7 @@
 //! `question` and `passages`, or structured data). Span offsets count characters (Unicode code
 //! points), as Python does.
 //!
-//! [`ragtruth`] turns it into a faithgate log (one answer per response, `context` pointing at its
+//! [`ragtruth`] turns it into a faithprobe log (one answer per response, `context` pointing at its
 //! source in a contexts file, `tag` = the generating model, `label` from the spans) and, when
 //! asked, a suite of hard cases: a sentence covered by a conflict span is a `contradicted` hard
 //! case, one covered by a baseless span a `not_found` hard case, and the sentences of span-free

@@ -1,15 +1,15 @@
-//! faithgate tests the testers of RAG systems.
+//! faithprobe tests the testers of RAG systems.
 //!
 //! It loads a suite (passages, claims a person verified as faithful, labelled hard cases),
 //! generates known faults from the faithful claims, runs a checker over everything, and
 //! summarises false alarms and per-fault-type catch rates with Wilson intervals.
 //!
 //! ```
-//! use faithgate::check::lexical::{LexicalChecker, LexicalSettings};
-//! use faithgate::mutate::{generate, Rules};
-//! use faithgate::run::run_suite;
-//! use faithgate::suite::Suite;
-//! use faithgate::summary::summarize;
+//! use faithprobe::check::lexical::{LexicalChecker, LexicalSettings};
+//! use faithprobe::mutate::{generate, Rules};
+//! use faithprobe::run::run_suite;
+//! use faithprobe::suite::Suite;
+//! use faithprobe::summary::summarize;
 //!
 //! let yaml = r#"
 //! suite: refunds
@@ -29,7 +29,7 @@
 //! let negation = &summary.fault_types[1];
 //! assert_eq!(negation.fault_type, "negation_flip");
 //! assert_eq!(negation.mutants, 1); // "Refunds are not paid within 5 working days."
-//! # Ok::<(), faithgate::error::Error>(())
+//! # Ok::<(), faithprobe::error::Error>(())
 //! ```
 
 pub mod answers;
@@ -42,6 +42,7 @@ pub mod interrupt;
 pub mod llm;
 pub mod mutate;
 pub mod notes;
+pub mod prompts;
 pub mod record;
 pub mod report;
 pub mod run;

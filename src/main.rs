@@ -1,17 +1,17 @@
-//! The `faithgate` binary: parses the command line and dispatches to one file per command
+//! The `faithprobe` binary: parses the command line and dispatches to one file per command
 //! (`src/cli/`). Errors become exit codes here and nowhere else.
 
 mod cli;
 
 use clap::{Parser, Subcommand};
 use cli::{ColorChoice, Ctx};
-use faithgate::error::{Error, Exit};
+use faithprobe::error::{Error, Exit};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(
-    name = "faithgate",
+    name = "faithprobe",
     version,
     about = "Tests the testers of RAG systems: how often a faithfulness checker raises false alarms, and which injected faults it catches"
 )]
@@ -19,9 +19,9 @@ struct Cli {
     /// When to colour output (NO_COLOR is honoured under `auto`).
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
-    /// Config file with named checkers (default: $FAITHGATE_CONFIG, else ./faithgate.yaml when
+    /// Config file with named checkers (default: $FAITHPROBE_CONFIG, else ./faithprobe.yaml when
     /// present).
-    #[arg(long, global = true, env = "FAITHGATE_CONFIG")]
+    #[arg(long, global = true, env = "FAITHPROBE_CONFIG")]
     config: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
@@ -36,8 +36,8 @@ enum Command {
     Score(cli::score::ScoreArgs),
     DecomposeEval(cli::decompose_eval::DecomposeEvalArgs),
     OmissionsEval(cli::omissions_eval::OmissionsEvalArgs),
-    Probe(cli::probe::ProbeArgs),
-    /// Say what faithgate found (ONNX Runtime, each configured checker and model) and what to do
+    Check(cli::check::CheckArgs),
+    /// Say what faithprobe found (ONNX Runtime, each configured checker and model) and what to do
     /// about anything missing.
     Doctor,
     /// Quick sums: Wilson intervals, exact McNemar p-values, sample sizes.
@@ -53,18 +53,18 @@ enum Command {
     },
     Init(cli::init::InitArgs),
     Merge(cli::merge::MergeArgs),
-    /// Turn public human-labelled data into a faithgate log (and suite).
+    /// Turn public human-labelled data into a faithprobe log (and suite).
     Import {
         #[command(subcommand)]
         what: cli::import::ImportCommand,
     },
-    /// Print a shell completion script: `faithgate completions bash > /etc/bash_completion.d/faithgate`.
+    /// Print a shell completion script: `faithprobe completions bash > /etc/bash_completion.d/faithprobe`.
     Completions {
         /// The shell.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff): `faithgate man > faithgate.1 && man ./faithgate.1`.
+    /// Print the man page (roff): `faithprobe man > faithprobe.1 && man ./faithprobe.1`.
     Man,
 }
 
@@ -72,13 +72,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // first Ctrl-C: stop after the calls in flight; a second one: stop now, quietly
     let _ = ctrlc::set_handler(|| {
-        if faithgate::interrupt::requested() {
+        if faithprobe::interrupt::requested() {
             // _exit: no exit handlers, so no library (ONNX Runtime) tears down mid-call and
             // prints an error on the way out
             // SAFETY: _exit(2) ends the process at once; nothing is used after it
             unsafe { libc::_exit(Exit::Interrupted.code() as i32) }
         }
-        faithgate::interrupt::request();
+        faithprobe::interrupt::request();
         eprintln!("interrupting: finishing the calls in flight (Ctrl-C again to stop at once)");
     });
     let ctx = Ctx {
@@ -93,7 +93,7 @@ fn main() -> ExitCode {
         Command::Score(a) => cli::score::run(a, &ctx),
         Command::DecomposeEval(a) => cli::decompose_eval::run(a, &ctx),
         Command::OmissionsEval(a) => cli::omissions_eval::run(a, &ctx),
-        Command::Probe(a) => cli::probe::run(a, &ctx),
+        Command::Check(a) => cli::check::run(a, &ctx),
         Command::Doctor => cli::doctor::run(&ctx),
         Command::Stats { what } => cli::stats::run(what),
         Command::Mutants(a) => cli::mutants::run(a, &ctx),
@@ -106,7 +106,7 @@ fn main() -> ExitCode {
             clap_complete::generate(
                 shell,
                 &mut Cli::command(),
-                "faithgate",
+                "faithprobe",
                 &mut std::io::stdout(),
             );
             Ok(Exit::Ok)
@@ -127,7 +127,7 @@ fn main() -> ExitCode {
                 Some(e) => (e.exit(), e.to_string()),
                 None => (Exit::Usage, format!("{err:#}")),
             };
-            eprintln!("error: {}", faithgate::text::printable(&text));
+            eprintln!("error: {}", faithprobe::text::printable(&text));
             ExitCode::from(exit.code())
         }
     }

@@ -71,7 +71,7 @@ pub struct RecordRun {
     /// SHA-256 of the suite file's bytes: two records of the same suite version share it.
     pub suite_sha256: String,
     pub checker: RecordChecker,
-    /// Set on the record of one shard (`run --shard K/N`); `faithgate merge` joins them.
+    /// Set on the record of one shard (`run --shard K/N`); `faithprobe merge` joins them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<crate::shard::Shard>,
     pub cases: Vec<RecordCase>,
@@ -137,7 +137,7 @@ impl RecordRun {
 }
 
 const RUN_HELP: &str =
-    "write run records with `faithgate run SUITE --record FILE.json` and compare them unedited";
+    "write run records with `faithprobe run SUITE --record FILE.json` and compare them unedited";
 
 impl Record {
     pub fn new(runs: Vec<RecordRun>) -> Record {
@@ -159,7 +159,7 @@ impl Record {
             AnyRecord::Score(_) => Err(Error::input(
                 path,
                 None,
-                "this is a score record (from `faithgate score --record`), not a run record",
+                "this is a score record (from `faithprobe score --record`), not a run record",
                 RUN_HELP,
             )),
         }
@@ -173,7 +173,7 @@ impl Record {
                 path,
                 None,
                 format!("record version {} is not {RECORD_VERSION}", self.version),
-                "re-run the checker with this faithgate version to write a new record",
+                "re-run the checker with this faithprobe version to write a new record",
             ));
         }
         let mut suites = HashSet::new();
@@ -295,8 +295,8 @@ impl AnyRecord {
             return Err(Error::input(
                 path,
                 None,
-                format!("not a faithgate record: {}", what_it_is(&value)),
-                "write records with `faithgate run SUITE --record FILE.json` or `faithgate score LOG --record FILE.json`",
+                format!("not a faithprobe record: {}", what_it_is(&value)),
+                "write records with `faithprobe run SUITE --record FILE.json` or `faithprobe score LOG --record FILE.json`",
             ));
         }
         let record: AnyRecord = serde_json::from_str(text).map_err(|e| {
@@ -356,16 +356,16 @@ pub fn write_score_record(
 /// A guess at what a JSON file that is not a record is, for the error message.
 fn what_it_is(v: &serde_json::Value) -> String {
     let has = |k: &str| v.get(k).is_some();
-    if has("faithgate_record") || has("faithgate_score_record") {
-        "a record from an older faithgate version; re-run the checker with this version".into()
+    if has("faithprobe_record") || has("faithprobe_score_record") {
+        "a record from an older faithprobe version; re-run the checker with this version".into()
     } else if has("suite") && has("summary") && has("cases") {
-        "it looks like the report of `faithgate run --format json`, not a record".into()
+        "it looks like the report of `faithprobe run --format json`, not a record".into()
     } else if has("rows") && has("regressions") {
-        "it looks like the report of `faithgate compare --format json`".into()
+        "it looks like the report of `faithprobe compare --format json`".into()
     } else if has("summary") && has("answers") {
-        "it looks like the report of `faithgate score --format json`, not a record".into()
+        "it looks like the report of `faithprobe score --format json`, not a record".into()
     } else if has("points") {
-        "it looks like the report of `faithgate sweep --format json`".into()
+        "it looks like the report of `faithprobe sweep --format json`".into()
     } else {
         "it has no `type` field of `run` or `score`".into()
     }
@@ -520,7 +520,7 @@ mod tests {
         )
         .unwrap();
         let e = AnyRecord::load(&p).unwrap_err().to_string();
-        assert!(e.contains("`faithgate run --format json`"), "{e}");
+        assert!(e.contains("`faithprobe run --format json`"), "{e}");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Sharding and merging: `--shard K/N` on `run` and `score` takes part K of N of the cases or
 //! answers, by a hash of their id (deterministic, independent of order, like nextest's
 //! `--partition hash:K/N`), so a large job runs on whatever batch engine a team has (a CI
-//! matrix, Kubernetes indexed Jobs, a Slurm array). `faithgate merge` joins the shard records
+//! matrix, Kubernetes indexed Jobs, a Slurm array). `faithprobe merge` joins the shard records
 //! into the record the unsharded job would have written, byte for byte.
 
 use crate::answers::score::ScoreRecord;

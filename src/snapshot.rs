@@ -2,7 +2,7 @@
 //!
 //! A snapshot is a small YAML header and one tab-separated line per case, sorted by kind and id,
 //! with no timestamps, so two runs that agree give byte-identical files. A changed snapshot is
-//! written beside the old one as `.snap.new` and promoted by `faithgate snapshot accept`.
+//! written beside the old one as `.snap.new` and promoted by `faithprobe snapshot accept`.
 
 use crate::error::{Error, Result};
 use crate::report::{fmt_score, fmt_settings};
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// The snapshot text of a run.
 pub fn render(run: &SuiteRun) -> String {
     let mut out = String::new();
-    out.push_str("# faithgate snapshot: one line per case; review changes, then `faithgate snapshot accept`\n");
+    out.push_str("# faithprobe snapshot: one line per case; review changes, then `faithprobe snapshot accept`\n");
     out.push_str(&format!("suite: {}\n", run.suite));
     out.push_str(&format!("checker: {}\n", run.checker));
     out.push_str(&format!("kind: {}\n", run.checker_kind));

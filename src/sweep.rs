@@ -1,4 +1,4 @@
-//! `faithgate sweep`: one scoring pass, then every threshold, a recommendation under a
+//! `faithprobe sweep`: one scoring pass, then every threshold, a recommendation under a
 //! false-alarm bound, sample-size warnings, and an optional calibration / held-out split.
 
 use crate::record::RecordRun;

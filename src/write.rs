@@ -1,4 +1,4 @@
-//! Every file faithgate writes goes through [`write_atomic`]: a temp file in the same folder,
+//! Every file faithprobe writes goes through [`write_atomic`]: a temp file in the same folder,
 //! flushed to disk, then renamed over the target. A reader never sees half a file, a failed write
 //! leaves nothing behind, and anything that is not a regular file is never replaced.
 
@@ -30,7 +30,7 @@ pub fn write_atomic_with(
             return Err(Error::write(
                 path,
                 std::io::Error::other(format!(
-                    "{what}; faithgate only replaces regular files, so give a file path"
+                    "{what}; faithprobe only replaces regular files, so give a file path"
                 )),
             ));
         }
@@ -66,7 +66,7 @@ pub fn write_atomic_with(
 }
 
 /// Like [`write_atomic_with`], for output built from a source that can fail on its own (a spool
-/// read back): `fill` returns faithgate errors, its write errors already mapped with
+/// read back): `fill` returns faithprobe errors, its write errors already mapped with
 /// [`Error::write`]. Any error leaves nothing behind and is returned as it is.
 pub fn write_atomic_from(
     path: &Path,

@@ -5,7 +5,7 @@
 mod common;
 
 use common::server::{Reply, Server};
-use common::{faithgate_in as fg, root};
+use common::{faithprobe_in as fg, root};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -73,7 +73,7 @@ fn decomposer_server() -> Server {
 
 fn config(dir: &Path, url: &str, extra: &str) {
     std::fs::write(
-        dir.join("faithgate.yaml"),
+        dir.join("faithprobe.yaml"),
         format!(
             "decomposers:\n  llm:\n    kind: llm\n    base_url: {url}\n    model: stand-in\n    prompt: {}\n    max_retries: 1\n    backoff_ms: 10\n{extra}",
             root().join("prompts/decompose-v1.md").display()
@@ -429,7 +429,7 @@ fn omissions_server() -> Server {
 
 fn judge_config(dir: &Path, url: &str) {
     std::fs::write(
-        dir.join("faithgate.yaml"),
+        dir.join("faithprobe.yaml"),
         format!(
             "checkers:\n  judge:\n    kind: judge\n    base_url: {url}\n    model: stand-in\n    prompt: {}\n",
             root().join("prompts/judge-v1.md").display()

@@ -1,13 +1,13 @@
-//! End-to-end tests of the `faithgate` binary.
+//! End-to-end tests of the `faithprobe` binary.
 
 mod common;
 
-use common::{faithgate, root};
+use common::{faithprobe, root};
 use predicates::prelude::*;
 use std::path::Path;
 
 fn stdout_of(args: &[&str]) -> String {
-    let out = faithgate().args(args).output().unwrap();
+    let out = faithprobe().args(args).output().unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -168,7 +168,7 @@ fn bad_suite(suite: &str, line: usize, what: &str) {
     let path = dir.path().join("bad.yaml");
     std::fs::write(&path, suite).unwrap();
     let snaps = dir.path().join("snaps");
-    let out = faithgate()
+    let out = faithprobe()
         .args([
             "run",
             path.to_str().unwrap(),
@@ -248,7 +248,7 @@ fn a_review_of_a_mutant_the_suite_does_not_generate_is_an_error() {
 
 #[test]
 fn a_missing_suite_file_is_a_usage_error() {
-    faithgate()
+    faithprobe()
         .args(["run", "suites/nope.yaml"])
         .assert()
         .code(2)
@@ -257,7 +257,7 @@ fn a_missing_suite_file_is_a_usage_error() {
 
 #[test]
 fn an_unknown_checker_is_a_usage_error() {
-    faithgate()
+    faithprobe()
         .args(["run", "suites/larkspur.yaml", "--checker", "nli"])
         .assert()
         .code(2)
@@ -267,7 +267,7 @@ fn an_unknown_checker_is_a_usage_error() {
 #[test]
 fn a_configured_checker_runs_under_its_name() {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = dir.path().join("faithgate.yaml");
+    let cfg = dir.path().join("faithprobe.yaml");
     std::fs::write(&cfg, "checkers:\n  strict:\n    kind: lexical\n    threshold: 1.0\n    max_window_sentences: 1\n").unwrap();
     let out = stdout_of(&[
         "--config",
@@ -286,13 +286,13 @@ fn a_configured_checker_runs_under_its_name() {
 #[test]
 fn a_bad_config_names_its_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = dir.path().join("faithgate.yaml");
+    let cfg = dir.path().join("faithprobe.yaml");
     std::fs::write(
         &cfg,
         "checkers:\n  strict:\n    kind: lexical\n    threshold: 3\n",
     )
     .unwrap();
-    faithgate()
+    faithprobe()
         .args([
             "--config",
             cfg.to_str().unwrap(),
@@ -317,7 +317,7 @@ fn copy_dir(from: &Path, to: &Path) {
 fn the_committed_snapshots_match_the_shipped_suites() {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&root().join("snapshots"), dir.path());
-    faithgate()
+    faithprobe()
         .args([
             "run",
             "suites/larkspur.yaml",
@@ -338,7 +338,7 @@ fn a_changed_snapshot_is_written_beside_the_old_diffed_and_accepted() {
     std::fs::write(&suite, GOOD).unwrap();
     let snaps = dir.path().join("snaps");
     let run = |extra: &[&str]| {
-        let mut c = faithgate();
+        let mut c = faithprobe();
         c.args([
             "run",
             suite.to_str().unwrap(),
@@ -391,7 +391,7 @@ fn a_changed_snapshot_is_written_beside_the_old_diffed_and_accepted() {
     );
 
     // CI in the environment gates like --check; without either the change only informs
-    let mut ci = faithgate();
+    let mut ci = faithprobe();
     ci.env("CI", "true").args([
         "run",
         suite.to_str().unwrap(),
@@ -401,7 +401,7 @@ fn a_changed_snapshot_is_written_beside_the_old_diffed_and_accepted() {
     assert_eq!(ci.output().unwrap().status.code(), Some(1));
     assert_eq!(run(&[]).status.code(), Some(0));
 
-    faithgate()
+    faithprobe()
         .args(["snapshot", "accept", snaps.to_str().unwrap()])
         .assert()
         .success()
@@ -413,7 +413,7 @@ fn a_changed_snapshot_is_written_beside_the_old_diffed_and_accepted() {
 #[test]
 fn a_missing_snapshot_under_ci_fails_instead_of_passing_silently() {
     let dir = tempfile::tempdir().unwrap();
-    faithgate()
+    faithprobe()
         .env("CI", "1")
         .args(["run", "suites/audit-logs.yaml", "--snapshot"])
         .arg(dir.path())
@@ -427,7 +427,7 @@ fn a_missing_snapshot_under_ci_fails_instead_of_passing_silently() {
 fn colour_is_off_under_no_color_and_on_when_forced() {
     let plain = stdout_of(&["run", "suites/audit-logs.yaml"]);
     assert!(!plain.contains('\u{1b}'));
-    let out = faithgate()
+    let out = faithprobe()
         .args(["--color", "always", "run", "suites/audit-logs.yaml"])
         .output()
         .unwrap();
@@ -448,7 +448,7 @@ fn an_output_that_cannot_be_written_after_the_run_is_exit_4_and_leaves_nothing()
         (as_dir.as_path(), "a directory"),
         (link.as_path(), "a symbolic link"),
     ] {
-        let out = faithgate()
+        let out = faithprobe()
             .args(["run", "suites/larkspur.yaml", "--record"])
             .arg(dest)
             .output()
@@ -488,7 +488,7 @@ fn a_byte_order_mark_is_accepted_and_invalid_utf8_names_its_line() {
     bytes[at] = 0xff;
     let bad = dir.path().join("bad.yaml");
     std::fs::write(&bad, bytes).unwrap();
-    let out = faithgate().args(["run"]).arg(&bad).output().unwrap();
+    let out = faithprobe().args(["run"]).arg(&bad).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -511,7 +511,7 @@ fn a_claim_of_only_invisible_characters_is_empty() {
 
 #[test]
 fn check_without_snapshot_and_two_suites_of_one_name_are_usage_errors() {
-    let out = faithgate()
+    let out = faithprobe()
         .args(["run", "suites/larkspur.yaml", "--check"])
         .output()
         .unwrap();
@@ -521,7 +521,7 @@ fn check_without_snapshot_and_two_suites_of_one_name_are_usage_errors() {
     let copy = dir.path().join("copy.yaml");
     std::fs::copy(root().join("suites/larkspur.yaml"), &copy).unwrap();
     let snaps = dir.path().join("snaps");
-    let out = faithgate()
+    let out = faithprobe()
         .args(["run", "suites/larkspur.yaml"])
         .arg(&copy)
         .arg("--snapshot")
@@ -540,7 +540,7 @@ fn a_format_a_command_does_not_have_is_refused_before_any_work() {
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("r.json");
     let html = dir.path().join("r.html");
-    let out = faithgate()
+    let out = faithprobe()
         .args(["score", "tests/fixtures/answers.jsonl", "--format", "junit"])
         .arg("--record")
         .arg(&rec)
@@ -552,7 +552,7 @@ fn a_format_a_command_does_not_have_is_refused_before_any_work() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("possible values"));
     assert!(!rec.exists() && !html.exists());
     for (cmd, format) in [("sweep", "junit"), ("decompose-eval", "markdown")] {
-        let out = faithgate()
+        let out = faithprobe()
             .args([cmd, "x", "--format", format])
             .output()
             .unwrap();
@@ -572,7 +572,7 @@ fn terminal_escape_sequences_in_a_suite_are_shown_not_sent() {
         ),
     )
     .unwrap();
-    let out = faithgate().args(["run"]).arg(&path).output().unwrap();
+    let out = faithprobe().args(["run"]).arg(&path).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         !text.contains('\u{1b}') && !text.contains('\u{7}'),
@@ -581,39 +581,78 @@ fn terminal_escape_sequences_in_a_suite_are_shown_not_sent() {
     assert!(text.contains("\\u{1b}[2J"), "{text}");
 }
 
+/// Runs every command `init` printed after "next:", as printed, through `sh` in `cwd`, with the
+/// binary first on PATH; each must exit 0.
+fn run_printed_steps(printed: &str, cwd: &std::path::Path) {
+    let bin = assert_cmd::cargo::cargo_bin("faithprobe");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let steps: Vec<&str> = printed
+        .split("next:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no next steps in {printed}"))
+        .lines()
+        .map(|l| l.split("   #").next().unwrap().trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(steps.len(), 3, "{printed}");
+    for step in steps {
+        assert!(step.starts_with("faithprobe "), "{step}");
+        let out = std::process::Command::new("sh")
+            .args(["-c", step])
+            .current_dir(cwd)
+            .env("PATH", &path)
+            .env_remove("CI")
+            .env_remove("FAITHPROBE_CONFIG")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "`{step}` as printed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 #[test]
-fn init_writes_a_starter_that_runs_and_never_overwrites() {
+fn init_writes_a_starter_whose_printed_steps_work_as_printed_and_never_overwrites() {
     let d = tempfile::tempdir().unwrap();
-    let out = common::faithgate_in(d.path())
+    let out = common::faithprobe_in(d.path())
         .args(["init"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(
-        text.contains("faithgate mutants") && text.contains("faithgate run"),
-        "{text}"
-    );
-    // the commands it prints work in that folder, with its config
-    for args in [
-        vec!["mutants", "suites/starter.yaml", "--format", "yaml"],
-        vec!["run", "suites/starter.yaml"],
-        vec!["run", "suites/starter.yaml", "--checker", "strict-lexical"],
-    ] {
-        let out = common::faithgate_in(d.path()).args(&args).output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let again = common::faithgate_in(d.path())
+    run_printed_steps(&text, d.path());
+    assert!(d.path().join("snapshots").is_dir());
+    let again = common::faithprobe_in(d.path())
         .args(["init"])
         .output()
         .unwrap();
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
+}
+
+#[test]
+fn init_into_another_folder_prints_steps_that_work_from_where_it_was_run() {
+    let d = tempfile::tempdir().unwrap();
+    let out = common::faithprobe_in(d.path())
+        .args(["init", "my project"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("--config 'my project/faithprobe.yaml'"),
+        "{text}"
+    );
+    run_printed_steps(&text, d.path());
+    assert!(d.path().join("my project/snapshots").is_dir());
 }
 
 #[test]
@@ -627,7 +666,7 @@ fn completions_and_the_man_page_come_from_the_cli_definition() {
     }
     let man = stdout_of(&["man"]);
     assert!(
-        man.contains(".TH faithgate") && man.contains("compare"),
+        man.contains(".TH faithprobe") && man.contains("compare"),
         "{man}"
     );
 }
@@ -640,7 +679,7 @@ fn ci_false_is_not_ci() {
     // no snapshot yet: under CI that is a failure, otherwise it is written
     for (ci, code) in [("false", 0), ("0", 0), ("", 0), ("true", 1)] {
         let snaps = dir.path().join(format!("snaps-{ci}"));
-        let out = faithgate()
+        let out = faithprobe()
             .env("CI", ci)
             .args([
                 "run",
@@ -657,4 +696,34 @@ fn ci_false_is_not_ci() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+#[test]
+fn doctor_passes_a_lexical_only_user_without_onnx_runtime_and_fails_one_whose_checker_needs_it() {
+    let d = tempfile::tempdir().unwrap();
+    let missing = d.path().join("no-such-libonnxruntime.so");
+    let out = common::faithprobe_in(d.path())
+        .env("ORT_DYLIB_PATH", &missing)
+        .arg("doctor")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("not needed") && text.contains("all good"),
+        "{text}"
+    );
+    std::fs::write(
+        d.path().join("faithprobe.yaml"),
+        "checkers:\n  nli: {kind: nli, model: models/nli}\n",
+    )
+    .unwrap();
+    let out = common::faithprobe_in(d.path())
+        .env("ORT_DYLIB_PATH", &missing)
+        .arg("doctor")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("MISSING (needed by `nli`)"), "{text}");
 }

@@ -1,14 +1,14 @@
 //! The checkers people run: BERT, RoBERTa and DeBERTa cross-encoders, binary classifiers whose
 //! labels are not NLI words, and single-logit scorers. Each family's tiny model (made by
 //! tests/fixtures/make_models.py) is checked for parity with the Python reference: the token ids
-//! faithgate feeds equal those of the `tokenizers` library, and its outputs equal Python
+//! faithprobe feeds equal those of the `tokenizers` library, and its outputs equal Python
 //! onnxruntime's for the same inputs. Then the non-NLI models run on Larkspur through a `labels:`
-//! mapping, and a model faithgate cannot read is an error that shows the mapping to write.
+//! mapping, and a model faithprobe cannot read is an error that shows the mapping to write.
 
 mod common;
 
-use common::{faithgate_in, output, root};
-use faithgate::check::onnx::{Family, Model};
+use common::{faithprobe_in, output, root};
+use faithprobe::check::onnx::{Family, Model};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -133,7 +133,7 @@ fn setup() -> (tempfile::TempDir, PathBuf) {
   templated: {{kind: nli, model: {m}/tiny-binary, labels: {{supported: 1}}, template: \"premise: {{premise}} hypothesis: {{claim}}\"}}
 "
     );
-    let p = d.path().join("faithgate.yaml");
+    let p = d.path().join("faithprobe.yaml");
     std::fs::write(&p, cfg).unwrap();
     (d, p)
 }
@@ -143,7 +143,7 @@ fn run_json(
     cfg: &std::path::Path,
     checker: &str,
 ) -> (i32, serde_json::Value, String) {
-    let (code, out, err) = output(faithgate_in(dir).args([
+    let (code, out, err) = output(faithprobe_in(dir).args([
         "--config",
         cfg.to_str().unwrap(),
         "run",
@@ -187,10 +187,10 @@ fn every_family_and_mapped_model_runs_on_larkspur() {
     }
     // the same single logit read both ways: on one pair the probabilities are complements
     let probe = |checker: &str| -> f64 {
-        let (code, out, err) = output(faithgate_in(d.path()).args([
+        let (code, out, err) = output(faithprobe_in(d.path()).args([
             "--config",
             cfg.to_str().unwrap(),
-            "probe",
+            "check",
             "--checker",
             checker,
             "--premise",
@@ -225,7 +225,7 @@ fn every_family_and_mapped_model_runs_on_larkspur() {
 }
 
 #[test]
-fn a_model_whose_outputs_faithgate_cannot_read_is_an_error_that_shows_the_mapping() {
+fn a_model_whose_outputs_faithprobe_cannot_read_is_an_error_that_shows_the_mapping() {
     let (d, cfg) = setup();
     let (code, _, err) = run_json(d.path(), &cfg, "binary-unmapped");
     assert_eq!(code, 2, "{err}");
@@ -242,7 +242,7 @@ fn a_model_whose_outputs_faithgate_cannot_read_is_an_error_that_shows_the_mappin
     );
     // and doctor says what it recognised, what it feeds, how it reads the outputs
     let (code, out, _) =
-        output(faithgate_in(d.path()).args(["--config", cfg.to_str().unwrap(), "doctor"]));
+        output(faithprobe_in(d.path()).args(["--config", cfg.to_str().unwrap(), "doctor"]));
     assert_eq!(code, 2, "two checkers cannot be read: {out}");
     for want in [
         "family RoBERTa (byte-level BPE; <s> A </s></s> B </s>)",
@@ -279,15 +279,15 @@ fn labels_and_templates_are_checked_when_the_config_loads() {
             "-1 is not an output index",
         ),
     ] {
-        let p = d.path().join("faithgate.yaml");
+        let p = d.path().join("faithprobe.yaml");
         std::fs::write(&p, body).unwrap();
         let (code, _, err) = output(
-            faithgate_in(d.path())
+            faithprobe_in(d.path())
                 .args(["run", root().join("suites/larkspur.yaml").to_str().unwrap()]),
         );
         assert_eq!(code, 2, "{body}: {err}");
         assert!(
-            err.contains(want) && err.contains("faithgate.yaml:2"),
+            err.contains(want) && err.contains("faithprobe.yaml:2"),
             "{body}: {err}"
         );
     }
@@ -298,7 +298,7 @@ fn asking_for_a_gpu_the_runtime_lacks_is_an_error_never_a_silent_cpu_run() {
     common::require_onnxruntime();
     let d = tempfile::tempdir().unwrap();
     let m = models().join("tiny-nli");
-    let cfg = d.path().join("faithgate.yaml");
+    let cfg = d.path().join("faithprobe.yaml");
     std::fs::write(
         &cfg,
         format!(
@@ -309,7 +309,7 @@ fn asking_for_a_gpu_the_runtime_lacks_is_an_error_never_a_silent_cpu_run() {
     .unwrap();
     let fg = |args: &[&str]| {
         output(
-            faithgate_in(d.path())
+            faithprobe_in(d.path())
                 .args(["--config", cfg.to_str().unwrap()])
                 .args(args),
         )
@@ -375,7 +375,7 @@ fn a_dynamically_quantised_model_runs_and_compares_with_its_fp32_original() {
         .len();
     let int8 = std::fs::metadata(q.join("model.onnx")).unwrap().len();
     assert!(int8 < fp32, "{int8} >= {fp32}");
-    let cfg = d.path().join("faithgate.yaml");
+    let cfg = d.path().join("faithprobe.yaml");
     std::fs::write(
         &cfg,
         format!(
@@ -385,7 +385,7 @@ fn a_dynamically_quantised_model_runs_and_compares_with_its_fp32_original() {
         ),
     )
     .unwrap();
-    let (code, json, err) = output(faithgate_in(d.path()).args([
+    let (code, json, err) = output(faithprobe_in(d.path()).args([
         "--config",
         cfg.to_str().unwrap(),
         "compare",
@@ -410,7 +410,7 @@ fn a_dynamically_quantised_model_runs_and_compares_with_its_fp32_original() {
 fn top_windows_scores_fewer_pairs_and_says_how_many_it_left_out() {
     common::require_onnxruntime();
     let d = tempfile::tempdir().unwrap();
-    let cfg = d.path().join("faithgate.yaml");
+    let cfg = d.path().join("faithprobe.yaml");
     let m = models();
     std::fs::write(
         &cfg,
@@ -421,7 +421,7 @@ fn top_windows_scores_fewer_pairs_and_says_how_many_it_left_out() {
     )
     .unwrap();
     let run = |checker: &str| {
-        output(faithgate_in(d.path()).args([
+        output(faithprobe_in(d.path()).args([
             "--config",
             cfg.to_str().unwrap(),
             "run",
@@ -471,7 +471,7 @@ fn top_windows_scores_fewer_pairs_and_says_how_many_it_left_out() {
     let (code, _, err) = run("zero");
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("faithgate.yaml:2") && err.contains("top_windows is 0"),
+        err.contains("faithprobe.yaml:2") && err.contains("top_windows is 0"),
         "{err}"
     );
 }

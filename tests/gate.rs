@@ -3,7 +3,7 @@
 mod common;
 
 use assert_cmd::Command;
-use common::{faithgate_in as faithgate, root};
+use common::{faithprobe_in as faithprobe, root};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -19,7 +19,7 @@ fn stdout(c: &mut Command) -> (i32, String) {
 fn base_record(dir: &Path) -> PathBuf {
     let path = dir.join("base.json");
     let suite = root().join("suites/larkspur.yaml");
-    faithgate(dir)
+    faithprobe(dir)
         .args([
             "run",
             suite.to_str().unwrap(),
@@ -40,13 +40,13 @@ fn edit(record: &Path, out: &Path, f: impl Fn(&mut Value)) {
 #[test]
 fn calculators_reproduce_the_seed_figures() {
     let d = tempfile::tempdir().unwrap();
-    let (_, o) = stdout(faithgate(d.path()).args(["stats", "mcnemar", "18", "7"]));
+    let (_, o) = stdout(faithprobe(d.path()).args(["stats", "mcnemar", "18", "7"]));
     assert!(o.contains("p = 0.0433"), "{o}");
-    let (_, o) = stdout(faithgate(d.path()).args(["stats", "wilson", "9", "9"]));
+    let (_, o) = stdout(faithprobe(d.path()).args(["stats", "wilson", "9", "9"]));
     assert!(o.contains("[0.7009, 1.0000]"), "{o}");
-    let (_, o) = stdout(faithgate(d.path()).args(["stats", "wilson", "0", "12"]));
+    let (_, o) = stdout(faithprobe(d.path()).args(["stats", "wilson", "0", "12"]));
     assert!(o.contains("[0.0000, 0.2425]"), "{o}");
-    let (_, o) = stdout(faithgate(d.path()).args([
+    let (_, o) = stdout(faithprobe(d.path()).args([
         "stats",
         "sample-size",
         "--rate",
@@ -55,7 +55,7 @@ fn calculators_reproduce_the_seed_figures() {
         "0.05",
     ]));
     assert!(o.starts_with("139 labelled cases"), "{o}");
-    let (code, o) = stdout(faithgate(d.path()).args(["stats", "wilson", "5", "3"]));
+    let (code, o) = stdout(faithprobe(d.path()).args(["stats", "wilson", "5", "3"]));
     assert_eq!(code, 2, "{o}");
 }
 
@@ -63,7 +63,7 @@ fn calculators_reproduce_the_seed_figures() {
 fn identical_records_pass_the_gate() {
     let d = tempfile::tempdir().unwrap();
     let base = base_record(d.path());
-    let (code, o) = stdout(faithgate(d.path()).args([
+    let (code, o) = stdout(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         base.to_str().unwrap(),
@@ -90,7 +90,7 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
         case["verdict"] = "supported".into();
         case["score"] = 0.97.into();
     });
-    let (code, o) = stdout(faithgate(d.path()).args([
+    let (code, o) = stdout(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
@@ -103,7 +103,7 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
     );
     assert!(o.contains("gate failed: 1 fault(s) newly missed"), "{o}");
     // allowed by --max-new-misses, and one miss is far from significant
-    let (code, o) = stdout(faithgate(d.path()).args([
+    let (code, o) = stdout(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
@@ -112,7 +112,7 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
     ]));
     assert_eq!(code, 0, "{o}");
     // the machine formats carry the same regression
-    let (_, md) = stdout(faithgate(d.path()).args([
+    let (_, md) = stdout(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
@@ -123,7 +123,7 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
         md.contains("❌ gate failed") && md.contains("| newly_missed | m-c96bcca3cf7684fe |"),
         "{md}"
     );
-    let (_, xml) = stdout(faithgate(d.path()).args([
+    let (_, xml) = stdout(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
@@ -134,7 +134,7 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
         xml.contains("name=\"m-c96bcca3cf7684fe\"><failure message=\"newly_missed\""),
         "{xml}"
     );
-    let (_, json) = stdout(faithgate(d.path()).args([
+    let (_, json) = stdout(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
@@ -170,7 +170,7 @@ fn a_significantly_worse_fault_type_fails_even_when_misses_are_allowed() {
             }
         }
     });
-    let (code, o) = stdout(faithgate(d.path()).args([
+    let (code, o) = stdout(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
@@ -196,7 +196,7 @@ fn an_error_in_the_candidate_is_never_a_pass() {
         case["verdict"] = Value::Null;
         case["error"] = "timeout".into();
     });
-    let (_, o) = stdout(faithgate(d.path()).args([
+    let (_, o) = stdout(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
@@ -215,7 +215,7 @@ fn cases_in_only_one_record_are_listed_not_dropped() {
             .unwrap()
             .retain(|c| c["id"] != "h05");
     });
-    let (code, o) = stdout(faithgate(d.path()).args([
+    let (code, o) = stdout(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
@@ -233,11 +233,14 @@ fn a_malformed_record_names_its_file_and_line() {
     let bad = d.path().join("bad.json");
     std::fs::write(
         &bad,
-        "{\n  \"faithgate_record\": 1,\n  \"runs\": [oops]\n}\n",
+        "{\n  \"faithprobe_record\": 1,\n  \"runs\": [oops]\n}\n",
     )
     .unwrap();
-    let (code, o) =
-        stdout(faithgate(d.path()).args(["compare", bad.to_str().unwrap(), bad.to_str().unwrap()]));
+    let (code, o) = stdout(faithprobe(d.path()).args([
+        "compare",
+        bad.to_str().unwrap(),
+        bad.to_str().unwrap(),
+    ]));
     assert_eq!(code, 2, "{o}");
     assert!(o.contains(&format!("{}:3", bad.display())), "{o}");
 }
@@ -246,12 +249,12 @@ fn a_malformed_record_names_its_file_and_line() {
 fn compare_runs_two_configured_checkers_on_suites() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(
-        d.path().join("faithgate.yaml"),
+        d.path().join("faithprobe.yaml"),
         "checkers:\n  single: {kind: lexical, max_window_sentences: 1}\n",
     )
     .unwrap();
     let suite = root().join("suites/larkspur.yaml");
-    let (code, o) = stdout(faithgate(d.path()).args([
+    let (code, o) = stdout(faithprobe(d.path()).args([
         "compare",
         "--checker",
         "lexical",
@@ -269,7 +272,7 @@ fn run_writes_junit_with_failures_for_missed_faults() {
     let d = tempfile::tempdir().unwrap();
     let suite = root().join("suites/larkspur.yaml");
     let (code, xml) =
-        stdout(faithgate(d.path()).args(["run", suite.to_str().unwrap(), "--format", "junit"]));
+        stdout(faithprobe(d.path()).args(["run", suite.to_str().unwrap(), "--format", "junit"]));
     assert_eq!(code, 0);
     assert_eq!(xml.matches("<testcase ").count(), 47, "{xml}");
     assert!(xml.contains("failure message=\"missed fault"), "{xml}");
@@ -285,7 +288,7 @@ fn sweep_writes_a_chart_and_recommends_a_threshold_under_the_false_alarm_bound()
     let d = tempfile::tempdir().unwrap();
     let suite = root().join("suites/larkspur.yaml");
     let svg = d.path().join("chart.svg");
-    let (code, o) = stdout(faithgate(d.path()).args([
+    let (code, o) = stdout(faithprobe(d.path()).args([
         "sweep",
         suite.to_str().unwrap(),
         "--max-false-alarm",
@@ -337,7 +340,7 @@ fn sweep_with_a_held_out_split_reports_the_chosen_threshold_on_unseen_claims() {
     let d = tempfile::tempdir().unwrap();
     let suite = root().join("suites/larkspur.yaml");
     let svg = d.path().join("c.svg");
-    let (code, o) = stdout(faithgate(d.path()).args([
+    let (code, o) = stdout(faithprobe(d.path()).args([
         "sweep",
         suite.to_str().unwrap(),
         "--max-false-alarm",
@@ -391,7 +394,7 @@ fn the_audit_report_is_self_contained_and_renders_in_a_real_browser() {
         root().join("suites/larkspur.yaml"),
         root().join("suites/audit-logs.yaml"),
     ];
-    let (code, o) = stdout(faithgate(d.path()).args([
+    let (code, o) = stdout(faithprobe(d.path()).args([
         "report",
         suites[0].to_str().unwrap(),
         suites[1].to_str().unwrap(),
@@ -488,7 +491,7 @@ fn the_pre_merge_script_compares_the_base_branch_config_with_the_working_tree() 
     )
     .unwrap();
     std::fs::write(
-        repo.join("faithgate.yaml"),
+        repo.join("faithprobe.yaml"),
         "checkers:\n  gate: {kind: lexical}\n",
     )
     .unwrap();
@@ -496,13 +499,13 @@ fn the_pre_merge_script_compares_the_base_branch_config_with_the_working_tree() 
     git(&["commit", "-qm", "base"]);
     // the candidate demands full coverage of single sentences: it raises new false alarms on the
     // paraphrase and number-in-words hard cases
-    std::fs::write(repo.join("faithgate.yaml"), "checkers:\n  gate: {kind: lexical, threshold: 1.0, topic_floor: 1.0, max_window_sentences: 1}\n").unwrap();
+    std::fs::write(repo.join("faithprobe.yaml"), "checkers:\n  gate: {kind: lexical, threshold: 1.0, topic_floor: 1.0, max_window_sentences: 1}\n").unwrap();
     let script = root().join("ci/pre-merge.sh");
     let out = std::process::Command::new("bash")
         .current_dir(repo)
         .arg(&script)
         .args(["gate", "main"])
-        .env("FAITHGATE", assert_cmd::cargo::cargo_bin("faithgate"))
+        .env("FAITHPROBE", assert_cmd::cargo::cargo_bin("faithprobe"))
         .env_remove("CI")
         .env("NO_COLOR", "1")
         .output()
@@ -513,10 +516,10 @@ fn the_pre_merge_script_compares_the_base_branch_config_with_the_working_tree() 
         text.contains("compare base gate → candidate gate"),
         "{text}"
     );
-    let md = std::fs::read_to_string(repo.join("faithgate-compare.md")).unwrap();
-    assert!(md.starts_with("### faithgate compare"), "{md}");
+    let md = std::fs::read_to_string(repo.join("faithprobe-compare.md")).unwrap();
+    assert!(md.starts_with("### faithprobe compare"), "{md}");
     assert!(md.contains("| new_false_alarm | h01 |"), "{md}");
-    assert!(repo.join("faithgate-compare.xml").is_file());
+    assert!(repo.join("faithprobe-compare.xml").is_file());
     let code = out.status.code().unwrap();
     assert_eq!(
         code == 1,
@@ -535,7 +538,7 @@ struct Denominators {
 }
 
 fn json_of(dir: &Path, args: &[&str]) -> Value {
-    let out = faithgate(dir).args(args).output().unwrap();
+    let out = faithprobe(dir).args(args).output().unwrap();
     assert!(
         out.status.success(),
         "{args:?}: {}",
@@ -610,7 +613,7 @@ fn every_command_counts_the_same_cases_as_false_alarms_and_faults() {
 
         // snapshots: one line per case with its role
         let snaps = d.path().join("snaps");
-        faithgate(d.path())
+        faithprobe(d.path())
             .args(["run", s, "--snapshot", snaps.to_str().unwrap()])
             .assert()
             .success();
@@ -642,7 +645,7 @@ fn every_command_counts_the_same_cases_as_false_alarms_and_faults() {
 
         // the audit report prints the same false-alarm count
         let out = d.path().join("audit");
-        faithgate(d.path())
+        faithprobe(d.path())
             .args(["report", s, "--out", out.to_str().unwrap()])
             .assert()
             .success();
@@ -679,7 +682,7 @@ fn records_with_nothing_in_common_give_no_verdict() {
     let base = base_record(d.path());
     let other = d.path().join("other.json");
     let audit = root().join("suites/audit-logs.yaml");
-    faithgate(d.path())
+    faithprobe(d.path())
         .args([
             "run",
             audit.to_str().unwrap(),
@@ -691,7 +694,7 @@ fn records_with_nothing_in_common_give_no_verdict() {
     let empty = d.path().join("empty.json");
     edit(&base, &empty, |v| v["runs"] = serde_json::json!([]));
     for cand in [&other, &empty] {
-        let (code, o) = stdout(faithgate(d.path()).args([
+        let (code, o) = stdout(faithprobe(d.path()).args([
             "compare",
             base.to_str().unwrap(),
             cand.to_str().unwrap(),

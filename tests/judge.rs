@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{faithgate_in, root};
+use common::{faithprobe_in, root};
 
 fn suite() -> PathBuf {
     root().join("tests/fixtures/judge-suite.yaml")
@@ -23,12 +23,12 @@ struct Env {
 }
 
 impl Env {
-    /// A folder with a faithgate.yaml: `judge` at `url` plus any extra checkers.
+    /// A folder with a faithprobe.yaml: `judge` at `url` plus any extra checkers.
     fn new(url: &str, judge_extra: &str, extra: &str) -> Env {
         let dir = tempfile::tempdir().unwrap();
         let prompt = root().join("prompts/judge-v1.md");
         std::fs::write(
-            dir.path().join("faithgate.yaml"),
+            dir.path().join("faithprobe.yaml"),
             format!(
                 "checkers:\n  judge:\n    kind: judge\n    base_url: {url}\n    model: stand-in\n    prompt: {}\n    max_retries: 2\n    backoff_ms: 10\n    timeout_s: 5\n{judge_extra}{extra}",
                 prompt.display()
@@ -39,7 +39,7 @@ impl Env {
     }
 
     fn cmd(&self) -> Command {
-        faithgate_in(self.dir.path())
+        faithprobe_in(self.dir.path())
     }
 
     /// Runs the small suite; returns (exit code, JSON, stderr).
@@ -252,7 +252,7 @@ fn a_timeout_is_retried_then_an_error() {
         Server::start(|r, _| Reply::chat(&server::good(&r.prompt())).after(Duration::from_secs(3)));
     let e = Env::new(&s.url, "    concurrency: 8\n", "");
     // a tighter timeout than the server's delay
-    let cfg = e.dir.path().join("faithgate.yaml");
+    let cfg = e.dir.path().join("faithprobe.yaml");
     let text = std::fs::read_to_string(&cfg)
         .unwrap()
         .replace("timeout_s: 5", "timeout_s: 0.5")
@@ -412,7 +412,7 @@ fn the_cache_makes_a_rerun_free_and_a_prompt_edit_a_new_version() {
         std::fs::read_to_string(root().join("prompts/judge-v1.md")).unwrap() + "\nBe brief.\n",
     )
     .unwrap();
-    let cfg = e.dir.path().join("faithgate.yaml");
+    let cfg = e.dir.path().join("faithprobe.yaml");
     let text = std::fs::read_to_string(&cfg).unwrap().replace(
         &root().join("prompts/judge-v1.md").display().to_string(),
         &prompt.display().to_string(),
@@ -429,7 +429,7 @@ fn a_killed_run_resumes_calling_the_server_only_for_the_missing_cases() {
     });
     let e = Env::new(&s.url, "    concurrency: 1\n", "");
     let cache = e.dir.path().join("c.sqlite");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithgate"))
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"))
         .current_dir(e.dir.path())
         .args([
             "run",
@@ -469,7 +469,7 @@ fn ctrl_c_stops_cleanly_and_says_how_to_resume() {
     });
     let e = Env::new(&s.url, "    concurrency: 1\n", "");
     let cache = e.dir.path().join("c.sqlite");
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithgate"))
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"))
         .current_dir(e.dir.path())
         .args([
             "run",
@@ -633,7 +633,7 @@ fn repeats_report_cases_whose_verdict_changed() {
 fn unused(_: &Path) {}
 
 #[test]
-fn a_server_cannot_crash_faithgate_with_a_malformed_retry_after() {
+fn a_server_cannot_crash_faithprobe_with_a_malformed_retry_after() {
     // used to panic in Duration::from_secs_f64 on NaN
     let s = Server::start(|r, n| match n {
         0 => Reply::status(429, "{}").header("Retry-After", "NaN"),
@@ -643,7 +643,7 @@ fn a_server_cannot_crash_faithgate_with_a_malformed_retry_after() {
         _ => Reply::chat(&server::good(&r.prompt())),
     });
     let e = Env::new(&s.url, "    concurrency: 1\n", "");
-    let cfg = e.dir.path().join("faithgate.yaml");
+    let cfg = e.dir.path().join("faithprobe.yaml");
     let text = std::fs::read_to_string(&cfg)
         .unwrap()
         .replace("max_retries: 2", "max_retries: 5");
@@ -896,7 +896,7 @@ fn a_command_checker_that_hangs_is_stopped_at_its_timeout() {
 #[test]
 fn ctrl_c_stops_a_command_checker_and_exits_130() {
     let e = hostile("hang", "");
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithgate"))
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"))
         .current_dir(e.dir.path())
         .env_remove("CI")
         .args(["run", suite().to_str().unwrap(), "--checker", "ext"])
@@ -919,7 +919,7 @@ fn ctrl_c_stops_a_command_checker_and_exits_130() {
 fn ctrl_c_interrupts_a_long_retry_after_wait() {
     let s = Server::start(|_, _| Reply::status(429, "{}").header("Retry-After", "50"));
     let e = Env::new(&s.url, "    concurrency: 1\n    max_wait_s: 60\n", "");
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithgate"))
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"))
         .current_dir(e.dir.path())
         .env_remove("CI")
         .args([

@@ -4,11 +4,11 @@
 
 mod common;
 
-use common::{faithgate_in, output, root};
+use common::{faithprobe_in, output, root};
 use std::path::Path;
 
 fn import(dir: &Path) {
-    let (code, _, err) = output(faithgate_in(dir).args([
+    let (code, _, err) = output(faithprobe_in(dir).args([
         "import",
         "ragtruth",
         root().join("tests/fixtures/ragtruth").to_str().unwrap(),
@@ -37,7 +37,7 @@ fn an_imported_ragtruth_log_scores_with_agreement_figures() {
     assert_eq!(first["label"]["hallucinated"], false);
     assert_eq!(first["quality"], "good");
 
-    let (code, json, err) = output(faithgate_in(d.path()).args([
+    let (code, json, err) = output(faithprobe_in(d.path()).args([
         "score",
         "log.jsonl",
         "--contexts",
@@ -106,7 +106,7 @@ fn an_imported_ragtruth_log_scores_with_agreement_figures() {
     assert_eq!(r2002["partial_refusal"], true);
     assert_eq!(r2002["metadata"]["source_id"], "s-200");
 
-    let (_, human, _) = output(faithgate_in(d.path()).args([
+    let (_, human, _) = output(faithprobe_in(d.path()).args([
         "score",
         "log.jsonl",
         "--contexts",
@@ -129,7 +129,7 @@ fn an_imported_ragtruth_log_scores_with_agreement_figures() {
     }
 
     // the HTML page has every answer with its tag and label, and no empty question line
-    let (code, _, err) = output(faithgate_in(d.path()).args([
+    let (code, _, err) = output(faithprobe_in(d.path()).args([
         "score",
         "log.jsonl",
         "--contexts",
@@ -152,7 +152,8 @@ fn an_imported_ragtruth_log_scores_with_agreement_figures() {
     assert!(!html.contains("<b>Q:</b> <br>"));
 
     // the suite of hard cases runs as a suite
-    let (code, run, err) = output(faithgate_in(d.path()).args(["run", "suite.yaml", "--no-cache"]));
+    let (code, run, err) =
+        output(faithprobe_in(d.path()).args(["run", "suite.yaml", "--no-cache"]));
     assert!(code == 0 || code == 1, "{err}");
     assert!(
         run.contains("evident_conflict") && run.contains("subtle_conflict"),
@@ -183,7 +184,7 @@ fn labels_from_a_side_file_override_the_log_and_unmatched_ones_are_reported() {
         "{\"id\": 1, \"hallucinated\": false}\n{\"id\": \"2\", \"hallucinated\": true, \"types\": [\"wrong date\"]}\n{\"id\": \"99\", \"hallucinated\": true}\n",
     )
     .unwrap();
-    let (code, json, err) = output(faithgate_in(d.path()).args([
+    let (code, json, err) = output(faithprobe_in(d.path()).args([
         "score",
         "log.jsonl",
         "--contexts",
@@ -225,7 +226,7 @@ fn a_bad_log_line_names_its_line_and_the_rest_is_still_scored() {
         "{\"id\": \"a\", \"answer\": \"Order A17 shipped.\", \"passages\": [{\"id\": \"p\", \"text\": \"Order A17 shipped.\"}]}\n{\"id\": \"b\", \"answer\": \"x\", \"context\": \"nope\"}\n{\"id\": [1], \"answer\": \"x\", \"passages\": []}\n",
     )
     .unwrap();
-    let (code, out, err) = output(faithgate_in(d.path()).args(["score", "log.jsonl"]));
+    let (code, out, err) = output(faithprobe_in(d.path()).args(["score", "log.jsonl"]));
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("log.jsonl:2") && err.contains("no --contexts file"),
@@ -242,7 +243,7 @@ fn a_bad_log_line_names_its_line_and_the_rest_is_still_scored() {
 fn sharded_runs_and_scorings_merge_to_exactly_the_unsharded_record() {
     let d = tempfile::tempdir().unwrap();
     import(d.path());
-    let fg = || faithgate_in(d.path());
+    let fg = || faithprobe_in(d.path());
     // score, in three shards, then merged in any order
     for k in 1..=3 {
         let (code, out, err) = output(fg().args([
@@ -354,7 +355,7 @@ fn the_human_report_lists_the_worst_answers_on_one_line_each_and_all_on_request(
         log.push('\n');
     }
     std::fs::write(d.path().join("log.jsonl"), log).unwrap();
-    let (_, out, _) = output(faithgate_in(d.path()).args(["score", "log.jsonl", "--worst", "3"]));
+    let (_, out, _) = output(faithprobe_in(d.path()).args(["score", "log.jsonl", "--worst", "3"]));
     assert!(
         out.contains("The 3 worst of 10 answers not faithful (strict)"),
         "{out}"
@@ -374,13 +375,13 @@ fn the_human_report_lists_the_worst_answers_on_one_line_each_and_all_on_request(
         "{out}"
     );
     assert!(out.contains("model-a") && out.contains("model-b"), "{out}");
-    let (_, all, _) = output(faithgate_in(d.path()).args(["score", "log.jsonl", "--show", "all"]));
+    let (_, all, _) = output(faithprobe_in(d.path()).args(["score", "log.jsonl", "--show", "all"]));
     assert_eq!(
         all.lines().filter(|l| l.contains(" claims strict")).count(),
         30
     );
     let (_, none, _) =
-        output(faithgate_in(d.path()).args(["score", "log.jsonl", "--show", "none"]));
+        output(faithprobe_in(d.path()).args(["score", "log.jsonl", "--show", "none"]));
     assert!(!none.contains(" claims strict") && none.contains("Across answers"));
 }
 
@@ -397,7 +398,7 @@ fn two_generators_answers_compare_by_a_shared_key_under_every_definition() {
             .collect();
         assert_eq!(lines.lines().count(), 3);
         std::fs::write(d.path().join(file), lines).unwrap();
-        let (code, _, err) = output(faithgate_in(d.path()).args([
+        let (code, _, err) = output(faithprobe_in(d.path()).args([
             "score",
             file,
             "--contexts",
@@ -407,7 +408,7 @@ fn two_generators_answers_compare_by_a_shared_key_under_every_definition() {
         ]));
         assert!(code == 0, "{err}");
     }
-    let fg = || faithgate_in(d.path());
+    let fg = || faithprobe_in(d.path());
     // by id nothing pairs: an error that says what to do, never a pass
     let (code, _, err) = output(fg().args(["compare", "a.jsonl.json", "b.jsonl.json"]));
     assert_eq!(code, 2, "{err}");
@@ -498,7 +499,7 @@ fn two_generators_answers_compare_by_a_shared_key_under_every_definition() {
     let (code, _, err) = output(fg().args(["compare", "report.json", "b.jsonl.json"]));
     assert_eq!(code, 2);
     assert!(
-        err.contains("it looks like the report of `faithgate score --format json`"),
+        err.contains("it looks like the report of `faithprobe score --format json`"),
         "{err}"
     );
 }
@@ -507,7 +508,7 @@ fn two_generators_answers_compare_by_a_shared_key_under_every_definition() {
 fn an_empty_log_or_an_unwritable_spool_is_a_clear_error_never_a_pass() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("empty.jsonl"), "\n\n").unwrap();
-    let (code, out, err) = output(faithgate_in(d.path()).args(["score", "empty.jsonl"]));
+    let (code, out, err) = output(faithprobe_in(d.path()).args(["score", "empty.jsonl"]));
     assert_eq!(code, 2, "{out}");
     assert!(err.contains("has no answers: nothing was scored"), "{err}");
     std::fs::write(
@@ -516,7 +517,7 @@ fn an_empty_log_or_an_unwritable_spool_is_a_clear_error_never_a_pass() {
     )
     .unwrap();
     let (code, _, err) = output(
-        faithgate_in(d.path())
+        faithprobe_in(d.path())
             .env("TMPDIR", d.path().join("no-such-folder"))
             .args(["score", "log.jsonl", "--record", "r.json"]),
     );
@@ -525,7 +526,7 @@ fn an_empty_log_or_an_unwritable_spool_is_a_clear_error_never_a_pass() {
     assert!(!d.path().join("r.json").exists());
     std::fs::create_dir(d.path().join("adir")).unwrap();
     let (code, _, err) =
-        output(faithgate_in(d.path()).args(["score", "log.jsonl", "--record", "adir"]));
+        output(faithprobe_in(d.path()).args(["score", "log.jsonl", "--record", "adir"]));
     assert_eq!(code, 4, "{err}");
     assert_eq!(
         std::fs::read_dir(d.path()).unwrap().count(),

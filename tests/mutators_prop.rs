@@ -1,8 +1,8 @@
 //! Property tests of the mutation operators.
 
-use faithgate::mutate::{generate, operators, Mutator, Rules};
-use faithgate::suite::{EntityGroup, Suite};
-use faithgate::text::tokenize;
+use faithprobe::mutate::{generate, operators, Mutator, Rules};
+use faithprobe::suite::{EntityGroup, Suite};
+use faithprobe::text::tokenize;
 use proptest::prelude::*;
 use std::path::Path;
 use std::sync::LazyLock;

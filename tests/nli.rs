@@ -5,7 +5,7 @@
 mod common;
 
 use assert_cmd::Command;
-use common::{faithgate_in, root};
+use common::{faithprobe_in, root};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -13,7 +13,7 @@ fn models() -> PathBuf {
     root().join("tests/fixtures/models")
 }
 
-/// A temp folder with a faithgate.yaml naming the tiny models.
+/// A temp folder with a faithprobe.yaml naming the tiny models.
 struct Setup {
     dir: tempfile::TempDir,
 }
@@ -27,14 +27,14 @@ impl Setup {
             "checkers:\n  nli: {{kind: nli, model: {m}/tiny-nli}}\n  nli-permuted: {{kind: nli, model: {m}/tiny-nli-permuted}}\n  nli-b1: {{kind: nli, model: {m}/tiny-nli, batch_size: 1}}\n  nli-b64: {{kind: nli, model: {m}/tiny-nli, batch_size: 64}}\n  nli-strict: {{kind: nli, model: {m}/tiny-nli, threshold: 0.99}}\n  nli-permuted-strict: {{kind: nli, model: {m}/tiny-nli-permuted, threshold: 0.99}}\n  nli-nan: {{kind: nli, model: {m}/tiny-nli-nan}}\n  sim: {{kind: similarity, model: {m}/tiny-embed}}\n{extra}",
             m = m.display()
         );
-        std::fs::write(dir.path().join("faithgate.yaml"), cfg).unwrap();
+        std::fs::write(dir.path().join("faithprobe.yaml"), cfg).unwrap();
         Setup { dir }
     }
 
     fn cmd(&self) -> Command {
-        let mut c = faithgate_in(self.dir.path());
+        let mut c = faithprobe_in(self.dir.path());
         c.arg("--config")
-            .arg(self.dir.path().join("faithgate.yaml"));
+            .arg(self.dir.path().join("faithprobe.yaml"));
         c
     }
 
@@ -285,7 +285,7 @@ fn a_config_without_an_entailment_label_is_an_error_naming_the_file() {
         r#"{"id2label": {"0": "LABEL_0", "1": "LABEL_1", "2": "LABEL_2"}}"#,
     )
     .unwrap();
-    let cfg = s.dir.path().join("faithgate.yaml");
+    let cfg = s.dir.path().join("faithprobe.yaml");
     let text = std::fs::read_to_string(&cfg).unwrap();
     std::fs::write(
         &cfg,
@@ -318,7 +318,7 @@ fn a_broken_model_file_is_a_clear_error() {
         std::fs::copy(models().join("tiny-nli").join(f), broken.join(f)).unwrap();
     }
     std::fs::write(broken.join("model.onnx"), b"not an onnx model").unwrap();
-    let cfg = s.dir.path().join("faithgate.yaml");
+    let cfg = s.dir.path().join("faithprobe.yaml");
     let text = std::fs::read_to_string(&cfg).unwrap();
     std::fs::write(
         &cfg,
@@ -383,12 +383,12 @@ fn the_similarity_checker_scores_with_cosines_and_uses_the_cache() {
 }
 
 #[test]
-fn probe_prints_every_label_probability() {
+fn check_prints_the_verdict_and_every_label_probability() {
     let s = Setup::new("");
     let out = s
         .cmd()
         .args([
-            "probe",
+            "check",
             "--checker",
             "nli",
             "--premise",
@@ -418,7 +418,7 @@ fn probe_prints_every_label_probability() {
     let sim = s
         .cmd()
         .args([
-            "probe",
+            "check",
             "--checker",
             "sim",
             "--premise",
@@ -554,12 +554,12 @@ fn a_second_ctrl_c_stops_at_once_and_quietly() {
     let s = Setup::new("");
     let suite = big_suite(s.dir.path());
     let cache = s.cache();
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithgate"))
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"))
         .envs(common::ort_env())
         .current_dir(s.dir.path())
         .args([
             "--config",
-            s.dir.path().join("faithgate.yaml").to_str().unwrap(),
+            s.dir.path().join("faithprobe.yaml").to_str().unwrap(),
         ])
         .args([
             "run",
@@ -598,7 +598,7 @@ fn a_second_ctrl_c_stops_at_once_and_quietly() {
         lines.iter().all(|l| l.starts_with("interrupting:")
             || l.starts_with("interrupted:")
             || l.starts_with("big:")),
-        "nothing but faithgate's own lines: {err}"
+        "nothing but faithprobe's own lines: {err}"
     );
 }
 
@@ -608,12 +608,12 @@ fn a_killed_run_keeps_what_it_paid_for_and_the_rerun_scores_only_the_rest() {
     // many distinct pairs, one per model call, so the run is still going when it is killed
     let suite = big_suite(s.dir.path());
     let cache = s.cache();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithgate"))
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"))
         .envs(common::ort_env())
         .current_dir(s.dir.path())
         .args([
             "--config",
-            s.dir.path().join("faithgate.yaml").to_str().unwrap(),
+            s.dir.path().join("faithprobe.yaml").to_str().unwrap(),
         ])
         .args([
             "run",
@@ -665,8 +665,8 @@ fn a_killed_run_keeps_what_it_paid_for_and_the_rerun_scores_only_the_rest() {
 
 #[test]
 fn the_tokenizers_own_padding_and_truncation_are_overridden() {
-    let m = faithgate::check::onnx::Model::load(&models().join("tiny-nli"), 1).unwrap();
-    // tokenizer.json truncates at 16 and pads to 128; faithgate does neither
+    let m = faithprobe::check::onnx::Model::load(&models().join("tiny-nli"), 1).unwrap();
+    // tokenizer.json truncates at 16 and pads to 128; faithprobe does neither
     let long = "team plan ".repeat(20);
     assert_eq!(m.token_len(&long, None).unwrap(), 42);
     let (ids, mask, types) = m
@@ -703,7 +703,7 @@ fn real_minilm_similarity_reproduces_the_seed_cosines_and_cannot_see_negation() 
         let out = s
             .cmd()
             .args([
-                "probe",
+                "check",
                 "--checker",
                 "minilm",
                 "--premise",

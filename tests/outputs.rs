@@ -4,12 +4,12 @@
 
 mod common;
 
-use common::{faithgate, faithgate_in, output, root};
+use common::{faithprobe, faithprobe_in, output, root};
 use std::path::Path;
 
 /// stdout of a command that must succeed (or end with `code`).
 fn out_with(code: i32, args: &[&str]) -> String {
-    let (c, out, err) = output(faithgate().args(args));
+    let (c, out, err) = output(faithprobe().args(args));
     assert_eq!(c, code, "{args:?}: {err}");
     out
 }
@@ -50,7 +50,7 @@ fn records(dir: &Path) -> (String, String) {
     let base = dir.join("base.json");
     let cand = dir.join("cand.json");
     let (c, _, err) =
-        output(faithgate().args(["run", LARKSPUR, "--record", base.to_str().unwrap()]));
+        output(faithprobe().args(["run", LARKSPUR, "--record", base.to_str().unwrap()]));
     assert_eq!(c, 0, "{err}");
     let mut v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
@@ -157,7 +157,7 @@ fn score_in_every_format() {
 }
 
 #[test]
-fn decompose_eval_probe_and_stats() {
+fn decompose_eval_check_and_stats() {
     snap!(
         "decompose_eval_human",
         out(&["decompose-eval", "tests/fixtures/hand-decomposition.yaml"])
@@ -172,9 +172,9 @@ fn decompose_eval_probe_and_stats() {
         ])
     );
     snap!(
-        "probe_lexical",
+        "check_lexical",
         out(&[
-            "probe",
+            "check",
             "--premise",
             "Team plans are billed monthly.",
             "--claim",
@@ -194,13 +194,13 @@ fn decompose_eval_probe_and_stats() {
 fn doctor_reports_every_problem_of_a_broken_config_and_still_runs() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(
-        d.path().join("faithgate.yaml"),
-        "checkers:\n  judge:\n    kind: judge\n    base_url: http://127.0.0.1:9/v1\n    model: m\n    api_key_env: FAITHGATE_TEST_UNSET_KEY\n    prompt: missing.md\n  strict: {kind: lexical, threshold: 0.9}\n",
+        d.path().join("faithprobe.yaml"),
+        "checkers:\n  judge:\n    kind: judge\n    base_url: http://127.0.0.1:9/v1\n    model: m\n    api_key_env: FAITHPROBE_TEST_UNSET_KEY\n    prompt: missing.md\n  strict: {kind: lexical, threshold: 0.9}\n",
     )
     .unwrap();
     let (code, stdout, err) = output(
-        faithgate_in(d.path())
-            .env_remove("FAITHGATE_TEST_UNSET_KEY")
+        faithprobe_in(d.path())
+            .env_remove("FAITHPROBE_TEST_UNSET_KEY")
             .arg("doctor"),
     );
     assert_eq!(code, 2, "{err}");
@@ -212,10 +212,10 @@ fn doctor_reports_every_problem_of_a_broken_config_and_still_runs() {
         .collect();
     snap!("doctor_broken_config", text);
     // and the unused broken judge stops neither stats nor a run of another checker
-    let (code, _, err) = output(faithgate_in(d.path()).args(["stats", "wilson", "1", "2"]));
+    let (code, _, err) = output(faithprobe_in(d.path()).args(["stats", "wilson", "1", "2"]));
     assert_eq!(code, 0, "{err}");
     let suite = root().join(LARKSPUR);
-    let (code, _, err) = output(faithgate_in(d.path()).args([
+    let (code, _, err) = output(faithprobe_in(d.path()).args([
         "run",
         suite.to_str().unwrap(),
         "--checker",

@@ -1,6 +1,6 @@
 //! The Python faithfulness metrics of examples/checkers/, run for real: Ragas's `Faithfulness`
 //! and DeepEval's `FaithfulnessMetric` (installed from PyPI into target/venv-ragas and
-//! target/venv-deepeval by ci/setup-python-checkers.sh) as faithgate `command` checkers, with
+//! target/venv-deepeval by ci/setup-python-checkers.sh) as faithprobe `command` checkers, with
 //! their LLM calls answered by a scripted OpenAI-compatible server on 127.0.0.1. A change in
 //! either library's prompts, reply format or API breaks these tests rather than a user's run.
 //!
@@ -11,7 +11,7 @@
 mod common;
 
 use common::server::{Recorded, Reply, Server};
-use common::{faithgate_in, output, root};
+use common::{faithprobe_in, output, root};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -126,11 +126,11 @@ fn judge(r: &Recorded, _: usize) -> Reply {
 }
 
 fn run_metric(name: &str, script: &str) -> (Value, String, Vec<Recorded>) {
-    common::require_onnxruntime(); // faithgate itself needs nothing here; keeps the env uniform
+    common::require_onnxruntime(); // faithprobe itself needs nothing here; keeps the env uniform
     let python = venv(name);
     let server = Server::start(judge);
     let d = tempfile::tempdir().unwrap();
-    let cfg = d.path().join("faithgate.yaml");
+    let cfg = d.path().join("faithprobe.yaml");
     std::fs::write(
         &cfg,
         format!(
@@ -141,9 +141,9 @@ fn run_metric(name: &str, script: &str) -> (Value, String, Vec<Recorded>) {
     )
     .unwrap();
     let (code, out, err) = output(
-        faithgate_in(d.path())
-            .env("FAITHGATE_JUDGE_BASE_URL", &server.url)
-            .env("FAITHGATE_JUDGE_MODEL", "scripted-judge")
+        faithprobe_in(d.path())
+            .env("FAITHPROBE_JUDGE_BASE_URL", &server.url)
+            .env("FAITHPROBE_JUDGE_MODEL", "scripted-judge")
             .args([
                 "--config",
                 cfg.to_str().unwrap(),

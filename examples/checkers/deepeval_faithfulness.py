@@ -1,31 +1,31 @@
 #!/usr/bin/env python3
-"""DeepEval's FaithfulnessMetric as a faithgate `command` checker.
+"""DeepEval's FaithfulnessMetric as a faithprobe `command` checker.
 
-faithgate writes one request per line on stdin, {"id", "claim", "question", "passages": [{"id", "text"}]};
+faithprobe writes one request per line on stdin, {"id", "claim", "question", "passages": [{"id", "text"}]};
 this program answers one line per request, {"id", "label", "score", "reason"}. Each claim is
 DeepEval's `actual_output` and the passages its `retrieval_context`; the judge is any
 OpenAI-compatible server:
 
-    FAITHGATE_JUDGE_BASE_URL=http://127.0.0.1:8000/v1   (required)
-    FAITHGATE_JUDGE_MODEL=Qwen/Qwen3-4B-Instruct-2507     (required)
-    FAITHGATE_JUDGE_API_KEY=...                           (optional; "none" when unset)
+    FAITHPROBE_JUDGE_BASE_URL=http://127.0.0.1:8000/v1   (required)
+    FAITHPROBE_JUDGE_MODEL=Qwen/Qwen3-4B-Instruct-2507     (required)
+    FAITHPROBE_JUDGE_API_KEY=...                           (optional; "none" when unset)
 
 Labels: DeepEval judges each claim it extracts `yes` (supported), `no` (contradicted) or
 `borderline`/`idk` (not backed by the context). Any `no` makes the claim `contradicted`; all `yes`
 makes it `supported`; anything else is `not_found`. The score is DeepEval's faithfulness score
-with `penalize_ambiguous_claims=True`, so unbacked claims lower it as they lower faithgate's.
-A DeepEval error is printed to stderr and the claim gets no answer line, which faithgate records
+with `penalize_ambiguous_claims=True`, so unbacked claims lower it as they lower faithprobe's.
+A DeepEval error is printed to stderr and the claim gets no answer line, which faithprobe records
 as an error (never a pass).
 
 Install (pinned; see requirements-deepeval.txt):
     python3 -m venv .venv-deepeval && .venv-deepeval/bin/pip install -r examples/checkers/requirements-deepeval.txt
-Use (faithgate.yaml):
+Use (faithprobe.yaml):
     checkers:
       deepeval:
         kind: command
         argv: [.venv-deepeval/bin/python, examples/checkers/deepeval_faithfulness.py]
         timeout_s: 300
-Then: faithgate run suites/larkspur.yaml --checker deepeval
+Then: faithprobe run suites/larkspur.yaml --checker deepeval
 """
 import json
 import os
@@ -40,12 +40,12 @@ from deepeval.test_case import LLMTestCase  # noqa: E402
 
 
 def main() -> None:
-    base_url = os.environ.get("FAITHGATE_JUDGE_BASE_URL")
-    model = os.environ.get("FAITHGATE_JUDGE_MODEL")
+    base_url = os.environ.get("FAITHPROBE_JUDGE_BASE_URL")
+    model = os.environ.get("FAITHPROBE_JUDGE_MODEL")
     if not base_url or not model:
-        sys.exit("deepeval checker: set FAITHGATE_JUDGE_BASE_URL and FAITHGATE_JUDGE_MODEL")
+        sys.exit("deepeval checker: set FAITHPROBE_JUDGE_BASE_URL and FAITHPROBE_JUDGE_MODEL")
     judge = OpenAIModel(model=model, base_url=base_url,
-                        api_key=os.environ.get("FAITHGATE_JUDGE_API_KEY", "none"), temperature=0)
+                        api_key=os.environ.get("FAITHPROBE_JUDGE_API_KEY", "none"), temperature=0)
     for line in sys.stdin:
         req = json.loads(line)
         metric = FaithfulnessMetric(model=judge, async_mode=False, include_reason=True,

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Any Hugging Face sequence classifier, run in PyTorch, as a faithgate `command` checker: NLI
+"""Any Hugging Face sequence classifier, run in PyTorch, as a faithprobe `command` checker: NLI
 cross-encoders (roberta-large-mnli, cross-encoder/nli-deberta-v3-*), MiniCheck-style binary
 classifiers, HHEM-style single-logit scorers.
 
-faithgate writes one request per line on stdin, {"id", "claim", "question", "passages": [{"id",
+faithprobe writes one request per line on stdin, {"id", "claim", "question", "passages": [{"id",
 "text"}]}; this program answers {"id", "label", "score", "evidence", "reason"} per request. Each
 claim is scored against every sentence of its passages (the model's own pair template, truncated
-to the model's limit by the tokenizer: check long passages with faithgate's `nli` checker, which
+to the model's limit by the tokenizer: check long passages with faithprobe's `nli` checker, which
 never truncates); the best sentence decides.
 
     python transformers_classifier.py MODEL_DIR [--supported NAME] [--contradicted NAME]
@@ -18,13 +18,13 @@ single-logit model's sigmoid as P(supported) or P(unsupported). Nothing is guess
 program cannot read exits with the labels it has.
 
 Install: pip install -r examples/checkers/requirements-transformers.txt
-Use (faithgate.yaml):
+Use (faithprobe.yaml):
     checkers:
       minicheck:
         kind: command
         argv: [python3, examples/checkers/transformers_classifier.py, models/minicheck, --supported, "1"]
         timeout_s: 600
-Not run in faithgate's CI (PyTorch and a model download are out of its reach); to test a model
+Not run in faithprobe's CI (PyTorch and a model download are out of its reach); to test a model
 there, export it to ONNX and use `kind: nli` with the same `labels:` mapping.
 """
 import argparse

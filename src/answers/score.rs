@@ -179,7 +179,7 @@ pub struct ScoreRecord {
     pub log: String,
     pub checker: String,
     pub decomposer: String,
-    /// Set on the record of one shard (`score --shard K/N`); `faithgate merge` joins them.
+    /// Set on the record of one shard (`score --shard K/N`); `faithprobe merge` joins them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
     pub answers: Vec<AnswerResult>,
@@ -204,7 +204,7 @@ impl ScoreRecord {
     /// Checks what serde cannot: the version, unique answer ids, and each claim having either a
     /// verdict or an error.
     pub fn validate(&self, path: &Path) -> Result<()> {
-        let help = "write score records with `faithgate score LOG --record FILE.json` and compare them unedited";
+        let help = "write score records with `faithprobe score LOG --record FILE.json` and compare them unedited";
         if self.version != SCORE_RECORD_VERSION {
             return Err(Error::input(
                 path,
@@ -213,7 +213,7 @@ impl ScoreRecord {
                     "score record version {} is not {SCORE_RECORD_VERSION}",
                     self.version
                 ),
-                "score the log again with this faithgate version",
+                "score the log again with this faithprobe version",
             ));
         }
         let mut ids = std::collections::HashSet::new();

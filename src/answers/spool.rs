@@ -21,7 +21,7 @@ impl Spool {
             .map(|d| d.as_nanos())
             .unwrap_or(0);
         let path = std::env::temp_dir().join(format!(
-            "faithgate-score-{}-{nanos}.jsonl",
+            "faithprobe-score-{}-{nanos}.jsonl",
             std::process::id()
         ));
         let f = std::fs::OpenOptions::new()

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// The default cache file.
-pub const DEFAULT_CACHE: &str = ".faithgate/cache.sqlite";
+pub const DEFAULT_CACHE: &str = ".faithprobe/cache.sqlite";
 
 pub struct Cache {
     path: PathBuf,

@@ -1,14 +1,14 @@
 //! The `command` checker: an external program that speaks JSON Lines, so a team can plug in the
-//! checker it already has (HHEM, MiniCheck, Ragas, DeepEval) without faithgate knowing it.
+//! checker it already has (HHEM, MiniCheck, Ragas, DeepEval) without faithprobe knowing it.
 //!
-//! faithgate starts `argv` once per run (in the config file's folder) and writes one request per
+//! faithprobe starts `argv` once per run (in the config file's folder) and writes one request per
 //! line to its stdin: `{"id": "...", "claim": "...", "passages": [{"id": "...", "text": "..."}]}`,
 //! then closes stdin. The program answers one line per request, in any order:
 //! `{"id": "...", "label": "supported|contradicted|not_found", "score": 0.93,
 //!   "evidence": {"passage": "...", "window": "..."}, "reason": "..."}` (score, evidence and
 //! reason optional; evidence may also be a passage id). A program that exits early, prints
 //! garbage or skips an id leaves those cases as errors with the reason. Its stderr is copied to
-//! faithgate's notes (stderr), each line prefixed with the checker's name.
+//! faithprobe's notes (stderr), each line prefixed with the checker's name.
 //!
 //! The program's output is read as bytes: a line that is not UTF-8 or not JSON is reported by its
 //! number and reading goes on; a line longer than [`MAX_LINE`] is cut off and counted, and only

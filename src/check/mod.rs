@@ -24,14 +24,14 @@ use std::collections::BTreeMap;
 ///
 /// ```compile_fail
 /// // a checker cannot reach a hard case's label: the type has no such field
-/// fn peek(set: &faithgate::check::ContextSet) -> usize {
+/// fn peek(set: &faithprobe::check::ContextSet) -> usize {
 ///     set.hard_cases.len()
 /// }
 /// ```
 ///
 /// ```
 /// // what it can read
-/// fn read(set: &faithgate::check::ContextSet) -> usize {
+/// fn read(set: &faithprobe::check::ContextSet) -> usize {
 ///     set.passages.len() + set.question.iter().count()
 /// }
 /// ```
@@ -43,7 +43,7 @@ pub struct ContextSet {
 }
 
 impl ContextSet {
-    /// A context set of one passage (for `probe`).
+    /// A context set of one passage (for `faithprobe check`).
     pub fn single(id: &str, passage_id: &str, text: &str) -> ContextSet {
         ContextSet {
             id: id.into(),
@@ -185,19 +185,13 @@ pub trait Checker: Send + Sync {
         Vec::new()
     }
 
-    /// Scores one premise and claim and returns every number the checker has for the pair
-    /// (label probabilities, a cosine, a coverage), for `faithgate probe`.
-    fn probe(&self, premise: &str, claim: &str) -> Result<Vec<(String, f64)>, CheckError> {
-        let ctx = [ContextSet::single("probe", "premise", premise)];
-        let input = CheckInput {
-            contexts: &ctx,
-            entities: &[],
-            claims: vec![ClaimToCheck {
-                context: 0,
-                text: claim,
-            }],
-        };
-        let v = self.check(&input, &mut |_| {}).remove(0)?;
-        Ok(vec![("score".into(), v.score.unwrap_or(f64::NAN))])
+    /// Every number the checker has for one premise and claim beyond its verdict's score (label
+    /// probabilities, a cosine), for `faithprobe check`; `None` when the score is all it has.
+    fn probe(
+        &self,
+        _premise: &str,
+        _claim: &str,
+    ) -> Result<Option<Vec<(String, f64)>>, CheckError> {
+        Ok(None)
     }
 }

@@ -357,7 +357,7 @@ fn find_label(labels: &[String], stem: &str) -> Option<usize> {
 }
 
 /// The head of a model: from the `labels:` mapping when given, else from id2label's NLI words.
-/// A model whose outputs faithgate cannot read is an error that lists them and shows the mapping
+/// A model whose outputs faithprobe cannot read is an error that lists them and shows the mapping
 /// to write; nothing is guessed.
 pub fn resolve_head(model: &Model, map: Option<&LabelMap>) -> Result<Head, String> {
     let config = model.dir.join("config.json");
@@ -414,7 +414,7 @@ pub fn resolve_head(model: &Model, map: Option<&LabelMap>) -> Result<Head, Strin
                 model.dir.display()
             )),
             None => Err(format!(
-                "model {}: it has one output (a score) and faithgate does not guess what it means: add `labels: {{supported: 0}}` to the checker if its sigmoid is the probability that the claim is supported, or `labels: {{unsupported: 0}}` if it is the probability of a hallucination",
+                "model {}: it has one output (a score) and faithprobe does not guess what it means: add `labels: {{supported: 0}}` to the checker if its sigmoid is the probability that the claim is supported, or `labels: {{unsupported: 0}}` if it is the probability of a hallucination",
                 model.dir.display()
             )),
         };
@@ -441,7 +441,7 @@ pub fn resolve_head(model: &Model, map: Option<&LabelMap>) -> Result<Head, Strin
             }
             if width < 2 {
                 return Err(format!(
-                    "model {}: config.json has no id2label and the graph does not fix its output width, so faithgate cannot check the mapping; export the model with id2label",
+                    "model {}: config.json has no id2label and the graph does not fix its output width, so faithprobe cannot check the mapping; export the model with id2label",
                     model.dir.display()
                 ));
             }
@@ -461,7 +461,7 @@ pub fn resolve_head(model: &Model, map: Option<&LabelMap>) -> Result<Head, Strin
                     _ => "labels: {supported: LABEL_1}".into(),
                 };
                 return Err(format!(
-                    "{}: id2label has no entailment label (it has: {listed}); faithgate never guesses an output, so say which one means supported in the checker's config, e.g. `{example}` (check the model card: the order differs between models)",
+                    "{}: id2label has no entailment label (it has: {listed}); faithprobe never guesses an output, so say which one means supported in the checker's config, e.g. `{example}` (check the model card: the order differs between models)",
                     config.display()
                 ));
             };
@@ -663,8 +663,8 @@ impl Checker for NliChecker {
         vec![self.last_use().note(&self.name, "premise-claim pairs")]
     }
 
-    fn probe(&self, premise: &str, claim: &str) -> Result<Vec<(String, f64)>, CheckError> {
-        self.probe_pair(premise, claim)
+    fn probe(&self, premise: &str, claim: &str) -> Result<Option<Vec<(String, f64)>>, CheckError> {
+        self.probe_pair(premise, claim).map(Some)
     }
 
     fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult> {

@@ -162,7 +162,7 @@ impl std::fmt::Display for Family {
             }
             Family::Other(t) => write!(
                 f,
-                "{t} (not a family faithgate knows: max_position_embeddings is taken as the limit)"
+                "{t} (not a family faithprobe knows: max_position_embeddings is taken as the limit)"
             ),
         }
     }
@@ -203,8 +203,8 @@ fn lib_in_prefix(prefix: &Path) -> Option<PathBuf> {
 }
 
 /// Finds the ONNX Runtime shared library: `ORT_DYLIB_PATH`; else the active virtual environment
-/// (`VIRTUAL_ENV`); else the Python environment faithgate itself is installed in (a
-/// `pip install faithgate[onnx]`: the binary sits in its `bin/`); else the site-packages of the
+/// (`VIRTUAL_ENV`); else the Python environment faithprobe itself is installed in (a
+/// `pip install faithprobe[onnx]`: the binary sits in its `bin/`); else the site-packages of the
 /// `python3` on PATH.
 pub fn find_runtime() -> Result<PathBuf, String> {
     if let Some(lib) = std::env::var_os("VIRTUAL_ENV")
@@ -267,7 +267,7 @@ pub fn runtime() -> Result<&'static Runtime, String> {
             )
         })?;
         let env = builder
-            .with_name("faithgate")
+            .with_name("faithprobe")
             .build()
             .map_err(|e| format!("could not start ONNX Runtime from {}: {e}", path.display()))?;
         Ok(Runtime { path, env })
@@ -331,7 +331,7 @@ fn model_err(dir: &Path, what: impl std::fmt::Display) -> String {
 impl Model {
     /// Loads `model.onnx`, `tokenizer.json` and `config.json` from `dir`. The tokenizer's own
     /// padding and truncation settings are replaced: pad to the longest in the batch, never
-    /// truncate (faithgate checks lengths itself).
+    /// truncate (faithprobe checks lengths itself).
     pub fn load(dir: &Path, threads: usize) -> Result<Model, String> {
         Model::load_on(dir, threads, &[])
     }
@@ -463,7 +463,7 @@ impl Model {
                 return Err(model_err(
                     dir,
                     format!(
-                        "providers [{}] were asked for, but the ONNX Runtime at {} offers only [{}]; install a build that has them (for CUDA, the onnxruntime-gpu wheel with its CUDA libraries, then `faithgate doctor`), or add `cpu` to the list to allow running on the CPU",
+                        "providers [{}] were asked for, but the ONNX Runtime at {} offers only [{}]; install a build that has them (for CUDA, the onnxruntime-gpu wheel with its CUDA libraries, then `faithprobe doctor`), or add `cpu` to the list to allow running on the CPU",
                         providers.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", "),
                         rt.path.display(),
                         offered.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ")

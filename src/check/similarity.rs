@@ -185,7 +185,7 @@ impl Checker for SimilarityChecker {
             .unwrap_or_default()]
     }
 
-    fn probe(&self, premise: &str, claim: &str) -> Result<Vec<(String, f64)>, CheckError> {
+    fn probe(&self, premise: &str, claim: &str) -> Result<Option<Vec<(String, f64)>>, CheckError> {
         let mut usage = ModelUse::default();
         let texts = [premise.to_string(), claim.to_string()];
         let lengths = self.lengths(&texts)?;
@@ -197,7 +197,7 @@ impl Checker for SimilarityChecker {
         }
         let e = self.embed(&texts, &lengths, &mut usage)?;
         let (a, b) = (e[0].clone()?, e[1].clone()?);
-        Ok(vec![("cosine".into(), cosine(&a, &b))])
+        Ok(Some(vec![("cosine".into(), cosine(&a, &b))]))
     }
 
     fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult> {

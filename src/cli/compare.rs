@@ -1,13 +1,13 @@
-//! `faithgate compare`: two records case by case (exact McNemar on the changes), or two checkers
+//! `faithprobe compare`: two records case by case (exact McNemar on the changes), or two checkers
 //! run on the same suites and compared.
 
 use super::{CacheArgs, ConfidenceArg, Ctx};
 use clap::{Args, ValueEnum};
-use faithgate::answers::score::{compare_answers, AnswerCompareOptions, Definition};
-use faithgate::compare;
-use faithgate::error::{Error, Exit};
-use faithgate::record::{AnyRecord, Record};
-use faithgate::report;
+use faithprobe::answers::score::{compare_answers, AnswerCompareOptions, Definition};
+use faithprobe::compare;
+use faithprobe::error::{Error, Exit};
+use faithprobe::record::{AnyRecord, Record};
+use faithprobe::report;
 use std::path::PathBuf;
 
 /// How the p-values of the gating rows are combined.
@@ -21,12 +21,12 @@ pub enum AdjustArg {
     None,
 }
 
-impl From<AdjustArg> for faithgate::stats::Adjust {
+impl From<AdjustArg> for faithprobe::stats::Adjust {
     fn from(a: AdjustArg) -> Self {
         match a {
-            AdjustArg::Holm => faithgate::stats::Adjust::Holm,
-            AdjustArg::Bonferroni => faithgate::stats::Adjust::Bonferroni,
-            AdjustArg::None => faithgate::stats::Adjust::None,
+            AdjustArg::Holm => faithprobe::stats::Adjust::Holm,
+            AdjustArg::Bonferroni => faithprobe::stats::Adjust::Bonferroni,
+            AdjustArg::None => faithprobe::stats::Adjust::None,
         }
     }
 }
@@ -170,7 +170,7 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             for name in &args.checkers {
                 let checker = config.checker(name, args.cache.path())?;
                 let runs = super::score_suites(&loaded, checker.as_ref());
-                if faithgate::interrupt::requested() {
+                if faithprobe::interrupt::requested() {
                     return Ok(super::interrupted(&runs, args.cache.path()));
                 }
                 records.push(Record::new(super::records(&loaded, &runs)));
@@ -187,7 +187,7 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     };
     if args.pair_by.is_some() || !args.definitions.is_empty() {
         return Err(Error::Usage(
-            "--pair-by and --definition apply to score records (faithgate score --record); run records pair cases by id".into(),
+            "--pair-by and --definition apply to score records (faithprobe score --record); run records pair cases by id".into(),
         )
         .into());
     }

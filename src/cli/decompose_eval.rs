@@ -1,9 +1,9 @@
-//! `faithgate decompose-eval`: a decomposer against a person's hand decomposition.
+//! `faithprobe decompose-eval`: a decomposer against a person's hand decomposition.
 
 use super::Ctx;
 use clap::{Args, ValueEnum};
-use faithgate::answers::eval;
-use faithgate::error::Exit;
+use faithprobe::answers::eval;
+use faithprobe::error::Exit;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -1,13 +1,14 @@
-//! `faithgate doctor`: what faithgate found and what to fix. It always starts: a broken config is
+//! `faithprobe doctor`: what faithprobe found and what to fix. It always starts: a broken config is
 //! one of the problems it reports, never a reason not to run.
 
 use super::Ctx;
-use faithgate::check::onnx::{self, Model};
-use faithgate::config::CheckerConfig;
-use faithgate::error::Exit;
+use faithprobe::check::onnx::{self, Model};
+use faithprobe::config::CheckerConfig;
+use faithprobe::error::Exit;
 
 pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
     let mut ok = true;
+    let mut runtime_missing = None;
     match onnx::runtime() {
         Ok(rt) => {
             println!(
@@ -23,22 +24,46 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
                 Err(e) => println!("  execution providers: unknown: {e}"),
             }
         }
-        Err(e) => {
-            ok = false;
-            println!("onnx runtime: MISSING: {e}");
-        }
+        Err(e) => runtime_missing = Some(e.to_string()),
     }
     let config = match ctx.config() {
         Ok(c) => c,
         Err(e) => {
+            if let Some(e) = &runtime_missing {
+                println!("onnx runtime: MISSING: {e}");
+            }
             println!("config: PROBLEM: {e}");
             println!("checker lexical: built in, always available");
             return Ok(Exit::Usage);
         }
     };
+    if let Some(e) = &runtime_missing {
+        // only a problem when a configured checker runs a model
+        let needed: Vec<&String> = config
+            .checkers
+            .iter()
+            .filter(|(_, c)| matches!(c, CheckerConfig::Nli(_) | CheckerConfig::Similarity(_)))
+            .map(|(n, _)| n)
+            .collect();
+        if needed.is_empty() {
+            println!("onnx runtime: not found, and not needed: no nli or similarity checker is configured (install it with `python3 -m pip install onnxruntime==1.31.1` before adding one)");
+        } else {
+            ok = false;
+            println!(
+                "onnx runtime: MISSING (needed by {}): {e}",
+                needed
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
     match &config.path {
         Some(p) => println!("config: {}", p.display()),
-        None => println!("config: none (no ./faithgate.yaml; only the built-in `lexical` checker)"),
+        None => {
+            println!("config: none (no ./faithprobe.yaml; only the built-in `lexical` checker)")
+        }
     }
     println!("checker lexical: built in, always available");
     for (name, c) in &config.checkers {
@@ -51,7 +76,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
             continue;
         }
         if let CheckerConfig::Judge(j) = c {
-            match faithgate::llm::ping(&j.endpoint.base_url, std::time::Duration::from_secs(3)) {
+            match faithprobe::llm::ping(&j.endpoint.base_url, std::time::Duration::from_secs(3)) {
                 Ok(status) => println!(
                     "checker {name}: kind judge, server {} answers (HTTP {status} on /models)",
                     j.endpoint.base_url
@@ -98,7 +123,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
                 for p in &m.inputs {
                     let fed = match p.name.as_str() {
                         "input_ids" | "attention_mask" | "token_type_ids" => "fed",
-                        _ => "NOT FED: faithgate feeds input_ids, attention_mask and token_type_ids only",
+                        _ => "NOT FED: faithprobe feeds input_ids, attention_mask and token_type_ids only",
                     };
                     println!("  input  {:<20} {} ({fed})", p.name, p.description);
                 }
@@ -109,7 +134,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
                     if !m.labels.is_empty() {
                         println!("  id2label {}", m.labels.join(", "));
                     }
-                    match faithgate::check::nli::resolve_head(&m, mc.labels.as_ref()) {
+                    match faithprobe::check::nli::resolve_head(&m, mc.labels.as_ref()) {
                         Ok(h) => println!(
                             "  reads  {}{}",
                             h.describe(&m.labels),

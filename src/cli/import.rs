@@ -1,7 +1,7 @@
-//! `faithgate import`: public labelled data as a faithgate log (and suite).
+//! `faithprobe import`: public labelled data as a faithprobe log (and suite).
 
 use clap::{Args, Subcommand};
-use faithgate::error::Exit;
+use faithprobe::error::Exit;
 use std::path::PathBuf;
 
 #[derive(Subcommand)]
@@ -39,7 +39,7 @@ pub fn run(cmd: ImportCommand) -> anyhow::Result<Exit> {
                 a.log.with_file_name(format!("{stem}.contexts.jsonl"))
             });
             let got =
-                faithgate::import::ragtruth(&a.dir, &a.log, &contexts, a.hard_cases.as_deref())?;
+                faithprobe::import::ragtruth(&a.dir, &a.log, &contexts, a.hard_cases.as_deref())?;
             eprintln!(
                 "imported {} answers ({} labelled hallucinated) over {} sources: {} (passages in {})",
                 got.answers,
@@ -57,7 +57,7 @@ pub fn run(cmd: ImportCommand) -> anyhow::Result<Exit> {
                 );
             }
             eprintln!(
-                "next: faithgate score {} --contexts {}",
+                "next: faithprobe score {} --contexts {}",
                 a.log.display(),
                 contexts.display()
             );

@@ -1,10 +1,10 @@
-//! `faithgate init`: a starter suite and config to edit, and the next three commands.
+//! `faithprobe init`: a starter suite and config to edit, and the next three commands.
 
 use clap::Args;
-use faithgate::error::{Error, Exit};
+use faithprobe::error::{Error, Exit};
 use std::path::PathBuf;
 
-/// Write a commented starter suite (`suites/starter.yaml`) and a `faithgate.yaml` with the
+/// Write a commented starter suite (`suites/starter.yaml`) and a `faithprobe.yaml` with the
 /// built-in lexical checker and commented examples for nli, judge and command checkers, then
 /// print the next three commands to run. Existing files are never overwritten.
 #[derive(Args)]
@@ -14,7 +14,7 @@ pub struct InitArgs {
     pub dir: PathBuf,
 }
 
-const SUITE: &str = r#"# A starter faithgate suite: replace the passages and claims with your own.
+const SUITE: &str = r#"# A starter faithprobe suite: replace the passages and claims with your own.
 # Every claim under `faithful` must be one a person checked against the passages of its context.
 suite: starter
 description: Refund policy answers (replace with your domain)
@@ -36,11 +36,11 @@ contexts:
       - {id: h1, type: paraphrase, claim: "Team plans are charged every month.", label: supported}
       - {id: h2, type: added_fact, claim: "Refunds are paid within 3 business days.", label: not_found}
 
-# Reviews of the generated mutants go here: run `faithgate mutants suites/starter.yaml --format yaml`
+# Reviews of the generated mutants go here: run `faithprobe mutants suites/starter.yaml --format yaml`
 # and paste its block, then mark as `equivalent` (with a `why`) any mutant still supported.
 "#;
 
-const CONFIG: &str = r#"# faithgate.yaml: named checkers. Paths are relative to this file's folder.
+const CONFIG: &str = r#"# faithprobe.yaml: named checkers. Paths are relative to this file's folder.
 checkers:
   # the built-in word-overlap baseline, with a stricter threshold
   strict-lexical: {kind: lexical, threshold: 0.9}
@@ -57,7 +57,7 @@ checkers:
   #   base_url: http://127.0.0.1:8000/v1
   #   model: Qwen/Qwen3-4B-Instruct-2507
   #   api_key_env: JUDGE_API_KEY        # the variable's name, never the key
-  #   prompt: prompts/judge-v1.md       # copy it from the faithgate repository and edit
+  #   prompt: prompts/judge-v1.md       # optional: built in; a file at this path overrides it
 
   # Your own checker as a program speaking JSON Lines on stdin/stdout:
   # mine:
@@ -68,7 +68,7 @@ checkers:
 
 pub fn run(args: InitArgs) -> anyhow::Result<Exit> {
     let suite = args.dir.join("suites").join("starter.yaml");
-    let config = args.dir.join("faithgate.yaml");
+    let config = args.dir.join("faithprobe.yaml");
     for p in [&suite, &config] {
         if p.exists() {
             return Err(Error::Usage(format!(
@@ -79,16 +79,46 @@ pub fn run(args: InitArgs) -> anyhow::Result<Exit> {
         }
     }
     std::fs::create_dir_all(args.dir.join("suites")).map_err(|e| Error::write(&args.dir, e))?;
-    faithgate::write::write_atomic(&suite, SUITE.as_bytes())?;
-    faithgate::write::write_atomic(&config, CONFIG.as_bytes())?;
-    let s = suite.display();
-    println!("wrote {s}\nwrote {}\n\nnext:", config.display());
-    println!("  faithgate mutants {s} --format yaml     # review the generated faults, paste the block into the suite");
-    println!(
-        "  faithgate run {s}                       # false alarms and catch rates with intervals"
+    faithprobe::write::write_atomic(&suite, SUITE.as_bytes())?;
+    faithprobe::write::write_atomic(&config, CONFIG.as_bytes())?;
+    let text = next_steps(&args.dir, &suite, &config);
+    super::out::emit(&text)
+}
+
+/// What `init` prints: the files written and the next three commands, each of which works as
+/// printed from the folder `init` was run in (the config is named when it is not `./`).
+fn next_steps(dir: &std::path::Path, suite: &std::path::Path, config: &std::path::Path) -> String {
+    let here = dir.as_os_str().is_empty() || dir == std::path::Path::new(".");
+    let s = shell_word(&suite.display().to_string());
+    let cfg = if here {
+        String::new()
+    } else {
+        format!(" --config {}", shell_word(&config.display().to_string()))
+    };
+    let snaps = shell_word(&dir.join("snapshots").display().to_string());
+    let mut t = format!(
+        "wrote {}\nwrote {}\n\nnext:\n",
+        suite.display(),
+        config.display()
     );
-    println!("  faithgate run {s} --checker strict-lexical --snapshot snapshots   # pin every verdict for review");
-    Ok(Exit::Ok)
+    t.push_str(&format!("  faithprobe mutants {s} --format yaml     # review the generated faults, paste the block into the suite\n"));
+    t.push_str(&format!(
+        "  faithprobe run {s}                       # false alarms and catch rates with intervals\n"
+    ));
+    t.push_str(&format!("  faithprobe{cfg} run {s} --checker strict-lexical --snapshot {snaps}   # pin every verdict for review\n"));
+    t
+}
+
+/// `w` quoted for a POSIX shell when it holds anything but plain path characters.
+fn shell_word(w: &str) -> String {
+    if !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,=:@".contains(c))
+    {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
 }
 
 #[cfg(test)]
@@ -97,13 +127,14 @@ mod tests {
 
     #[test]
     fn the_starter_files_load_and_run() {
-        let suite = faithgate::suite::Suite::from_yaml(std::path::Path::new("starter.yaml"), SUITE)
-            .unwrap();
+        let suite =
+            faithprobe::suite::Suite::from_yaml(std::path::Path::new("starter.yaml"), SUITE)
+                .unwrap();
         let set =
-            faithgate::mutate::generate(&suite, &faithgate::mutate::Rules::builtin()).unwrap();
+            faithprobe::mutate::generate(&suite, &faithprobe::mutate::Rules::builtin()).unwrap();
         assert!(set.mutants.len() >= 4, "every operator has something to do");
         let cfg =
-            faithgate::config::Config::from_yaml(std::path::Path::new("faithgate.yaml"), CONFIG)
+            faithprobe::config::Config::from_yaml(std::path::Path::new("faithprobe.yaml"), CONFIG)
                 .unwrap();
         assert!(cfg.checker("strict-lexical", None).is_ok());
     }

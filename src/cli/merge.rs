@@ -1,8 +1,8 @@
-//! `faithgate merge`: joins the records of `--shard 1/N` ... `--shard N/N` into one.
+//! `faithprobe merge`: joins the records of `--shard 1/N` ... `--shard N/N` into one.
 
 use clap::Args;
-use faithgate::error::Exit;
-use faithgate::record::AnyRecord;
+use faithprobe::error::Exit;
+use faithprobe::record::AnyRecord;
 use std::path::PathBuf;
 
 /// Join the shard records of a sharded `run` or `score` (`--shard K/N --record FILE`) into the
@@ -18,7 +18,7 @@ pub struct MergeArgs {
 }
 
 pub fn run(args: MergeArgs) -> anyhow::Result<Exit> {
-    let merged = faithgate::shard::merge_files(&args.records)?;
+    let merged = faithprobe::shard::merge_files(&args.records)?;
     let what = match &merged {
         AnyRecord::Score(s) => format!("{} answers", s.answers.len()),
         AnyRecord::Run(r) => format!(

@@ -3,6 +3,7 @@
 //! command's `Args`), loading suites before anything runs, scoring them with progress, and the
 //! context every command gets (config path, colour). Clap stays in this layer.
 
+pub mod check;
 pub mod compare;
 pub mod decompose_eval;
 pub mod doctor;
@@ -11,7 +12,7 @@ pub mod init;
 pub mod merge;
 pub mod mutants;
 pub mod omissions_eval;
-pub mod probe;
+pub mod out;
 pub mod report;
 pub mod run;
 pub mod score;
@@ -20,14 +21,14 @@ pub mod stats;
 pub mod sweep;
 
 use clap::{Args, ValueEnum};
-use faithgate::check::Checker;
-use faithgate::config::Config;
-use faithgate::error::{Error, Exit};
-use faithgate::mutate::{self, MutantSet};
-use faithgate::record::RecordRun;
-use faithgate::report::Paint;
-use faithgate::run::{run_suite_part, SuiteRun};
-use faithgate::suite::Suite;
+use faithprobe::check::Checker;
+use faithprobe::config::Config;
+use faithprobe::error::{Error, Exit};
+use faithprobe::mutate::{self, MutantSet};
+use faithprobe::record::RecordRun;
+use faithprobe::report::Paint;
+use faithprobe::run::{run_suite_part, SuiteRun};
+use faithprobe::suite::Suite;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -88,7 +89,7 @@ pub struct SuiteArgs {
     /// Suite files (YAML).
     #[arg(required = true)]
     pub suites: Vec<PathBuf>,
-    /// Folder of mutator rule files (default: `mutators:` in faithgate.yaml, else the built-in
+    /// Folder of mutator rule files (default: `mutators:` in faithprobe.yaml, else the built-in
     /// rules from mutators/).
     #[arg(long)]
     pub mutators: Option<PathBuf>,
@@ -98,7 +99,7 @@ pub struct SuiteArgs {
 #[derive(Args)]
 pub struct CacheArgs {
     /// Verdict cache file for model and judge checkers.
-    #[arg(long, default_value = faithgate::check::cache::DEFAULT_CACHE)]
+    #[arg(long, default_value = faithprobe::check::cache::DEFAULT_CACHE)]
     pub cache: PathBuf,
     /// Do not read or write the verdict cache.
     #[arg(long, conflicts_with = "cache")]
@@ -171,7 +172,7 @@ pub fn score_suites(loaded: &[(Suite, MutantSet)], checker: &dyn Checker) -> Vec
 pub fn score_suites_part(
     loaded: &[(Suite, MutantSet)],
     checker: &dyn Checker,
-    shard: Option<faithgate::shard::Shard>,
+    shard: Option<faithprobe::shard::Shard>,
 ) -> Vec<SuiteRun> {
     let mut runs = Vec::new();
     let terminal = std::io::stderr().is_terminal();
@@ -235,7 +236,7 @@ pub fn interrupted(runs: &[SuiteRun], cache: Option<&Path>) -> Exit {
     let unscored: usize = runs
         .iter()
         .flat_map(|r| &r.results)
-        .filter(|r| matches!(r.result, Err(faithgate::check::CheckError::Interrupted)))
+        .filter(|r| matches!(r.result, Err(faithprobe::check::CheckError::Interrupted)))
         .count();
     eprintln!(
         "interrupted: {} of {total} cases scored, {unscored} not; no report was written. {}",
@@ -250,7 +251,7 @@ pub fn interrupted(runs: &[SuiteRun], cache: Option<&Path>) -> Exit {
 
 /// Writes a finished output file atomically and says so on stderr.
 pub fn write_output(path: &Path, bytes: &[u8], what: &str) -> Result<(), Error> {
-    faithgate::write::write_atomic(path, bytes)?;
+    faithprobe::write::write_atomic(path, bytes)?;
     eprintln!("{what} written: {}", path.display());
     Ok(())
 }

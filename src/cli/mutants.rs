@@ -1,10 +1,10 @@
-//! `faithgate mutants`: list the mutants the rules generate, or a `reviews:` block to paste.
+//! `faithprobe mutants`: list the mutants the rules generate, or a `reviews:` block to paste.
 
 use super::{Ctx, SuiteArgs};
 use clap::{Args, ValueEnum};
-use faithgate::error::Exit;
-use faithgate::mutate::{self, MutantSet};
-use faithgate::suite::Suite;
+use faithprobe::error::Exit;
+use faithprobe::mutate::{self, MutantSet};
+use faithprobe::suite::Suite;
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum MutantFormat {
@@ -50,7 +50,7 @@ pub fn run(args: MutantsArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             MutantFormat::Human => out.push_str(&table(suite, set)),
         }
     }
-    print!("{}", faithgate::text::printable(&out));
+    print!("{}", faithprobe::text::printable(&out));
     Ok(Exit::Ok)
 }
 

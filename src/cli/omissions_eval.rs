@@ -1,11 +1,11 @@
-//! `faithgate omissions-eval`: precision and recall of the omissions check on labelled answers.
+//! `faithprobe omissions-eval`: precision and recall of the omissions check on labelled answers.
 
 use super::Ctx;
 use clap::Args;
-use faithgate::answers::decompose::parse_claims;
-use faithgate::answers::eval::{evaluate_omissions, load_omission_cases};
-use faithgate::check::judge::render_passages;
-use faithgate::error::Exit;
+use faithprobe::answers::decompose::parse_claims;
+use faithprobe::answers::eval::{evaluate_omissions, load_omission_cases};
+use faithprobe::check::judge::render_passages;
+use faithprobe::error::Exit;
 use std::path::PathBuf;
 
 /// Measure the omissions check against answers whose omitted conditions a person labelled:
@@ -48,8 +48,8 @@ pub fn run(args: OmissionsEvalArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let f = |x: Option<f64>| x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
     println!(
         "omissions check on {}: {}, {} match an omission a person confirmed (precision {}); {} of {} confirmed omissions found (recall {})",
-        faithgate::report::count(e.answers as u64, "answer", "answers"),
-        faithgate::report::count(e.flagged as u64, "flag", "flags"),
+        faithprobe::report::count(e.answers as u64, "answer", "answers"),
+        faithprobe::report::count(e.flagged as u64, "flag", "flags"),
         e.true_flags,
         f(e.precision),
         e.found,

@@ -1,12 +1,12 @@
-//! `faithgate report`: the quarterly audit as one self-contained HTML file and Markdown.
+//! `faithprobe report`: the quarterly audit as one self-contained HTML file and Markdown.
 
 use super::{CacheArgs, ConfidenceArg, Ctx, SuiteArgs};
 use clap::Args;
-use faithgate::error::{Error, Exit};
-use faithgate::report::audit::{self, CheckerAudit};
-use faithgate::report::svg::sweep_chart;
-use faithgate::summary::summarize;
-use faithgate::sweep::run_sweep;
+use faithprobe::error::{Error, Exit};
+use faithprobe::report::audit::{self, CheckerAudit};
+use faithprobe::report::svg::sweep_chart;
+use faithprobe::summary::summarize;
+use faithprobe::sweep::run_sweep;
 use std::path::PathBuf;
 
 /// The quarterly audit: one self-contained HTML file and the same content as Markdown, for each
@@ -23,7 +23,7 @@ pub struct ReportArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// The report's title.
-    #[arg(long, default_value = "faithgate audit")]
+    #[arg(long, default_value = "faithprobe audit")]
     pub title: String,
     /// False-alarm bound for the threshold recommendation in the sweep section.
     #[arg(long, default_value_t = 0.1)]
@@ -58,7 +58,7 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let mut exit = Exit::Ok;
     for checker in &built {
         let runs = super::score_suites(&loaded, checker.as_ref());
-        if faithgate::interrupt::requested() {
+        if faithprobe::interrupt::requested() {
             return Ok(super::interrupted(&runs, args.cache.path()));
         }
         if super::runs_exit(&runs) != Exit::Ok {
@@ -88,15 +88,15 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     for a in &audits {
         let name = format!(
             "sweep-{}.svg",
-            faithgate::snapshot::file_name(&a.checker, "x").trim_end_matches(".x.snap")
+            faithprobe::snapshot::file_name(&a.checker, "x").trim_end_matches(".x.snap")
         );
-        faithgate::write::write_atomic(&args.out.join(&name), a.chart_svg.as_bytes())?;
+        faithprobe::write::write_atomic(&args.out.join(&name), a.chart_svg.as_bytes())?;
         charts.push(name);
     }
     let html_path = args.out.join("report.html");
-    faithgate::write::write_atomic(&html_path, audit::html(&args.title, &audits).as_bytes())?;
+    faithprobe::write::write_atomic(&html_path, audit::html(&args.title, &audits).as_bytes())?;
     let md_path = args.out.join("report.md");
-    faithgate::write::write_atomic(
+    faithprobe::write::write_atomic(
         &md_path,
         audit::markdown(&args.title, &audits, &charts).as_bytes(),
     )?;

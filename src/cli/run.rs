@@ -1,14 +1,14 @@
-//! `faithgate run`: score every verified claim, hard case and mutant of the suites and report.
+//! `faithprobe run`: score every verified claim, hard case and mutant of the suites and report.
 
 use super::{CacheArgs, ConfidenceArg, Ctx, SuiteArgs};
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
-use faithgate::error::{Error, Exit};
-use faithgate::record::Record;
-use faithgate::report;
-use faithgate::run::SuiteRun;
-use faithgate::snapshot::{self, SnapshotStatus};
-use faithgate::summary::summarize;
+use faithprobe::error::{Error, Exit};
+use faithprobe::record::Record;
+use faithprobe::report;
+use faithprobe::run::SuiteRun;
+use faithprobe::snapshot::{self, SnapshotStatus};
+use faithprobe::summary::summarize;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -29,7 +29,7 @@ pub enum RunFormat {
 pub struct RunArgs {
     #[command(flatten)]
     pub suites: SuiteArgs,
-    /// Checker name: `lexical` (built in) or one configured in faithgate.yaml.
+    /// Checker name: `lexical` (built in) or one configured in faithprobe.yaml.
     #[arg(long, default_value = "lexical")]
     pub checker: String,
     #[arg(long, value_enum, default_value_t = RunFormat::Human)]
@@ -51,10 +51,10 @@ pub struct RunArgs {
     /// changed.
     #[arg(long, default_value_t = 1)]
     pub repeat: usize,
-    /// Score only part K of N of each suite's cases (by a hash of the case id); `faithgate
+    /// Score only part K of N of each suite's cases (by a hash of the case id); `faithprobe
     /// merge` joins the shard records (`--record`) into the record of the whole run.
-    #[arg(long, value_parser = faithgate::shard::Shard::parse, conflicts_with_all = ["snapshot", "repeat"])]
-    pub shard: Option<faithgate::shard::Shard>,
+    #[arg(long, value_parser = faithprobe::shard::Shard::parse, conflicts_with_all = ["snapshot", "repeat"])]
+    pub shard: Option<faithprobe::shard::Shard>,
 }
 
 pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
@@ -67,7 +67,7 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let checker = config.checker(&args.checker, args.cache.path())?;
     let strict = args.check || super::in_ci();
     let mut runs = super::score_suites_part(&loaded, checker.as_ref(), args.shard);
-    if args.repeat > 1 && !faithgate::interrupt::requested() {
+    if args.repeat > 1 && !faithprobe::interrupt::requested() {
         // repeats measure the checker, not the cache
         let fresh = config.checker(checker.name(), None)?;
         let mut extra: Vec<Vec<SuiteRun>> = vec![Vec::new(); runs.len()];
@@ -83,7 +83,7 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             run.add_repeats(rest);
         }
     }
-    if faithgate::interrupt::requested() || runs.iter().any(SuiteRun::interrupted) {
+    if faithprobe::interrupt::requested() || runs.iter().any(SuiteRun::interrupted) {
         return Ok(super::interrupted(&runs, args.cache.path()));
     }
     let mut exit = super::runs_exit(&runs);
@@ -122,7 +122,7 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
                     diff,
                 } => {
                     eprintln!(
-                        "snapshot changed: {} (new verdicts in {}; accept with `faithgate snapshot accept {}`)",
+                        "snapshot changed: {} (new verdicts in {}; accept with `faithprobe snapshot accept {}`)",
                         path.display(),
                         new_path.display(),
                         dir.display()

@@ -1,18 +1,18 @@
-//! `faithgate score`: decompose, verify and score logged answers, streamed in chunks so a log
+//! `faithprobe score`: decompose, verify and score logged answers, streamed in chunks so a log
 //! of any size runs in bounded memory.
 
 use super::{CacheArgs, ConfidenceArg, Ctx};
 use clap::{Args, ValueEnum};
-use faithgate::answers::log::LogReader;
-use faithgate::answers::score::{
+use faithprobe::answers::log::LogReader;
+use faithprobe::answers::score::{
     checker_name, find_omissions, score_chunk, Definition, ScoreRecord, SCORE_RECORD_VERSION,
 };
-use faithgate::answers::spool::Spool;
-use faithgate::answers::tally::{Tally, TallyOptions};
-use faithgate::answers::Shard;
-use faithgate::error::{Error, Exit};
-use faithgate::report;
-use faithgate::report::answers::Head;
+use faithprobe::answers::spool::Spool;
+use faithprobe::answers::tally::{Tally, TallyOptions};
+use faithprobe::answers::Shard;
+use faithprobe::error::{Error, Exit};
+use faithprobe::report;
+use faithprobe::report::answers::Head;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -97,7 +97,7 @@ pub struct ScoreArgs {
     /// and report the rest as held out.
     #[arg(long)]
     pub calibrate_on: Option<f64>,
-    /// Score only part K of N of the log (by a hash of the answer id); `faithgate merge` joins
+    /// Score only part K of N of the log (by a hash of the answer id); `faithprobe merge` joins
     /// the shard records into the record of the whole log.
     #[arg(long, value_parser = Shard::parse)]
     pub shard: Option<Shard>,
@@ -285,7 +285,7 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             };
             eprintln!("score: {done} answers scored{of} in {secs:.0} s, {rate:.1} answers/s");
         }
-        if faithgate::interrupt::requested() {
+        if faithprobe::interrupt::requested() {
             break;
         }
     }
@@ -293,7 +293,7 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     for n in checker.notes() {
         eprintln!("{n}");
     }
-    if faithgate::interrupt::requested() {
+    if faithprobe::interrupt::requested() {
         eprintln!(
             "interrupted after {done} answers: no report was written; rerun the same command to finish from the cache"
         );
@@ -337,7 +337,7 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
 
     if let Some(path) = &args.html {
         let top = report::answers::html_head(&rhead, &summary);
-        faithgate::write::write_atomic_from(path, &mut |w| {
+        faithprobe::write::write_atomic_from(path, &mut |w| {
             let io = |e: std::io::Error| Error::write(path, e);
             w.write_all(top.as_bytes()).map_err(io)?;
             for a in spool.answers()? {
@@ -350,7 +350,7 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         eprintln!("html report written: {}", path.display());
     }
     if let Some(path) = &args.record {
-        faithgate::record::write_score_record(path, &head, &mut spool.answers()?)?;
+        faithprobe::record::write_score_record(path, &head, &mut spool.answers()?)?;
         eprintln!("score record written: {}", path.display());
     }
 
@@ -422,7 +422,7 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         ScoreFormat::Markdown => {
             out.write_all(report::answers::markdown_summary(&rhead, &summary).as_bytes())
                 .map_err(write_err)?;
-            let rows: Box<dyn Iterator<Item = faithgate::error::Result<_>>> = match args.show {
+            let rows: Box<dyn Iterator<Item = faithprobe::error::Result<_>>> = match args.show {
                 ShowArg::All => Box::new(spool.answers()?),
                 ShowArg::Worst => Box::new(tally.worst().into_iter().map(Ok)),
                 ShowArg::None => Box::new(std::iter::empty()),

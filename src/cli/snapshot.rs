@@ -1,8 +1,8 @@
-//! `faithgate snapshot accept`: promote reviewed snapshot changes.
+//! `faithprobe snapshot accept`: promote reviewed snapshot changes.
 
 use clap::Subcommand;
-use faithgate::error::Exit;
-use faithgate::snapshot;
+use faithprobe::error::Exit;
+use faithprobe::snapshot;
 use std::path::PathBuf;
 
 /// Manage snapshots.

@@ -1,9 +1,9 @@
-//! `faithgate stats`: the quick sums. Reads no configuration.
+//! `faithprobe stats`: the quick sums. Reads no configuration.
 
 use clap::Subcommand;
-use faithgate::error::{Error, Exit};
-use faithgate::report::fmt_rate;
-use faithgate::stats;
+use faithprobe::error::{Error, Exit};
+use faithprobe::report::fmt_rate;
+use faithprobe::stats;
 
 /// Quick sums: Wilson intervals, exact McNemar p-values, sample sizes.
 #[derive(Subcommand)]

@@ -1,11 +1,11 @@
-//! `faithgate sweep`: one scoring pass, then every threshold with intervals, a chart and a
+//! `faithprobe sweep`: one scoring pass, then every threshold with intervals, a chart and a
 //! recommendation under a false-alarm bound.
 
 use super::{CacheArgs, ConfidenceArg, Ctx, SuiteArgs};
 use clap::{Args, ValueEnum};
-use faithgate::error::{Error, Exit};
-use faithgate::report;
-use faithgate::sweep::run_sweep;
+use faithprobe::error::{Error, Exit};
+use faithprobe::report;
+use faithprobe::sweep::run_sweep;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -64,7 +64,7 @@ pub fn run(args: SweepArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let loaded = super::load_all(&config, &args.suites)?;
     let checker = config.checker(&args.checker, args.cache.path())?;
     let runs = super::score_suites(&loaded, checker.as_ref());
-    if faithgate::interrupt::requested() {
+    if faithprobe::interrupt::requested() {
         return Ok(super::interrupted(&runs, args.cache.path()));
     }
     let result = run_sweep(

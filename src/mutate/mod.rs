@@ -3,7 +3,7 @@
 //! Each operator lives in its own file and takes its words from a rule file (`mutators/*.yaml`,
 //! compiled in as the defaults; `--mutators DIR` reads another set). A mutant's id is a short
 //! hash of its operator, its parent claim id and its text, so the same mutant keeps its id across
-//! runs, suite reorderings and faithgate versions, and a person's review of it stays attached.
+//! runs, suite reorderings and faithprobe versions, and a person's review of it stays attached.
 
 mod dropped_condition;
 mod entity_swap;
@@ -135,7 +135,7 @@ pub fn mutant_id(operator: &str, parent_id: &str, text: &str) -> String {
     format!("m-{hex}")
 }
 
-/// The length of a mutant id from faithgate 0.1 (`m-` and 8 hex digits): the same hash, cut
+/// The length of a mutant id from faithprobe 0.1 (`m-` and 8 hex digits): the same hash, cut
 /// shorter, so such an id is a prefix of today's. Reviews keyed by one still apply.
 const LEGACY_ID_LEN: usize = 10;
 
@@ -227,11 +227,11 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
                 &suite.path,
                 suite.reviews[*short].line,
                 format!(
-                    "the review of `{short}` (a short id from an older faithgate) now matches {} mutants: {}",
+                    "the review of `{short}` (a short id from an older faithprobe) now matches {} mutants: {}",
                     ids.len(),
                     ids.join(", ")
                 ),
-                "replace it with the full ids from `faithgate mutants SUITE --format yaml`",
+                "replace it with the full ids from `faithprobe mutants SUITE --format yaml`",
             ));
         }
     }
@@ -243,7 +243,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
                 &suite.path,
                 review.line,
                 format!("the review of `{id}` names a mutant this suite does not generate"),
-                "its parent claim or the mutator rules changed, or the id has a typo; run `faithgate mutants SUITE --format yaml` for the current ids and remove or replace this review",
+                "its parent claim or the mutator rules changed, or the id has a typo; run `faithprobe mutants SUITE --format yaml` for the current ids and remove or replace this review",
             ));
         }
     }

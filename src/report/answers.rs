@@ -37,7 +37,7 @@ impl<'a> Head<'a> {
             self.decomposer,
             self.shard
                 .map(|s| format!(
-                    " · shard {s} (a part of the log: merge the shards with `faithgate merge`)"
+                    " · shard {s} (a part of the log: merge the shards with `faithprobe merge`)"
                 ))
                 .unwrap_or_default()
         )
@@ -415,7 +415,7 @@ fn human_labels(o: &mut String, l: &LabelReport, pct: f64, paint: Paint) {
 pub fn markdown_summary(head: &Head, s: &ScoreSummary) -> String {
     let cell = crate::text::escape_md_cell;
     let mut o = format!(
-        "### faithgate score: `{}`\n\n{}\n\n| measure |",
+        "### faithprobe score: `{}`\n\n{}\n\n| measure |",
         head.log.replace('`', "'"),
         cell(&head.line())
     );
@@ -633,7 +633,7 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
 pub fn comparison_markdown(c: &AnswerComparison) -> String {
     let cell = crate::text::escape_md_cell;
     let mut o = format!(
-        "### faithgate compare: `{}` vs `{}` (answers paired by {})\n\n{}\n\n| definition | pairs | base unsupported | candidate unsupported | fixed | broken | p | adjusted p | detectable rise |\n|---|---|---|---|---|---|---|---|---|\n",
+        "### faithprobe compare: `{}` vs `{}` (answers paired by {})\n\n{}\n\n| definition | pairs | base unsupported | candidate unsupported | fixed | broken | p | adjusted p | detectable rise |\n|---|---|---|---|---|---|---|---|---|\n",
         c.base_log.replace('`', "'"),
         c.candidate_log.replace('`', "'"),
         cell(&c.pair_by),
@@ -681,7 +681,7 @@ pub fn comparison_markdown(c: &AnswerComparison) -> String {
 pub fn comparison_junit(c: &AnswerComparison) -> String {
     let failures = c.rows.iter().filter(|r| r.significantly_worse).count();
     let mut o = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"faithgate compare\" tests=\"{0}\" failures=\"{failures}\">\n  <testsuite name=\"{1} vs {2}\" tests=\"{0}\" failures=\"{failures}\">\n",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"faithprobe compare\" tests=\"{0}\" failures=\"{failures}\">\n  <testsuite name=\"{1} vs {2}\" tests=\"{0}\" failures=\"{failures}\">\n",
         c.rows.len(),
         escape_markup(&c.base_log),
         escape_markup(&c.candidate_log)
@@ -709,11 +709,11 @@ pub fn comparison_junit(c: &AnswerComparison) -> String {
 /// Answers follow from [`html_answer`], then [`HTML_END`].
 pub fn html_head(head: &Head, s: &ScoreSummary) -> String {
     let mut o = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>faithgate score: {0}</title><style>
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>faithprobe score: {0}</title><style>
 body{{font-family:system-ui,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;color:#222}}
 table{{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}} th,td{{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top}}
 th{{background:#f3f3f3}} .supported{{color:#1a7f37}} .bad{{color:#b42318;font-weight:600}} .note{{color:#555;font-size:.85rem}}
-</style></head><body><h1>faithgate score: {0}</h1><p class=\"note\">{1}</p>\n",
+</style></head><body><h1>faithprobe score: {0}</h1><p class=\"note\">{1}</p>\n",
         escape_markup(head.log),
         escape_markup(&head.line()),
     );

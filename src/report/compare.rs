@@ -177,7 +177,7 @@ pub fn markdown(c: &Comparison) -> String {
     };
     let _ = writeln!(
         o,
-        "### faithgate compare: `{}` → `{}` — {status}\n",
+        "### faithprobe compare: `{}` → `{}` — {status}\n",
         c.base, c.candidate
     );
     for f in &c.failures {
@@ -242,7 +242,7 @@ pub fn junit(c: &Comparison) -> String {
     let failures = c.rows.iter().filter(|r| r.significantly_worse).count() + c.regressions.len();
     let _ = writeln!(
         o,
-        "<testsuites name=\"faithgate compare\" tests=\"{}\" failures=\"{failures}\">",
+        "<testsuites name=\"faithprobe compare\" tests=\"{}\" failures=\"{failures}\">",
         c.rows.len() + c.regressions.len()
     );
     let _ = writeln!(

@@ -1,4 +1,4 @@
-//! The terminal report: what a person reads after `faithgate run`. Writes to a `String` so
+//! The terminal report: what a person reads after `faithprobe run`. Writes to a `String` so
 //! tests can snapshot it.
 
 use super::{fmt_ci, fmt_rate, fmt_score, fmt_settings, Paint};
@@ -56,7 +56,7 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
             o,
             "{}",
             paint.bad(&format!(
-                "shard {sh}: these rates are over this part of the cases only; join the shard records with `faithgate merge`"
+                "shard {sh}: these rates are over this part of the cases only; join the shard records with `faithprobe merge`"
             ))
         );
     }
@@ -169,7 +169,7 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
         let _ = writeln!(
             o,
             "  {}",
-            paint.dim("Some mutants may still be faithful: review them (`faithgate mutants SUITE --format yaml`) before trusting these rates.")
+            paint.dim("Some mutants may still be faithful: review them (`faithprobe mutants SUITE --format yaml`) before trusting these rates.")
         );
     }
 

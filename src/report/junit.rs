@@ -81,7 +81,7 @@ pub fn testsuite(run: &SuiteRun) -> String {
 /// A whole JUnit document from suite elements.
 pub fn document(suites: &[String]) -> String {
     format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"faithgate\">\n{}</testsuites>\n",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"faithprobe\">\n{}</testsuites>\n",
         suites.concat()
     )
 }

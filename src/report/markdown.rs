@@ -12,7 +12,7 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
     let pct = (summary.confidence * 100.0).round();
     let _ = writeln!(
         o,
-        "### faithgate: `{}` with checker `{}`\n\n{} ({})\n",
+        "### faithprobe: `{}` with checker `{}`\n\n{} ({})\n",
         run.suite,
         run.checker,
         run.checker_kind,

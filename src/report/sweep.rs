@@ -37,7 +37,7 @@ pub fn render(s: &SweepResult, markdown: bool) -> String {
         .unwrap_or_default();
     let labels = threshold_labels(s);
     if markdown {
-        let _ = writeln!(o, "### faithgate sweep: `{}`\n", s.checker);
+        let _ = writeln!(o, "### faithprobe sweep: `{}`\n", s.checker);
         let _ = write!(
             o,
             "| threshold | false alarms | all faults | all faults, clustered CI |"

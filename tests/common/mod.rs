@@ -1,5 +1,5 @@
 //! What every end-to-end test file shares: the repo root and the binary, run so that it reads no
-//! configuration the test did not write (no `CI`, no colour, no user's `faithgate.yaml`).
+//! configuration the test did not write (no `CI`, no colour, no user's `faithprobe.yaml`).
 #![allow(dead_code)] // each test crate uses a different part
 
 pub mod server;
@@ -12,13 +12,13 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The binary, run in `dir`, with no `CI` and no colour. A `faithgate.yaml` in `dir` is the
-/// test's own; `FAITHGATE_CONFIG` from the caller's environment is removed.
-pub fn faithgate_in(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("faithgate").unwrap();
+/// The binary, run in `dir`, with no `CI` and no colour. A `faithprobe.yaml` in `dir` is the
+/// test's own; `FAITHPROBE_CONFIG` from the caller's environment is removed.
+pub fn faithprobe_in(dir: &Path) -> Command {
+    let mut c = Command::cargo_bin("faithprobe").unwrap();
     c.current_dir(dir)
         .env_remove("CI")
-        .env_remove("FAITHGATE_CONFIG")
+        .env_remove("FAITHPROBE_CONFIG")
         .env("NO_COLOR", "1");
     if std::env::var_os("ORT_DYLIB_PATH").is_none() {
         if let Some(lib) = venv_onnxruntime() {
@@ -45,7 +45,7 @@ pub fn venv_onnxruntime() -> Option<PathBuf> {
 
 /// Fails the test in one line when ONNX Runtime cannot be found (never skips).
 pub fn require_onnxruntime() {
-    if venv_onnxruntime().is_none() && faithgate::check::onnx::find_runtime().is_err() {
+    if venv_onnxruntime().is_none() && faithprobe::check::onnx::find_runtime().is_err() {
         panic!("missing dependency: ONNX Runtime; install it with `bash ci/setup.sh` (or set ORT_DYLIB_PATH)");
     }
 }
@@ -78,12 +78,12 @@ pub fn require_chromium() {
     }
 }
 
-/// The binary, run from the repo root with an empty config, so a `faithgate.yaml` a user keeps
+/// The binary, run from the repo root with an empty config, so a `faithprobe.yaml` a user keeps
 /// in their clone never reaches the tests. `--config` on the command line still wins.
-pub fn faithgate() -> Command {
-    let mut c = faithgate_in(&root());
+pub fn faithprobe() -> Command {
+    let mut c = faithprobe_in(&root());
     c.env(
-        "FAITHGATE_CONFIG",
+        "FAITHPROBE_CONFIG",
         root().join("tests/fixtures/empty-config.yaml"),
     );
     c

@@ -1,0 +1,21 @@
+//! The one way a command writes its results to stdout. A closed pipe (`faithprobe ... | head`)
+//! ends the command quietly with exit 0, as ripgrep does; any other write failure is exit 4.
+
+use faithprobe::error::Exit;
+use std::io::Write;
+
+/// Writes `text` to stdout and flushes it, mapping a failure to its exit code.
+pub fn emit(text: &str) -> anyhow::Result<Exit> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
+        Ok(()) => Ok(Exit::Ok),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Exit::Ok),
+        Err(e) => {
+            eprintln!("error: could not write to stdout: {e}");
+            Ok(Exit::OutputFailed)
+        }
+    }
+}
