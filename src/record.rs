@@ -16,6 +16,10 @@ use std::path::Path;
 /// The record format version (2: typed fields and a `type` field).
 pub const RECORD_VERSION: u32 = 2;
 
+/// How far past [0, 1] a recorded score may be and still be read (as the nearest bound): f32
+/// arithmetic in a model can round a probability or cosine a hair past 1.
+pub const SCORE_TOLERANCE: f64 = 1e-5;
+
 /// One case as recorded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -196,7 +200,11 @@ impl Record {
                         c.id, run.suite
                     )));
                 }
-                if c.score.is_some_and(|s| !(0.0..=1.0).contains(&s)) {
+                // within floating-point tolerance: a record written by an older build may hold
+                // a cosine of 1.0000001
+                if c.score
+                    .is_some_and(|s| !(-SCORE_TOLERANCE..=1.0 + SCORE_TOLERANCE).contains(&s))
+                {
                     return Err(bad(format!(
                         "case `{}` has score {:?}, outside [0, 1]",
                         c.id, c.score
@@ -307,8 +315,14 @@ impl AnyRecord {
                 RUN_HELP,
             )
         })?;
-        match &record {
-            AnyRecord::Run(r) => r.validate(path, text)?,
+        let mut record = record;
+        match &mut record {
+            AnyRecord::Run(r) => {
+                r.validate(path, text)?;
+                for c in r.runs.iter_mut().flat_map(|run| run.cases.iter_mut()) {
+                    c.score = c.score.map(|s| s.clamp(0.0, 1.0));
+                }
+            }
             AnyRecord::Score(s) => s.validate(path)?,
         }
         Ok(record)
@@ -459,6 +473,24 @@ mod tests {
             AnyRecord::Run(back) => assert_eq!(back, r),
             AnyRecord::Score(_) => panic!("read a run record as a score record"),
         }
+    }
+
+    #[test]
+    fn a_score_a_hair_past_one_is_read_as_one_and_one_far_past_it_is_an_error() {
+        let mut c = case(
+            "f1",
+            CaseKind::Original,
+            Expected::Supported,
+            Label::Supported,
+        );
+        c.score = Some(1.000000116);
+        match round_trip(&record(vec![c.clone()])).unwrap() {
+            AnyRecord::Run(back) => assert_eq!(back.runs[0].cases[0].score, Some(1.0)),
+            AnyRecord::Score(_) => panic!("read a run record as a score record"),
+        }
+        c.score = Some(1.01);
+        let err = round_trip(&record(vec![c])).unwrap_err().to_string();
+        assert!(err.contains("outside [0, 1]"), "{err}");
     }
 
     #[test]

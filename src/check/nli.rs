@@ -870,7 +870,8 @@ impl Checker for NliChecker {
                         "the context set has no sentence to check against".into(),
                     ));
                 };
-                let score = best_p[self.head.supported()] as f64;
+                // a softmax or sigmoid can round a hair past 1 in f32: scores are in [0, 1]
+                let score = (best_p[self.head.supported()] as f64).clamp(0.0, 1.0);
                 let evidence = |w: &Window| Evidence {
                     passage: ctx.passages[w.passage].id.clone(),
                     // a piece of an over-long sentence says so

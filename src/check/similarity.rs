@@ -197,7 +197,10 @@ impl Checker for SimilarityChecker {
         }
         let e = self.embed(&texts, &lengths, &mut usage)?;
         let (a, b) = (e[0].clone()?, e[1].clone()?);
-        Ok(Some(vec![("cosine".into(), cosine(&a, &b))]))
+        Ok(Some(vec![(
+            "cosine".into(),
+            cosine(&a, &b).clamp(-1.0, 1.0),
+        )]))
     }
 
     fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult> {
@@ -306,7 +309,9 @@ impl Checker for SimilarityChecker {
                         }
                         continue; // narrowed: its single sentences are compared instead
                     };
-                    let s = cosine(&ce, we.as_ref().map_err(|e| e.clone())?);
+                    // a score is in [0, 1]: a verbatim claim's cosine rounds to 1.0000001 in
+                    // f32, and a negative cosine is no support at all
+                    let s = cosine(&ce, we.as_ref().map_err(|e| e.clone())?).clamp(0.0, 1.0);
                     if best.is_none_or(|(b, _)| s > b) {
                         best = Some((s, w));
                     }
