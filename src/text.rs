@@ -527,6 +527,19 @@ pub fn escape_md_cell(s: &str) -> String {
 
 /// Text safe to print to a terminal: escape sequences and other control characters (except tab
 /// and line breaks) shown as `\u{..}`, so suite or program text cannot drive the terminal.
+/// `w` as one word for a POSIX shell: as it is when it holds only plain path characters, else in
+/// single quotes. Every command faithprobe prints for a person to run quotes its paths this way.
+pub fn shell_word(w: &str) -> String {
+    if !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,=:@".contains(c))
+    {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
 pub fn printable(s: &str) -> String {
     if !s
         .chars()

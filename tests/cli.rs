@@ -238,12 +238,70 @@ fn an_empty_claim_is_an_error_naming_its_line() {
 }
 
 #[test]
-fn a_review_of_a_mutant_the_suite_does_not_generate_is_an_error() {
-    bad_suite(
-        &format!("{GOOD}reviews:\n  m-deadbeef: {{review: fault}}\n"),
-        11,
-        "names a mutant this suite does not generate",
+fn editing_a_reviewed_claim_warns_of_every_stale_review_and_the_suggested_fix_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.yaml");
+    std::fs::write(&path, GOOD).unwrap();
+    let yaml = faithprobe()
+        .args(["mutants", path.to_str().unwrap(), "--format", "yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(yaml.status.code(), Some(0));
+    let block = String::from_utf8(yaml.stdout).unwrap();
+    let reviewed = format!("{GOOD}{block}");
+    // edit a reviewed claim: every review of its mutants goes stale at once
+    let edited = reviewed.replace(
+        "Refunds are issued within 14 days.\"}",
+        "Refunds are issued within 30 days.\"}",
     );
+    assert_ne!(edited, reviewed);
+    std::fs::write(&path, &edited).unwrap();
+    let out = faithprobe()
+        .args(["run", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("warning: ") && err.contains("no longer generates"),
+        "{err}"
+    );
+    let listed = err
+        .lines()
+        .filter(|l| l.contains("s.yaml:") && l.contains(": m-"))
+        .count();
+    assert!(listed >= 2, "every stale review in one warning: {err}");
+    // the fix the warning prints, as printed
+    let fix = err
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("to refresh the block: "))
+        .unwrap()
+        .split(" (")
+        .next()
+        .unwrap()
+        .to_string();
+    let bin = assert_cmd::cargo::cargo_bin("faithprobe");
+    let out = std::process::Command::new("sh")
+        .args(["-c", &fix])
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin.parent().unwrap().display(),
+                std::env::var("PATH").unwrap()
+            ),
+        )
+        .env_remove("FAITHPROBE_CONFIG")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{fix}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fresh = String::from_utf8(out.stdout).unwrap();
+    assert!(fresh.contains("# left out: the review of m-"), "{fresh}");
 }
 
 #[test]

@@ -89,13 +89,16 @@ pub fn run(args: InitArgs) -> anyhow::Result<Exit> {
 /// printed from the folder `init` was run in (the config is named when it is not `./`).
 fn next_steps(dir: &std::path::Path, suite: &std::path::Path, config: &std::path::Path) -> String {
     let here = dir.as_os_str().is_empty() || dir == std::path::Path::new(".");
-    let s = shell_word(&suite.display().to_string());
+    let s = faithprobe::text::shell_word(&suite.display().to_string());
     let cfg = if here {
         String::new()
     } else {
-        format!(" --config {}", shell_word(&config.display().to_string()))
+        format!(
+            " --config {}",
+            faithprobe::text::shell_word(&config.display().to_string())
+        )
     };
-    let snaps = shell_word(&dir.join("snapshots").display().to_string());
+    let snaps = faithprobe::text::shell_word(&dir.join("snapshots").display().to_string());
     let mut t = format!(
         "wrote {}\nwrote {}\n\nnext:\n",
         suite.display(),
@@ -107,18 +110,6 @@ fn next_steps(dir: &std::path::Path, suite: &std::path::Path, config: &std::path
     ));
     t.push_str(&format!("  faithprobe{cfg} run {s} --checker strict-lexical --snapshot {snaps}   # pin every verdict for review\n"));
     t
-}
-
-/// `w` quoted for a POSIX shell when it holds anything but plain path characters.
-fn shell_word(w: &str) -> String {
-    if !w.is_empty()
-        && w.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+,=:@".contains(c))
-    {
-        w.to_string()
-    } else {
-        format!("'{}'", w.replace('\'', "'\\''"))
-    }
 }
 
 #[cfg(test)]

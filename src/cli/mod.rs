@@ -145,6 +145,9 @@ pub fn load_all(config: &Config, args: &SuiteArgs) -> Result<Vec<(Suite, MutantS
         .map(|p| {
             let suite = Suite::load(p)?;
             let set = mutate::generate(&suite, &rules)?;
+            if let Some(w) = set.stale_warning(&suite) {
+                eprintln!("{}", faithprobe::text::printable(&w));
+            }
             Ok((suite, set))
         })
         .collect::<Result<_, Error>>()?;

@@ -105,6 +105,45 @@ pub struct MutantSet {
     /// Edits that gave exactly a hard case of the same context (hard case id, operator, parent):
     /// left to the hard case, so one claim is never counted twice.
     pub same_as_hard_case: Vec<(String, &'static str, String)>,
+    /// Reviews of mutant ids the suite no longer generates, in id order.
+    pub stale_reviews: Vec<StaleReview>,
+}
+
+/// A review whose mutant the suite no longer generates: its parent claim was edited, a rule
+/// changed, or the id has a typo. It counts in nothing; `mutants --format yaml` leaves it out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StaleReview {
+    pub id: String,
+    /// The line of the review in the suite file.
+    pub line: Option<usize>,
+}
+
+impl MutantSet {
+    /// One warning naming every stale review of `suite` and what to do, or `None`.
+    pub fn stale_warning(&self, suite: &Suite) -> Option<String> {
+        if self.stale_reviews.is_empty() {
+            return None;
+        }
+        let list: Vec<String> = self
+            .stale_reviews
+            .iter()
+            .map(|r| match r.line {
+                Some(l) => format!("  {}:{l}: {}", suite.path.display(), r.id),
+                None => format!("  {}: {}", suite.path.display(), r.id),
+            })
+            .collect();
+        Some(format!(
+            "warning: {} review{} of {} name{} a mutant the suite no longer generates (a claim was edited or a rule changed); {} count{} in nothing:\n{}\n  to refresh the block: faithprobe mutants {} --format yaml (it leaves stale reviews out)",
+            self.stale_reviews.len(),
+            if self.stale_reviews.len() == 1 { "" } else { "s" },
+            suite.name,
+            if self.stale_reviews.len() == 1 { "s" } else { "" },
+            if self.stale_reviews.len() == 1 { "it" } else { "they" },
+            if self.stale_reviews.len() == 1 { "s" } else { "" },
+            list.join("\n"),
+            crate::text::shell_word(&suite.path.display().to_string()),
+        ))
+    }
 }
 
 impl MutantSet {
@@ -154,7 +193,7 @@ pub fn operators(rules: &Rules) -> Vec<Box<dyn Mutator + Send + Sync>> {
 }
 
 /// Generates every mutant of a suite's faithful claims and attaches the suite's reviews. A review
-/// of a mutant id the suite does not generate is an error naming its line.
+/// of a mutant id the suite does not generate is stale: listed in the set, never an error.
 pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
     let ops = operators(rules);
     let mut mutants: Vec<Mutant> = Vec::new();
@@ -235,18 +274,20 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
             ));
         }
     }
-    for (id, review) in &suite.reviews {
-        let known = seen.contains_key(id)
-            || (id.len() == LEGACY_ID_LEN && legacy.contains_key(id.as_str()));
-        if !known {
-            return Err(Error::input(
-                &suite.path,
-                review.line,
-                format!("the review of `{id}` names a mutant this suite does not generate"),
-                "its parent claim or the mutator rules changed, or the id has a typo; run `faithprobe mutants SUITE --format yaml` for the current ids and remove or replace this review",
-            ));
-        }
-    }
+    // a review whose mutant is gone (its claim was edited, a rule changed, a typo) is stale:
+    // listed, never a reason the suite cannot load
+    let stale_reviews = suite
+        .reviews
+        .iter()
+        .filter(|(id, _)| {
+            !(seen.contains_key(*id)
+                || (id.len() == LEGACY_ID_LEN && legacy.contains_key(id.as_str())))
+        })
+        .map(|(id, r)| StaleReview {
+            id: id.clone(),
+            line: r.line,
+        })
+        .collect();
     let empty_operators = ops
         .iter()
         .map(|o| o.name())
@@ -256,6 +297,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
         mutants,
         empty_operators,
         same_as_hard_case,
+        stale_reviews,
     })
 }
 
@@ -270,8 +312,15 @@ pub fn reviews_yaml(suite: &Suite, set: &MutantSet) -> String {
         .map(|c| (c.id.as_str(), c.text.as_str()))
         .collect();
     let mut out = String::from(
-        "# Paste under the suite's top level. Read each mutant: keep `fault` when it is a real error,\n# or write `equivalent` with a `why` when it is still supported by the passages.\nreviews:\n",
+        "# Paste under the suite's top level. Read each mutant: keep `fault` when it is a real error,\n# or write `equivalent` with a `why` when it is still supported by the passages.\n",
     );
+    for r in &set.stale_reviews {
+        out.push_str(&format!(
+            "# left out: the review of {} names a mutant the suite no longer generates\n",
+            r.id
+        ));
+    }
+    out.push_str("reviews:\n");
     for m in &set.mutants {
         out.push_str(&format!(
             "  # {} of {} ({}): {}\n",
@@ -330,14 +379,47 @@ mod tests {
         .unwrap();
         let again = reviewed.mutants.iter().find(|x| x.id == m.id).unwrap();
         assert_eq!(again.review.state(), ReviewState::Equivalent);
-        // and a short id that matches nothing is still an unknown review
-        let e = generate(
+        // and a short id that matches nothing is a stale review
+        let set = generate(
             &suite("reviews:\n  m-00000000: {review: fault}\n"),
             &Rules::builtin(),
         )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("does not generate"), "{e}");
+        .unwrap();
+        assert_eq!(set.stale_reviews[0].id, "m-00000000");
+    }
+
+    #[test]
+    fn stale_reviews_are_listed_in_one_warning_and_left_out_of_the_yaml_block() {
+        let set = generate(&suite(""), &Rules::builtin()).unwrap();
+        let live = &set.mutants[0].id;
+        let s = suite(&format!(
+            "reviews:\n  {live}: {{review: fault}}\n  m-1111111111111111: {{review: fault}}\n  m-2222222222222222: {{review: equivalent, why: old}}\n"
+        ));
+        let set = generate(&s, &Rules::builtin()).unwrap();
+        let ids: Vec<&str> = set.stale_reviews.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["m-1111111111111111", "m-2222222222222222"]);
+        let w = set.stale_warning(&s).unwrap();
+        assert!(
+            w.contains("2 reviews")
+                && w.contains("s.yaml:8: m-1111111111111111")
+                && w.contains("s.yaml:9: m-2222222222222222"),
+            "{w}"
+        );
+        let yaml = reviews_yaml(&s, &set);
+        assert!(
+            yaml.contains(&format!("{live}: {{review: fault}}")),
+            "{yaml}"
+        );
+        assert!(!yaml.contains("m-1111111111111111: {"), "{yaml}");
+        // the block pastes back as a suite with no stale review
+        let text = format!(
+            "suite: s\ncontexts:\n  - id: c\n    passages: [{{id: p, text: \"Refunds are issued within 14 days.\"}}]\n    faithful: [{{id: f1, claim: \"Refunds are issued within 14 days.\"}}]\n{yaml}"
+        );
+        let pasted = Suite::from_yaml(std::path::Path::new("s.yaml"), &text).unwrap();
+        assert!(generate(&pasted, &Rules::builtin())
+            .unwrap()
+            .stale_reviews
+            .is_empty());
     }
 
     #[test]
