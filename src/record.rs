@@ -140,6 +140,82 @@ impl RecordRun {
     }
 }
 
+impl RecordRun {
+    /// The run this record was written from, as far as a record keeps it, so the summaries,
+    /// sweeps and audits of `run` can be made from a record (a merged shard set, a CI artifact)
+    /// without scoring again. A verdict's reason and an equivalent mutant's `why` are not
+    /// recorded; an error keeps its message.
+    pub fn to_run(&self) -> SuiteRun {
+        use crate::check::{CheckError, Evidence, Verdict};
+        use crate::mutate::{MutantReview, OPERATORS};
+        use crate::run::{Case, CaseResult};
+        let results: Vec<CaseResult> = self
+            .cases
+            .iter()
+            .map(|c| CaseResult {
+                case: Case {
+                    id: c.id.clone(),
+                    kind: c.kind,
+                    fault_type: c.fault_type.clone(),
+                    claim: c.claim.clone(),
+                    expected: c.expected,
+                    parent: c.parent.clone(),
+                    review: c.review.map(|r| match r {
+                        ReviewState::Fault => MutantReview::Fault,
+                        ReviewState::Equivalent => MutantReview::Equivalent {
+                            why: "(the reason is in the suite's reviews)".into(),
+                        },
+                        ReviewState::Unreviewed => MutantReview::Unreviewed,
+                    }),
+                    context: 0,
+                },
+                result: match (c.verdict, &c.error) {
+                    (Some(label), _) => Ok(Verdict {
+                        label,
+                        score: c.score,
+                        evidence: c.evidence_passage.as_ref().map(|p| Evidence {
+                            passage: p.clone(),
+                            window: c.evidence_window.clone().unwrap_or_default(),
+                        }),
+                        reason: String::new(),
+                    }),
+                    (None, e) => Err(CheckError::Model(e.clone().unwrap_or_default())),
+                },
+                outcome: c.outcome,
+            })
+            .collect();
+        let operator_counts: Vec<(&'static str, usize)> = OPERATORS
+            .iter()
+            .map(|op| {
+                let n = self
+                    .cases
+                    .iter()
+                    .filter(|c| c.kind == CaseKind::Mutant && c.fault_type.as_deref() == Some(*op))
+                    .count();
+                (*op, n)
+            })
+            .collect();
+        SuiteRun {
+            suite: self.suite.clone(),
+            suite_path: self.path.clone(),
+            checker: self.checker.name.clone(),
+            checker_kind: self.checker.kind.clone(),
+            settings: self.checker.settings.clone(),
+            empty_operators: operator_counts
+                .iter()
+                .filter(|(_, n)| *n == 0)
+                .map(|(op, _)| *op)
+                .collect(),
+            operator_counts,
+            results,
+            repeats: 1,
+            flaky: Vec::new(),
+            shard: self.shard,
+            positions: self.cases.iter().filter_map(|c| c.position).collect(),
+        }
+    }
+}
+
 const RUN_HELP: &str =
     "write run records with `faithprobe run SUITE --record FILE.json` and compare them unedited";
 

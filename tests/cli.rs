@@ -785,3 +785,96 @@ fn doctor_passes_a_lexical_only_user_without_onnx_runtime_and_fails_one_whose_ch
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert!(text.contains("MISSING (needed by `nli`)"), "{text}");
 }
+
+#[test]
+fn merged_shard_records_reach_sweep_and_report_and_a_lone_shard_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    let suite = "suites/larkspur.yaml";
+    for (name, shard) in [("s1.json", "1/2"), ("s2.json", "2/2")] {
+        let out = faithprobe()
+            .args(["run", suite, "--shard", shard, "--record", &p(name)])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = faithprobe()
+        .args([
+            "merge",
+            &p("s1.json"),
+            &p("s2.json"),
+            "--out",
+            &p("whole.json"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // the sweep of the merged record is the sweep of the suite
+    let from_suite = stdout_of(&["sweep", suite, "--max-false-alarm", "0.2"]);
+    let from_record = stdout_of(&["sweep", &p("whole.json"), "--max-false-alarm", "0.2"]);
+    assert_eq!(from_record, from_suite);
+    // the audit of the merged record: the same rows as the audit of the suite
+    let out = faithprobe()
+        .args(["report", &p("whole.json"), "--out", &p("audit-record")])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = faithprobe()
+        .args(["report", suite, "--out", &p("audit-suite")])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = |dir: &str| std::fs::read_to_string(d.path().join(dir).join("report.md")).unwrap();
+    let rows = |t: String| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.starts_with("| ") && !l.contains("sha256"))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(rows(md("audit-record")), rows(md("audit-suite")));
+    // one shard alone is not the whole run
+    for cmd in ["sweep", "report"] {
+        let mut args = vec![cmd, p("s1.json").leak() as &str];
+        if cmd == "report" {
+            args.extend(["--out", p("x").leak()]);
+        }
+        let out = faithprobe().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {err}");
+        assert!(
+            err.contains("shard 1/2") && err.contains("faithprobe merge"),
+            "{err}"
+        );
+    }
+    // suites and records are not mixed, and a record names its own checker
+    let out = faithprobe()
+        .args(["sweep", suite, &p("whole.json")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = faithprobe()
+        .args(["sweep", &p("whole.json"), "--checker", "lexical"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -86,7 +86,8 @@ pub fn in_ci() -> bool {
 /// Suites and the mutator rules to read them with.
 #[derive(Args)]
 pub struct SuiteArgs {
-    /// Suite files (YAML).
+    /// Suite files (YAML); `sweep` and `report` also take run records (`run --record`, `merge
+    /// --out`) here, and then score nothing.
     #[arg(required = true)]
     pub suites: Vec<PathBuf>,
     /// Folder of mutator rule files (default: `mutators:` in faithprobe.yaml, else the built-in
@@ -133,6 +134,84 @@ pub fn check_confidence(c: f64) -> Result<f64, Error> {
         Err(Error::Usage(format!(
             "--confidence {c} must be between 0 and 1 (e.g. 0.95)"
         )))
+    }
+}
+
+/// Run records given where suites are expected (`sweep`, `report`): `None` when the inputs are
+/// suites, else every record read and checked. A file is a record when it is a JSON object with
+/// a `type` key; suites and records cannot be mixed, and a shard's record is refused (it is not
+/// the whole run: `faithprobe merge` joins the shards first).
+pub fn record_inputs(args: &SuiteArgs) -> Result<Option<Vec<(PathBuf, RecordFile)>>, Error> {
+    let is_record = |p: &Path| -> bool {
+        std::fs::read(p)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .is_some_and(|v| v.get("type").is_some())
+    };
+    let flags: Vec<bool> = args.suites.iter().map(|p| is_record(p)).collect();
+    if !flags.iter().any(|f| *f) {
+        return Ok(None);
+    }
+    if let Some(i) = flags.iter().position(|f| !*f) {
+        return Err(Error::Usage(format!(
+            "{} is a suite but {} is a record: give either suites (to score them) or run records (to read them), not both",
+            args.suites[i].display(),
+            args.suites[flags.iter().position(|f| *f).unwrap()].display()
+        )));
+    }
+    if args.mutators.is_some() {
+        return Err(Error::Usage(
+            "--mutators does not apply to run records: their mutants were made when they were recorded".into(),
+        ));
+    }
+    let mut out = Vec::new();
+    for p in &args.suites {
+        let record = faithprobe::record::Record::load(p)?;
+        if let Some(run) = record.runs.iter().find(|r| r.shard.is_some()) {
+            let sh = run.shard.unwrap();
+            return Err(Error::Usage(format!(
+                "{} is the record of shard {sh} only, not of the whole run; join every shard first: faithprobe merge SHARD.json... --out WHOLE.json",
+                p.display()
+            )));
+        }
+        if record.runs.is_empty() {
+            return Err(Error::Usage(format!("{} records no suite", p.display())));
+        }
+        out.push((p.clone(), record));
+    }
+    Ok(Some(out))
+}
+
+/// A run record read from a file.
+pub type RecordFile = faithprobe::record::Record;
+
+/// The checker a record's runs share (name and settings); two in one record is an error.
+pub fn record_checker(
+    path: &Path,
+    record: &RecordFile,
+) -> Result<faithprobe::record::RecordChecker, Error> {
+    let first = &record.runs[0].checker;
+    if let Some(other) = record.runs.iter().find(|r| &r.checker != first) {
+        return Err(Error::Usage(format!(
+            "{} holds runs of two checkers ({} and {}); give one record per checker",
+            path.display(),
+            first.name,
+            other.checker.name
+        )));
+    }
+    Ok(first.clone())
+}
+
+/// Exit code of recorded runs: 3 when the checker could not score some case, else 0.
+pub fn records_exit(runs: &[RecordRun]) -> Exit {
+    if runs
+        .iter()
+        .flat_map(|r| &r.cases)
+        .any(|c| c.outcome == faithprobe::run::Outcome::Error)
+    {
+        Exit::CheckerFailed
+    } else {
+        Exit::Ok
     }
 }
 

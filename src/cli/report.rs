@@ -3,10 +3,13 @@
 use super::{CacheArgs, ConfidenceArg, Ctx, SuiteArgs};
 use clap::Args;
 use faithprobe::error::{Error, Exit};
+use faithprobe::record::RecordRun;
 use faithprobe::report::audit::{self, CheckerAudit};
 use faithprobe::report::svg::sweep_chart;
+use faithprobe::run::SuiteRun;
 use faithprobe::summary::summarize;
 use faithprobe::sweep::run_sweep;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// The quarterly audit: one self-contained HTML file and the same content as Markdown, for each
@@ -16,7 +19,8 @@ use std::path::PathBuf;
 pub struct ReportArgs {
     #[command(flatten)]
     pub suites: SuiteArgs,
-    /// Checkers to audit (repeat the flag); default the built-in `lexical`.
+    /// Checkers to audit (repeat the flag); default the built-in `lexical`. Not with run
+    /// records, each of which is one checker's audit.
     #[arg(long = "checker")]
     pub checkers: Vec<String>,
     /// Folder for report.html, report.md and the charts.
@@ -43,41 +47,85 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         ))
         .into());
     }
-    let config = ctx.config()?;
-    let loaded = super::load_all(&config, &args.suites)?;
-    let names = if args.checkers.is_empty() {
-        vec!["lexical".to_string()]
-    } else {
-        args.checkers.clone()
-    };
-    let built: Vec<_> = names
-        .iter()
-        .map(|n| config.checker(n, args.cache.path()))
-        .collect::<Result<_, _>>()?;
-    let mut audits = Vec::new();
+    // per checker: its name, kind, settings and, per suite, the record and the run
+    type Audited = (
+        String,
+        String,
+        BTreeMap<String, String>,
+        Vec<(RecordRun, SuiteRun)>,
+    );
+    let mut audited: Vec<Audited> = Vec::new();
     let mut exit = Exit::Ok;
-    for checker in &built {
-        let runs = super::score_suites(&loaded, checker.as_ref());
-        if faithprobe::interrupt::requested() {
-            return Ok(super::interrupted(&runs, args.cache.path()));
+    match super::record_inputs(&args.suites)? {
+        Some(files) => {
+            if !args.checkers.is_empty() {
+                return Err(Error::Usage(
+                    "--checker does not apply to run records: each record is one checker's audit"
+                        .into(),
+                )
+                .into());
+            }
+            for (path, record) in files {
+                let c = super::record_checker(&path, &record)?;
+                if super::records_exit(&record.runs) != Exit::Ok {
+                    exit = Exit::CheckerFailed;
+                }
+                let runs = record.runs.into_iter().map(|r| {
+                    let run = r.to_run();
+                    (r, run)
+                });
+                audited.push((c.name, c.kind, c.settings, runs.collect()));
+            }
         }
-        if super::runs_exit(&runs) != Exit::Ok {
-            exit = super::runs_exit(&runs);
+        None => {
+            let config = ctx.config()?;
+            let loaded = super::load_all(&config, &args.suites)?;
+            let names = if args.checkers.is_empty() {
+                vec!["lexical".to_string()]
+            } else {
+                args.checkers.clone()
+            };
+            let built: Vec<_> = names
+                .iter()
+                .map(|n| config.checker(n, args.cache.path()))
+                .collect::<Result<_, _>>()?;
+            for checker in &built {
+                let runs = super::score_suites(&loaded, checker.as_ref());
+                if faithprobe::interrupt::requested() {
+                    return Ok(super::interrupted(&runs, args.cache.path()));
+                }
+                if super::runs_exit(&runs) != Exit::Ok {
+                    exit = super::runs_exit(&runs);
+                }
+                let records = super::records(&loaded, &runs);
+                audited.push((
+                    checker.name().to_string(),
+                    checker.kind().to_string(),
+                    checker.settings(),
+                    records.into_iter().zip(runs).collect(),
+                ));
+            }
         }
-        let records = super::records(&loaded, &runs);
+    }
+    let mut audits = Vec::new();
+    for (name, kind, settings, suites) in audited {
+        let records: Vec<RecordRun> = suites.iter().map(|(r, _)| r.clone()).collect();
         let sweep = run_sweep(&records, confidence, Some(args.max_false_alarm), None, 0.05);
         let chart_svg = sweep_chart(
-            &format!("{}: false alarms against detection", checker.name()),
+            &format!("{name}: false alarms against detection"),
             &sweep.points,
             sweep.recommended.as_ref(),
         );
         audits.push(CheckerAudit {
-            checker: checker.name().to_string(),
-            kind: checker.kind().to_string(),
-            settings: checker.settings(),
-            suites: records
+            checker: name,
+            kind,
+            settings,
+            suites: suites
                 .into_iter()
-                .zip(runs.iter().map(|r| summarize(r, confidence)))
+                .map(|(r, run)| {
+                    let summary = summarize(&run, confidence);
+                    (r, summary)
+                })
                 .collect(),
             sweep,
             chart_svg,
@@ -100,6 +148,8 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         &md_path,
         audit::markdown(&args.title, &audits, &charts).as_bytes(),
     )?;
-    println!("{}\n{}", html_path.display(), md_path.display());
-    Ok(exit)
+    match super::out::emit(&format!("{}\n{}\n", html_path.display(), md_path.display()))? {
+        Exit::Ok => Ok(exit),
+        failed => Ok(failed),
+    }
 }

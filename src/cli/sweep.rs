@@ -22,8 +22,10 @@ pub enum SweepFormat {
 pub struct SweepArgs {
     #[command(flatten)]
     pub suites: SuiteArgs,
-    #[arg(long, default_value = "lexical")]
-    pub checker: String,
+    /// The checker to sweep (default: the built-in `lexical`); not with run records, which name
+    /// their own.
+    #[arg(long)]
+    pub checker: Option<String>,
     /// Recommend the threshold with the best detection whose false-alarm upper bound is at most
     /// this.
     #[arg(long)]
@@ -60,24 +62,64 @@ pub fn run(args: SweepArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             }
         }
     }
-    let config = ctx.config()?;
-    let loaded = super::load_all(&config, &args.suites)?;
-    let checker = config.checker(&args.checker, args.cache.path())?;
-    let runs = super::score_suites(&loaded, checker.as_ref());
-    if faithprobe::interrupt::requested() {
-        return Ok(super::interrupted(&runs, args.cache.path()));
-    }
+    let (records, checker_name, suite_names, exit) = match super::record_inputs(&args.suites)? {
+        Some(files) => {
+            if let Some(c) = &args.checker {
+                return Err(Error::Usage(format!(
+                    "--checker {c} does not apply to run records: each record names the checker that made it"
+                ))
+                .into());
+            }
+            let mut checker: Option<faithprobe::record::RecordChecker> = None;
+            let mut records = Vec::new();
+            for (path, record) in files {
+                let c = super::record_checker(&path, &record)?;
+                if let Some(first) = &checker {
+                    if first != &c {
+                        return Err(Error::Usage(format!(
+                            "{} was made by {} and an earlier record by {}: a sweep reads one checker's records",
+                            path.display(),
+                            c.name,
+                            first.name
+                        ))
+                        .into());
+                    }
+                }
+                checker = Some(c);
+                records.extend(record.runs);
+            }
+            let names: Vec<String> = records.iter().map(|r| r.suite.clone()).collect();
+            let exit = super::records_exit(&records);
+            (records, checker.unwrap().name, names, exit)
+        }
+        None => {
+            let config = ctx.config()?;
+            let loaded = super::load_all(&config, &args.suites)?;
+            let name = args.checker.as_deref().unwrap_or("lexical");
+            let checker = config.checker(name, args.cache.path())?;
+            let runs = super::score_suites(&loaded, checker.as_ref());
+            if faithprobe::interrupt::requested() {
+                return Ok(super::interrupted(&runs, args.cache.path()));
+            }
+            let names = loaded.iter().map(|(s, _)| s.name.clone()).collect();
+            (
+                super::records(&loaded, &runs),
+                checker.name().to_string(),
+                names,
+                super::runs_exit(&runs),
+            )
+        }
+    };
     let result = run_sweep(
-        &super::records(&loaded, &runs),
+        &records,
         confidence,
         args.max_false_alarm,
         args.calibrate_on,
         args.margin,
     );
     if let Some(path) = &args.svg {
-        let names: Vec<&str> = loaded.iter().map(|(s, _)| s.name.as_str()).collect();
         let chart = report::svg::sweep_chart(
-            &format!("{} on {}", checker.name(), names.join(", ")),
+            &format!("{checker_name} on {}", suite_names.join(", ")),
             &result.points,
             result.recommended.as_ref(),
         );
@@ -88,6 +130,8 @@ pub fn run(args: SweepArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         SweepFormat::Markdown => report::sweep::render(&result, true),
         SweepFormat::Human => report::sweep::render(&result, false),
     };
-    print!("{text}");
-    Ok(super::runs_exit(&runs))
+    match super::out::emit(&text)? {
+        Exit::Ok => Ok(exit),
+        failed => Ok(failed),
+    }
 }
