@@ -6,7 +6,7 @@ use super::{fmt_ci, fmt_rate, fmt_score, fmt_settings};
 use crate::check::Label;
 use crate::mutate::ReviewState;
 use crate::record::{RecordCase, RecordRun};
-use crate::run::{CaseKind, Expected};
+use crate::run::{CaseKind, Expected, Outcome, Role};
 use crate::stats::{cohen_kappa, Rate};
 use crate::summary::Summary;
 use crate::sweep::SweepResult;
@@ -159,6 +159,30 @@ fn tables(a: &CheckerAudit) -> (Vec<Table>, Vec<Table>) {
                 ft.unreviewed.to_string(),
             ]);
         }
+        let (k, r, ci) = rate(&summary.all_faults);
+        rows.push(vec![
+            "all faults caught".into(),
+            k,
+            r,
+            ci,
+            fmt_ci(
+                summary.all_faults_clustered.ci_low,
+                summary.all_faults_clustered.ci_high,
+            ),
+            "-".into(),
+            summary
+                .fault_types
+                .iter()
+                .map(|f| f.equivalent)
+                .sum::<usize>()
+                .to_string(),
+            summary
+                .fault_types
+                .iter()
+                .map(|f| f.unreviewed)
+                .sum::<usize>()
+                .to_string(),
+        ]);
         out.push(Table {
             title: format!(
                 "Suite {} (sha256 {}…)",
@@ -189,6 +213,55 @@ fn tables(a: &CheckerAudit) -> (Vec<Table>, Vec<Table>) {
             )),
         });
     }
+    // what a person acts on: each missed fault and each false alarm, case by case
+    let wrong: Vec<Vec<String>> = a
+        .suites
+        .iter()
+        .flat_map(|(r, _)| {
+            r.cases
+                .iter()
+                // by role, as the rates count them: a flagged equivalent mutant is in no rate
+                .filter(|c| {
+                    matches!(
+                        (c.role(), c.outcome),
+                        (Role::Fault, Outcome::Missed)
+                            | (Role::FalseAlarmOpportunity, Outcome::FalseAlarm)
+                    )
+                })
+                .map(move |c| {
+                    vec![
+                        r.suite.clone(),
+                        match c.outcome {
+                            Outcome::Missed => "missed fault".into(),
+                            _ => "false alarm".into(),
+                        },
+                        c.id.clone(),
+                        c.fault_type.clone().unwrap_or_else(|| "-".into()),
+                        c.verdict.map(Label::as_str).unwrap_or("error").to_string(),
+                        fmt_score(c.score),
+                        c.claim.clone(),
+                        c.evidence_window.clone().unwrap_or_default(),
+                    ]
+                })
+        })
+        .collect();
+    out.push(Table {
+        title: "Missed faults and false alarms".into(),
+        head: vec![
+            "suite".into(),
+            "what".into(),
+            "id".into(),
+            "fault type".into(),
+            "checker".into(),
+            "score".into(),
+            "claim".into(),
+            "evidence".into(),
+        ],
+        note: wrong
+            .is_empty()
+            .then(|| "None: every fault was caught and no faithful case was flagged.".into()),
+        rows: wrong,
+    });
     let per_suite = std::mem::take(&mut out);
     let hard = hard_cases(a);
     if !hard.is_empty() {
