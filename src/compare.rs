@@ -54,6 +54,8 @@ pub struct GroupRow {
 pub struct GateOptions {
     pub alpha: f64,
     pub max_new_misses: u64,
+    /// Fail when more faithful cases than this are newly flagged; None: no such rule.
+    pub max_new_false_alarms: Option<u64>,
     pub confidence: f64,
     pub adjust: Adjust,
     /// Rows that decide (`false_alarms`, `all_faults`, or fault types); None: every row.
@@ -68,6 +70,7 @@ impl GateOptions {
         GateOptions {
             alpha,
             max_new_misses,
+            max_new_false_alarms: Some(0),
             confidence,
             adjust: Adjust::Holm,
             gate_on: None,
@@ -124,6 +127,7 @@ pub struct Comparison {
     pub candidate: String,
     pub alpha: f64,
     pub max_new_misses: u64,
+    pub max_new_false_alarms: Option<u64>,
     pub adjust: Adjust,
     pub min_detectable: f64,
     pub rows: Vec<GroupRow>,
@@ -141,6 +145,15 @@ pub struct Comparison {
 
 impl Comparison {
     /// 1 when the gate failed, else 0.
+    /// One line for a title: passed, or failed and the first reason (the one that decided).
+    pub fn headline(&self) -> String {
+        match self.failures.first() {
+            None => "gate passed".into(),
+            Some(f) if self.failures.len() == 1 => format!("gate failed: {f}"),
+            Some(f) => format!("gate failed: {f} (and {} more)", self.failures.len() - 1),
+        }
+    }
+
     pub fn exit_code(&self) -> Exit {
         if self.failures.is_empty() {
             Exit::Ok
@@ -156,6 +169,57 @@ pub fn adjust_name(a: Adjust) -> &'static str {
         Adjust::None => "none",
         Adjust::Holm => "holm",
         Adjust::Bonferroni => "bonferroni",
+    }
+}
+
+/// How a title names the two sides: by checker; when both sides have the same checker name (a
+/// prompt or threshold change under one name, as `ci/pre-merge.sh` makes), by the settings that
+/// differ; when those are equal too, by the record files' names.
+pub fn side_labels(
+    base: &Record,
+    candidate: &Record,
+    files: Option<(&str, &str)>,
+) -> (String, String) {
+    let (b, c) = (label_of(base), label_of(candidate));
+    if b != c {
+        return (b, c);
+    }
+    let settings = |r: &Record| {
+        r.runs
+            .first()
+            .map(|x| x.checker.settings.clone())
+            .unwrap_or_default()
+    };
+    let (sb, sc) = (settings(base), settings(candidate));
+    let short = |v: Option<&String>| -> String {
+        let v = v.map(String::as_str).unwrap_or("unset");
+        if v.chars().count() > 16 {
+            format!("{}…", v.chars().take(12).collect::<String>())
+        } else {
+            v.to_string()
+        }
+    };
+    let keys: std::collections::BTreeSet<&String> = sb.keys().chain(sc.keys()).collect();
+    let differ: Vec<&String> = keys
+        .into_iter()
+        .filter(|k| sb.get(*k) != sc.get(*k))
+        .collect();
+    if !differ.is_empty() {
+        let describe = |m: &std::collections::BTreeMap<String, String>| {
+            differ
+                .iter()
+                .map(|k| format!("{k} {}", short(m.get(*k))))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return (
+            format!("{b} ({})", describe(&sb)),
+            format!("{c} ({})", describe(&sc)),
+        );
+    }
+    match files {
+        Some((fb, fc)) if fb != fc => (format!("{b} ({fb})"), format!("{c} ({fc})")),
+        _ => (format!("{b} (base)"), format!("{c} (candidate)")),
     }
 }
 
@@ -389,11 +453,19 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
             "{newly_missed} fault(s) newly missed, more than --max-new-misses {max_new_misses}"
         ));
     }
+    if let Some(max) = opts.max_new_false_alarms {
+        if new_false_alarms > max {
+            failures.push(format!(
+                "{new_false_alarms} new false alarm(s) on faithful cases, more than --max-new-false-alarms {max}"
+            ));
+        }
+    }
     Ok(Comparison {
         base: label_of(base),
         candidate: label_of(candidate),
         alpha,
         max_new_misses,
+        max_new_false_alarms: opts.max_new_false_alarms,
         adjust: opts.adjust,
         min_detectable: opts.min_detectable,
         rows,
@@ -599,6 +671,7 @@ mod tests {
                 .collect()
         };
         let mut opts = GateOptions::new(0.05, u64::MAX, 0.95);
+        opts.max_new_false_alarms = None;
         opts.adjust = adjust;
         let mut fails = 0;
         for _ in 0..reps {

@@ -512,12 +512,17 @@ fn the_pre_merge_script_compares_the_base_branch_config_with_the_working_tree() 
         .unwrap();
     let text =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    // one checker name on both sides: the title names the settings that changed
     assert!(
-        text.contains("compare base gate → candidate gate"),
+        text.contains("compare base gate (max_window_sentences 2, threshold 0.75, topic_floor 0.5) → candidate gate (max_window_sentences 1, threshold 1, topic_floor 1)"),
         "{text}"
     );
     let md = std::fs::read_to_string(repo.join("faithprobe-compare.md")).unwrap();
-    assert!(md.starts_with("### faithprobe compare"), "{md}");
+    // and the change that decided the verdict: false alarms doubled (2/16 -> 4/16)
+    assert!(
+        md.starts_with("### faithprobe compare: `gate (max_window_sentences 2, threshold 0.75, topic_floor 0.5)` → `gate (max_window_sentences 1, threshold 1, topic_floor 1)` — ❌ gate failed: 2 new false alarm(s) on faithful cases, more than --max-new-false-alarms 0"),
+        "{md}"
+    );
     assert!(md.contains("| new_false_alarm | h01 |"), "{md}");
     assert!(repo.join("faithprobe-compare.xml").is_file());
     let code = out.status.code().unwrap();

@@ -59,6 +59,10 @@ pub struct CompareArgs {
     /// Fail when more faults than this are newly missed.
     #[arg(long, default_value_t = 0)]
     pub max_new_misses: u64,
+    /// Fail when more faithful cases than this are newly flagged (run records; `off` for no
+    /// such rule).
+    #[arg(long, default_value = "0", value_parser = parse_limit)]
+    pub max_new_false_alarms: Limit,
     /// How the p-values of the gating rows are combined into one decision.
     #[arg(long, value_enum, default_value_t = AdjustArg::Holm)]
     pub adjust: AdjustArg,
@@ -194,12 +198,28 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let opts = compare::GateOptions {
         alpha,
         max_new_misses: args.max_new_misses,
+        max_new_false_alarms: args.max_new_false_alarms.0,
         confidence,
         adjust: args.adjust.into(),
         gate_on: (!args.gate_on.is_empty()).then(|| args.gate_on.clone()),
         min_detectable: args.min_detectable,
     };
-    let cmp = compare::compare(&base, &candidate, &opts)?;
+    let mut cmp = compare::compare(&base, &candidate, &opts)?;
+    let files: Vec<String> = args
+        .inputs
+        .iter()
+        .map(|p| {
+            p.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+        .collect();
+    let from_files = args.checkers.is_empty() && files.len() == 2;
+    (cmp.base, cmp.candidate) = compare::side_labels(
+        &base,
+        &candidate,
+        from_files.then(|| (files[0].as_str(), files[1].as_str())),
+    );
     let text = match args.format {
         CompareFormat::Human => report::compare::human(&cmp, ctx.paint()),
         CompareFormat::Json => serde_json::to_string(&cmp)? + "\n",
@@ -208,4 +228,17 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     };
     print!("{text}");
     Ok(cmp.exit_code())
+}
+
+/// A count limit that can be switched off.
+#[derive(Clone, Copy, Debug)]
+pub struct Limit(pub Option<u64>);
+
+fn parse_limit(s: &str) -> Result<Limit, String> {
+    if s == "off" {
+        return Ok(Limit(None));
+    }
+    s.parse::<u64>()
+        .map(|n| Limit(Some(n)))
+        .map_err(|_| format!("`{s}` is neither a count (0, 1, 2, ...) nor `off`"))
 }

@@ -152,11 +152,14 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
     if c.failures.is_empty() {
         let _ = writeln!(
             o,
-            "{} {} newly missed (allowed {}), {}, nothing significantly worse at alpha {}",
+            "{} {} newly missed (allowed {}), {}{}, nothing significantly worse at alpha {}",
             paint.good("gate passed:"),
             c.newly_missed,
             c.max_new_misses,
             super::count(c.new_false_alarms, "new false alarm", "new false alarms"),
+            c.max_new_false_alarms
+                .map(|m| format!(" (allowed {m})"))
+                .unwrap_or_default(),
             c.alpha
         );
     } else {
@@ -170,15 +173,13 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
 /// Markdown for a pull-request comment.
 pub fn markdown(c: &Comparison) -> String {
     let mut o = String::new();
-    let status = if c.failures.is_empty() {
-        "✅ gate passed"
-    } else {
-        "❌ gate failed"
-    };
+    let status = if c.failures.is_empty() { "✅" } else { "❌" };
     let _ = writeln!(
         o,
-        "### faithprobe compare: `{}` → `{}` — {status}\n",
-        c.base, c.candidate
+        "### faithprobe compare: `{}` → `{}` — {status} {}\n",
+        c.base,
+        c.candidate,
+        escape_md_cell(&c.headline())
     );
     for f in &c.failures {
         let _ = writeln!(o, "- **{}**", escape_md_cell(f));
