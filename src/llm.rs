@@ -48,6 +48,36 @@ pub struct LlmClient {
     key: Option<String>,
     agent: ureq::Agent,
     usage: Mutex<LlmUsage>,
+    /// Connection failures in a row, across every call of the run (any answer resets it).
+    failures_in_a_row: std::sync::atomic::AtomicU32,
+    /// Set once the server is taken for down: every later call fails at once with this reason.
+    down: Mutex<Option<String>>,
+}
+
+/// Connection failures in a row (refused, unreachable, unresolvable, no connection within the
+/// timeout) after which the server is taken for down for the rest of the run: one error for the
+/// run, not every claim's retries against a dead server.
+pub const CONNECTION_FAILURES_BEFORE_GIVING_UP: u32 = 5;
+
+/// Whether a transport error means the server could not be reached at all (as opposed to a
+/// slow or broken reply from a server that is there).
+fn unreachable(e: &ureq::Error) -> bool {
+    use std::io::ErrorKind as K;
+    match e {
+        ureq::Error::ConnectionFailed | ureq::Error::HostNotFound => true,
+        ureq::Error::Timeout(t) => matches!(t, ureq::Timeout::Connect | ureq::Timeout::Resolve),
+        ureq::Error::Io(io) => matches!(
+            io.kind(),
+            K::ConnectionRefused
+                | K::ConnectionReset
+                | K::ConnectionAborted
+                | K::NotConnected
+                | K::AddrNotAvailable
+                | K::HostUnreachable
+                | K::NetworkUnreachable
+        ),
+        _ => false,
+    }
 }
 
 enum CallError {
@@ -260,12 +290,19 @@ impl LlmClient {
             key,
             agent,
             usage: Mutex::new(LlmUsage::default()),
+            failures_in_a_row: std::sync::atomic::AtomicU32::new(0),
+            down: Mutex::new(None),
         })
     }
 
     /// The prompt's version: the first 12 hex digits of its SHA-256.
     pub fn prompt_version(&self) -> &str {
         &self.version
+    }
+
+    /// Why the server was taken for down during this run, if it was.
+    pub fn down(&self) -> Option<String> {
+        self.down.lock().ok().and_then(|d| d.clone())
     }
 
     pub fn usage(&self) -> LlmUsage {
@@ -309,9 +346,26 @@ impl LlmClient {
             u.millis += started.elapsed().as_millis() as u64;
         }
         let say = |m: String| cut(&self.redact(&m), KEEP_CHARS);
+        use std::sync::atomic::Ordering;
         let mut resp = match result {
-            Ok(r) => r,
-            Err(e) => return Err(CallError::Retry(say(format!("{url}: {e}")), None)),
+            Ok(r) => {
+                self.failures_in_a_row.store(0, Ordering::SeqCst);
+                r
+            }
+            Err(e) => {
+                let msg = say(format!("{url}: {e}"));
+                if unreachable(&e) {
+                    let n = self.failures_in_a_row.fetch_add(1, Ordering::SeqCst) + 1;
+                    if n >= CONNECTION_FAILURES_BEFORE_GIVING_UP {
+                        if let Ok(mut d) = self.down.lock() {
+                            d.get_or_insert_with(|| {
+                                format!("the server at {} could not be reached {n} times in a row (last: {msg}); no further request was sent this run. Start the server (or fix base_url) and rerun: verdicts already paid for are in the cache", self.s.base_url)
+                            });
+                        }
+                    }
+                }
+                return Err(CallError::Retry(msg, None));
+            }
         };
         let status = resp.status().as_u16();
         let retry_after = resp
@@ -371,6 +425,9 @@ impl LlmClient {
             }
             if crate::interrupt::requested() {
                 return Err(CheckError::Interrupted);
+            }
+            if let Some(why) = self.down() {
+                return Err(CheckError::Http(format!("not sent: {why}")));
             }
             let wait = match self.request(prompt) {
                 Ok(reply) => match check(&reply) {

@@ -332,6 +332,69 @@ fn a_connection_refused_is_retried_then_an_error() {
 }
 
 #[test]
+fn a_dead_server_is_one_error_for_the_run_not_every_claims_retries() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let e = Env::new(
+        &format!("http://127.0.0.1:{port}/v1"),
+        "    concurrency: 4\n    max_retries: 3\n",
+        "",
+    );
+    // Env's max_retries: 2 comes first; YAML keeps the last, so write the config anew
+    std::fs::write(
+        e.dir.path().join("faithprobe.yaml"),
+        format!("checkers:\n  judge:\n    kind: judge\n    base_url: http://127.0.0.1:{port}/v1\n    model: m\n    max_retries: 3\n    backoff_ms: 10\n    concurrency: 4\n"),
+    )
+    .unwrap();
+    let out = e
+        .cmd()
+        .args([
+            "run",
+            root().join("suites/larkspur.yaml").to_str().unwrap(),
+            "--checker",
+            "judge",
+            "--no-cache",
+        ])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    let calls: u64 = stderr
+        .split(" calls (")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{stderr}"));
+    // 5 failures in a row, plus at most the other 3 workers' calls already in flight
+    assert!(calls <= 5 + 3, "{calls} calls: {stderr}");
+    assert_eq!(
+        stderr
+            .matches("could not be reached 5 times in a row")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    // every case is an error, and the report says why once
+    assert!(
+        stdout.contains("Errors: the checker could not score 47 case(s)"),
+        "{stdout}"
+    );
+    let reasons = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("Errors:"))
+        .skip(1)
+        .filter(|l| l.starts_with("  "))
+        .count();
+    assert!(reasons <= 1 + 3, "one reason for the dead server: {stdout}");
+}
+
+#[test]
 fn a_passage_that_tells_the_judge_to_answer_supported_stays_data() {
     // a naive model that obeys any "answer supported" it finds outside the data block
     let s = Server::start(|r, _| {

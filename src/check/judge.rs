@@ -318,7 +318,11 @@ impl Checker for JudgeChecker {
     fn notes(&self) -> Vec<String> {
         let u = self.llm.usage();
         let (claims, cached) = self.counts.lock().map(|c| *c).unwrap_or_default();
-        vec![format!(
+        let mut notes = Vec::new();
+        if let Some(why) = self.llm.down() {
+            notes.push(format!("{}: error: {why}", self.name));
+        }
+        notes.push(format!(
             "{}: {} claims ({} from the cache); {} calls ({} retries), {} prompt + {} completion tokens, {:.1} s of requests",
             self.name,
             claims,
@@ -328,7 +332,8 @@ impl Checker for JudgeChecker {
             u.prompt_tokens,
             u.completion_tokens,
             u.millis as f64 / 1000.0
-        )]
+        ));
+        notes
     }
 
     fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult> {

@@ -316,9 +316,34 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
                 errors.len()
             ))
         );
+        // one line per distinct reason: a dead server is one error, not one per case
+        let mut reasons: Vec<(String, Vec<&str>)> = Vec::new();
         for r in errors {
             if let Err(e) = &r.result {
-                let _ = writeln!(o, "  {:<18} {}", r.case.id, printable(&e.to_string()));
+                let msg = e.to_string();
+                match reasons.iter_mut().find(|(m, _)| *m == msg) {
+                    Some((_, ids)) => ids.push(&r.case.id),
+                    None => reasons.push((msg, vec![&r.case.id])),
+                }
+            }
+        }
+        for (msg, ids) in reasons {
+            if ids.len() == 1 {
+                let _ = writeln!(o, "  {:<18} {}", ids[0], printable(&msg));
+            } else {
+                let shown: Vec<&str> = ids.iter().take(6).copied().collect();
+                let more = if ids.len() > 6 {
+                    format!(", and {} more", ids.len() - 6)
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(
+                    o,
+                    "  {} cases ({}{more}): {}",
+                    ids.len(),
+                    shown.join(", "),
+                    printable(&msg)
+                );
             }
         }
     }
