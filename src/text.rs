@@ -500,6 +500,28 @@ pub fn find_word_ignoring_case(text: &str, word: &str, from: usize) -> Option<(u
     None
 }
 
+/// Whether a name is written in capitals (an acronym such as `EU`, `US`, `SSO`, `R&D`): at least
+/// two letters, none of them lower case.
+pub fn is_acronym(name: &str) -> bool {
+    name.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !name.chars().any(char::is_lowercase)
+}
+
+/// The first whole-word match of an entity name at or after byte `from`: a name written in
+/// capitals matches only in capitals ("US" is not "us"), any other name ignoring case.
+pub fn find_name(text: &str, name: &str, from: usize) -> Option<(usize, usize)> {
+    if !is_acronym(name) {
+        return find_word_ignoring_case(text, name, from);
+    }
+    let mut at = from;
+    while let Some((s, e)) = find_word_ignoring_case(text, name, at) {
+        if &text[s..e] == name {
+            return Some((s, e));
+        }
+        at = e;
+    }
+    None
+}
+
 /// Escapes text for HTML and XML (element text and double-quoted attributes): the one escaper
 /// every HTML page, SVG chart, JUnit file and judge prompt uses.
 pub fn escape_markup(s: &str) -> String {

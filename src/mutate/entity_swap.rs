@@ -3,7 +3,7 @@
 use super::rules::{Alternatives, EntitySwapRules};
 use super::Mutator;
 use crate::suite::EntityGroup;
-use crate::text::find_word_ignoring_case;
+use crate::text::find_name;
 
 pub struct EntitySwap {
     rules: EntitySwapRules,
@@ -14,7 +14,8 @@ impl EntitySwap {
         EntitySwap { rules }
     }
 
-    /// Rewrites the text with `from` and `to` exchanged (whole words, ignoring case), fixing the
+    /// Rewrites the text with `from` and `to` exchanged (whole words, ignoring case unless the
+    /// name is written in capitals, which matches only in capitals: `US` is not "us"), fixing the
     /// article before each rewritten name. A name written in lower case in the group takes a
     /// capital where the word it replaces had one ("Books are lent" -> "DVDs are lent",
     /// "DVDs are lent" -> "Books are lent").
@@ -24,7 +25,7 @@ impl EntitySwap {
         while i < text.len() {
             let hit = [(from, to), (to, from)]
                 .into_iter()
-                .filter_map(|(a, b)| find_word_ignoring_case(text, a, i).map(|(s, e)| (s, e, b)))
+                .filter_map(|(a, b)| find_name(text, a, i).map(|(s, e)| (s, e, b)))
                 .min_by_key(|(s, e, _)| (*s, usize::MAX - e));
             let Some((at, end, b)) = hit else { break };
             out.push_str(&text[i..at]);
@@ -102,7 +103,7 @@ impl Mutator for EntitySwap {
                 .members
                 .iter()
                 .enumerate()
-                .filter_map(|(i, m)| find_word_ignoring_case(claim, m, 0).map(|(at, _)| (at, i)))
+                .filter_map(|(i, m)| find_name(claim, m, 0).map(|(at, _)| (at, i)))
                 .min();
             let Some((_, idx)) = first else { continue };
             let n = group.members.len();
@@ -147,6 +148,26 @@ mod tests {
         assert_eq!(
             swap("SSO is on Enterprise, not Team."),
             vec!["SSO is on Team, not Enterprise."]
+        );
+    }
+
+    #[test]
+    fn a_name_in_capitals_matches_only_in_capitals() {
+        let regions = vec![EntityGroup {
+            name: "region".into(),
+            members: vec!["EU".into(), "US".into()],
+        }];
+        let m = EntitySwap::new(Rules::builtin().entity_swap);
+        assert!(m.mutate("Call us on 1234.", &regions).is_empty());
+        assert!(m.mutate("Data from the eu- region.", &regions).is_empty());
+        assert_eq!(
+            m.mutate("Tell us: data stays in the EU.", &regions),
+            vec!["Tell us: data stays in the US."]
+        );
+        // a name in ordinary case still matches any case
+        assert_eq!(
+            swap("team plans are billed monthly."),
+            vec!["Enterprise plans are billed monthly."]
         );
     }
 
