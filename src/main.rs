@@ -64,8 +64,63 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff): `faithprobe man > faithprobe.1 && man ./faithprobe.1`.
-    Man,
+    /// Print the man page (roff): `faithprobe man > faithprobe.1 && man ./faithprobe.1`;
+    /// `faithprobe man run` prints one command's page, `faithprobe man --dir DIR` writes every
+    /// page (faithprobe.1, faithprobe-run.1, faithprobe-stats-wilson.1, ...).
+    Man {
+        /// The command whose page to print (e.g. `run`, or `stats wilson`).
+        command: Vec<String>,
+        /// Write every page into this folder instead of printing one.
+        #[arg(long, conflicts_with = "command")]
+        dir: Option<PathBuf>,
+    },
+}
+
+/// Every man page, named as the main page's SEE ALSO names them, or one command's page.
+fn man(path: &[String], dir: Option<&std::path::Path>) -> anyhow::Result<Exit> {
+    use clap::CommandFactory;
+    let mut root = Cli::command().disable_help_subcommand(true);
+    root.build();
+    let render = |cmd: &clap::Command| -> anyhow::Result<(String, Vec<u8>)> {
+        let page = clap_mangen::Man::new(cmd.clone());
+        let mut buf = Vec::new();
+        page.render(&mut buf)?;
+        Ok((page.get_filename(), buf))
+    };
+    if let Some(dir) = dir {
+        fn walk(cmd: &clap::Command, out: &mut Vec<clap::Command>) {
+            out.push(cmd.clone());
+            for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+                walk(sub, out);
+            }
+        }
+        let mut all = Vec::new();
+        walk(&root, &mut all);
+        std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+        let mut names = Vec::new();
+        for cmd in &all {
+            let (name, bytes) = render(cmd)?;
+            faithprobe::write::write_atomic(&dir.join(&name), &bytes)?;
+            names.push(name);
+        }
+        eprintln!("{} man pages written to {}", names.len(), dir.display());
+        return cli::out::emit(&(names.join("\n") + "\n"));
+    }
+    let mut cmd = &root;
+    for (i, name) in path.iter().enumerate() {
+        cmd = cmd.find_subcommand(name).ok_or_else(|| {
+            Error::Usage(format!(
+                "no command `{}`; the commands are: {}",
+                path[..=i].join(" "),
+                cmd.get_subcommands()
+                    .map(|s| s.get_name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+    }
+    let (_, bytes) = render(cmd)?;
+    cli::out::emit(&String::from_utf8_lossy(&bytes))
 }
 
 fn main() -> ExitCode {
@@ -111,13 +166,7 @@ fn main() -> ExitCode {
             );
             Ok(Exit::Ok)
         }
-        Command::Man => {
-            use clap::CommandFactory;
-            clap_mangen::Man::new(Cli::command())
-                .render(&mut std::io::stdout())
-                .map(|_| Exit::Ok)
-                .map_err(anyhow::Error::from)
-        }
+        Command::Man { command, dir } => man(&command, dir.as_deref()),
     };
     match result {
         Ok(code) => ExitCode::from(code.code()),

@@ -727,6 +727,35 @@ fn completions_and_the_man_page_come_from_the_cli_definition() {
         man.contains(".TH faithprobe") && man.contains("compare"),
         "{man}"
     );
+    // every page a page points to exists
+    let d = tempfile::tempdir().unwrap();
+    let listed = stdout_of(&["man", "--dir", d.path().to_str().unwrap()]);
+    let pages: Vec<String> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(listed.lines().count(), pages.len());
+    assert!(pages.len() >= 20, "{pages:?}");
+    for page in &pages {
+        let text = std::fs::read_to_string(d.path().join(page)).unwrap();
+        for r in text.split("faithprobe\\-").skip(1) {
+            let Some((name, _)) = r.split_once("(1)") else {
+                continue;
+            };
+            if name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c == '-' || c == '\\')
+            {
+                let file = format!("faithprobe-{}.1", name.replace("\\-", "-"));
+                assert!(
+                    pages.contains(&file),
+                    "{page} points to {file}, which is not there"
+                );
+            }
+        }
+    }
+    assert!(stdout_of(&["man", "stats", "wilson"]).contains(".TH faithprobe-stats-wilson"));
+    faithprobe().args(["man", "nope"]).assert().code(2);
 }
 
 #[test]
