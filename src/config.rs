@@ -35,7 +35,10 @@ pub const DEFAULT_CONFIG: &str = "faithprobe.yaml";
 const MAX_SECONDS: f64 = 86_400.0;
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a config: a mapping with optional `checkers`, `decomposers` and `mutators`"
+)]
 struct ConfigFile {
     #[serde(default)]
     checkers: BTreeMap<String, serde_yaml::Value>,
@@ -47,7 +50,10 @@ struct ConfigFile {
 
 /// `kind: lexical` settings.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "lexical settings: optional `threshold`, `topic_floor`, `max_window_sentences`"
+)]
 pub struct LexicalConfig {
     pub threshold: Option<f64>,
     pub topic_floor: Option<f64>,
@@ -56,7 +62,10 @@ pub struct LexicalConfig {
 
 /// `kind: nli` and `kind: similarity` settings.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "model checker settings: `model` (a folder) and optional `threshold`, `batch_size`, `threads`, `max_window_sentences`, `labels`, `template`, `providers`, `top_windows`"
+)]
 pub struct ModelConfig {
     /// A folder with model.onnx, tokenizer.json and config.json.
     pub model: PathBuf,
@@ -76,7 +85,10 @@ pub struct ModelConfig {
 
 /// The connection settings of an OpenAI-compatible endpoint (judge and LLM decomposer).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "endpoint settings: `base_url`, `model` and optional `api_key_env`, `prompt`, `timeout_s`, `max_retries`, `backoff_ms`, `max_wait_s`"
+)]
 pub struct EndpointConfig {
     pub base_url: String,
     pub model: String,
@@ -103,7 +115,10 @@ impl EndpointConfig {
 
 /// `kind: judge` settings.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "judge settings: `base_url`, `model` and optional `prompt`, `mode`, `batch_size`, `concurrency`, ..."
+)]
 pub struct JudgeConfig {
     #[serde(flatten)]
     pub endpoint: EndpointConfig,
@@ -114,7 +129,10 @@ pub struct JudgeConfig {
 
 /// `kind: cascade` settings.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "cascade settings: `front`, `back`, `route_below` and optional `settle_below`"
+)]
 pub struct CascadeConfig {
     pub front: String,
     pub back: String,
@@ -124,7 +142,10 @@ pub struct CascadeConfig {
 
 /// `kind: command` settings.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "command settings: `argv` (a list) and optional `timeout_s`, `total_timeout_s`"
+)]
 pub struct CommandConfig {
     pub argv: Vec<String>,
     /// The longest the program may go without its next answer (default 60).

@@ -226,6 +226,67 @@ fn an_unknown_label_is_an_error_naming_its_line() {
 }
 
 #[test]
+fn a_claim_that_is_not_a_text_is_an_error_never_the_claim_null_or_5() {
+    for value in ["5", "null", "~", "true", "!!binary aGVsbG8="] {
+        bad_suite(
+            &GOOD.replace(
+                "claim: \"Refunds are issued within 14 days.\"",
+                &format!("claim: {value}"),
+            ),
+            7,
+            if value.starts_with("!!") {
+                "binary data is not a text"
+            } else {
+                "put"
+            },
+        );
+    }
+}
+
+#[test]
+fn schema_errors_speak_the_readmes_words_with_help_for_the_part_they_are_in() {
+    let cases = [
+        (
+            GOOD.replace(
+                "- {id: p, text: \"Refunds are issued within 14 days.\"}",
+                "- \"Refunds are issued within 14 days.\"",
+            ),
+            5,
+            "expected a passage: a mapping such as {id: plans, text: \"...\"}",
+            "each passage is `{id: plans, text: \"...\"}`",
+        ),
+        (
+            GOOD.replace("label: supported", "label: maybe"),
+            9,
+            "unknown variant `maybe`",
+            "label is supported, contradicted, not_found or misleading",
+        ),
+        (
+            format!("{GOOD}reviews:\n  m-1: fault\n"),
+            11,
+            "expected a review: {review: fault} or {review: equivalent, why: \"...\"}",
+            "faithprobe mutants SUITE --format yaml",
+        ),
+    ];
+    for (suite, line, what, help) in cases {
+        bad_suite(&suite, line, what);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.yaml");
+        std::fs::write(&path, &suite).unwrap();
+        let out = faithprobe()
+            .args(["run", path.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(help), "{err}");
+        assert!(
+            !err.contains("struct") && !err.contains("File"),
+            "a Rust type name: {err}"
+        );
+    }
+}
+
+#[test]
 fn an_empty_claim_is_an_error_naming_its_line() {
     bad_suite(
         &GOOD.replace(

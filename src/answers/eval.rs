@@ -11,7 +11,10 @@ use std::path::Path;
 
 /// One answer with a person's claims.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an answer with its hand decomposition"
+)]
 pub struct HandDecomposition {
     pub id: String,
     #[serde(default)]
@@ -181,7 +184,10 @@ pub fn render(e: &DecomposeEval) -> String {
 
 /// An answer with the omitted conditions a person confirmed (possibly none).
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an answer with the omissions a person found"
+)]
 pub struct OmissionCase {
     pub id: String,
     #[serde(default)]

@@ -18,7 +18,10 @@ pub const HELP: &str = "each answer needs `id` (a string or an integer), `answer
 
 /// A person's judgement of a whole answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a label: {hallucinated: true|false, types: [...]}, or just true or false"
+)]
 pub struct HumanLabel {
     /// True when the answer states something its passages do not support.
     pub hallucinated: bool,

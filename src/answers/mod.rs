@@ -38,7 +38,10 @@ pub struct LoggedAnswer {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a passage: {id: \"...\", text: \"...\"} or a bare string"
+)]
 pub struct LoggedPassage {
     pub id: String,
     pub text: String,

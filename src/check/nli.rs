@@ -265,7 +265,10 @@ impl std::fmt::Display for LabelRef {
 /// overriding id2label. For a model with one output (a logit), `supported: 0` reads its sigmoid
 /// as the probability of supported and `unsupported: 0` as the probability of unsupported.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a labels mapping such as {supported: LABEL_1, contradicted: LABEL_0} (names or output indexes)"
+)]
 pub struct LabelMap {
     pub supported: Option<LabelRef>,
     pub unsupported: Option<LabelRef>,

@@ -74,6 +74,31 @@ pub struct Suite {
     pub sha256: String,
 }
 
+/// The help for a schema error, by the part of the suite it is in (the path serde_yaml puts
+/// before the message, e.g. `contexts[0].passages[1]: ...`).
+fn schema_help(message: &str) -> &'static str {
+    let path = message.split(": ").next().unwrap_or("");
+    let last = path
+        .rsplit('.')
+        .next()
+        .unwrap_or("")
+        .split('[')
+        .next()
+        .unwrap_or("");
+    let in_reviews = path.starts_with("reviews");
+    match last {
+        _ if in_reviews => "each review is `MUTANT_ID: {review: fault}` or `MUTANT_ID: {review: equivalent, why: \"...\"}`; `faithprobe mutants SUITE --format yaml` prints the block to paste",
+        "passages" | "text" => "each passage is `{id: plans, text: \"...\"}`, under `passages:` as a list",
+        "faithful" => "each verified claim is `{id: f1, claim: \"...\"}`, under `faithful:` as a list",
+        "hard_cases" | "label" | "type" => "each hard case is `{id: h1, type: paraphrase, claim: \"...\", label: supported}`; label is supported, contradicted, not_found or misleading",
+        "claim" => "a claim is a text; put it in quotes when it reads as a number, `null` or `true`",
+        "question" => "`question` is the text of the question that was asked (optional)",
+        "entities" => "entities are groups of names the entity_swap operator exchanges: `plan: [Team, Enterprise]`",
+        "contexts" => "`contexts` is a list of context sets, each `{id, passages, faithful, hard_cases}`",
+        _ => SCHEMA_HELP,
+    }
+}
+
 const SCHEMA_HELP: &str = "a suite has `suite`, optional `description` and `entities`, `contexts` (each with `id`, optional `question`, `passages`, `faithful`, `hard_cases`) and optional `reviews`; see README.md, 'Suite format'";
 
 impl Suite {
@@ -86,8 +111,29 @@ impl Suite {
 
     /// Parses and validates suite text; `path` is used in error messages only.
     pub fn from_yaml(path: &Path, text: &str) -> Result<Suite> {
-        let file: schema::SuiteFile =
-            serde_yaml::from_str(text).map_err(|e| Error::from_yaml(path, &e, SCHEMA_HELP))?;
+        if let Some((line, column)) = schema::binary_tag(text) {
+            return Err(Error::Input {
+                location: crate::error::Location::new(path, Some(line), Some(column)),
+                message: "a `!!binary` value: binary data is not a text".into(),
+                help: "write passages, claims and reasons as plain text".into(),
+            });
+        }
+        let file: schema::SuiteFile = serde_yaml::from_str(text).map_err(|e| {
+            let err = Error::from_yaml(path, &e, SCHEMA_HELP);
+            match err {
+                Error::Input {
+                    location, message, ..
+                } => {
+                    let help = schema_help(&message).to_string();
+                    Error::Input {
+                        location,
+                        message,
+                        help,
+                    }
+                }
+                other => other,
+            }
+        })?;
         let loc = locate::Locator::new(text);
         let err =
             |line: Option<usize>, msg: String, help: &str| Error::input(path, line, msg, help);

@@ -1,13 +1,87 @@
-//! The suite file format as serde types. Unknown keys are errors (`deny_unknown_fields`).
+//! The suite file format as serde types. Unknown keys are errors (`deny_unknown_fields`); every
+//! type says what it expects in the words of the README (never a Rust type name), and texts must
+//! be strings: `claim: 5`, `claim: null` or `claim: !!binary ...` are errors, not the claims "5",
+//! "null" or decoded bytes.
 
+use serde::de::{Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// A text field: a YAML string only.
+pub fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    struct Text;
+    impl<'de> Visitor<'de> for Text {
+        type Value = String;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a text (a number, `null`, `true` or a tagged value is not one: put the text in quotes)")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_string<E: serde::de::Error>(self, v: String) -> Result<String, E> {
+            Ok(v)
+        }
+    }
+    d.deserialize_any(Text)
+}
+
+/// An optional text field: a YAML string, or `null` / absent for none.
+pub fn opt_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    struct OptText;
+    impl<'de> Visitor<'de> for OptText {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a text or null (a number, `true` or a tagged value is not a text: put it in quotes)")
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
+            text(d).map(Some)
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            Ok(Some(v.to_string()))
+        }
+        fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
+            Ok(Some(v))
+        }
+    }
+    d.deserialize_any(OptText)
+}
+
+/// The first `!!binary` tag in a YAML text, as (1-based line, 1-based column): binary data is
+/// never a text, so an input that carries one is refused rather than decoded into a claim.
+pub fn binary_tag(text: &str) -> Option<(usize, usize)> {
+    for (i, line) in text.lines().enumerate() {
+        let mut from = 0;
+        while let Some(p) = line[from..].find("!!binary") {
+            let at = from + p;
+            let before = line[..at].chars().next_back();
+            // a tag starts a node: after a space, `:`, `-`, `[`, `{`, `,` or at the line's start
+            if before.is_none_or(|c| c.is_whitespace() || ":-[{,".contains(c)) {
+                // and is not inside a quoted string: an even number of quotes before it
+                let quotes = line[..at].matches('"').count() + line[..at].matches('\'').count();
+                if quotes % 2 == 0 {
+                    return Some((i + 1, at + 1));
+                }
+            }
+            from = at + "!!binary".len();
+        }
+    }
+    None
+}
+
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a suite: a mapping with `suite`, `contexts` and optional `description`, `entities` and `reviews`"
+)]
 pub struct SuiteFile {
     pub suite: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "opt_text")]
     pub description: Option<String>,
     #[serde(default)]
     pub entities: BTreeMap<String, Vec<String>>,
@@ -17,10 +91,13 @@ pub struct SuiteFile {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a context set: a mapping with `id`, `passages` and optional `question`, `faithful` and `hard_cases`"
+)]
 pub struct ContextFile {
     pub id: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "opt_text")]
     pub question: Option<String>,
     pub passages: Vec<PassageFile>,
     #[serde(default)]
@@ -30,25 +107,37 @@ pub struct ContextFile {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a passage: a mapping such as {id: plans, text: \"...\"}"
+)]
 pub struct PassageFile {
     pub id: String,
+    #[serde(deserialize_with = "text")]
     pub text: String,
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a verified claim: a mapping such as {id: f1, claim: \"...\"}"
+)]
 pub struct FaithfulFile {
     pub id: String,
+    #[serde(deserialize_with = "text")]
     pub claim: String,
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a hard case: a mapping such as {id: h1, type: paraphrase, claim: \"...\", label: supported}"
+)]
 pub struct HardCaseFile {
     pub id: String,
     #[serde(rename = "type")]
     pub case_type: String,
+    #[serde(deserialize_with = "text")]
     pub claim: String,
     pub label: HumanLabel,
 }
@@ -75,10 +164,13 @@ impl HumanLabel {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a review: {review: fault} or {review: equivalent, why: \"...\"}"
+)]
 pub struct ReviewFile {
     pub review: ReviewKind,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "opt_text")]
     pub why: Option<String>,
 }
 
