@@ -968,3 +968,21 @@ fn merged_shard_records_reach_sweep_and_report_and_a_lone_shard_is_refused() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn the_readmes_sample_run_output_is_what_run_prints() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let section = readme
+        .split("## What `run` prints")
+        .nth(1)
+        .expect("the README has a 'What `run` prints' section");
+    let sample = section
+        .split("```\n")
+        .nth(1)
+        .expect("a code block in that section");
+    let real = stdout_of(&["run", "suites/larkspur.yaml"]);
+    assert!(
+        real.contains(sample),
+        "README sample:\n{sample}\nreal output:\n{real}"
+    );
+}
