@@ -22,5 +22,7 @@ if ! command -v chromium >/dev/null 2>&1; then
   sudo_=""
   [ "$(id -u)" = 0 ] || sudo_="sudo"
   $sudo_ apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq chromium >/dev/null
+  # only what chromium needs to render a page (and a font): no recommended desktop packages,
+  # which pull in udev, perl modules and upgrades of systemd and perl
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null
 fi
