@@ -11,14 +11,23 @@ bash ci/check-tracked-sizes.sh
 # a Python virtual environment at target/venv (ONNX Runtime and the exporter's packages) and,
 # when missing, Debian's chromium; each install is announced
 bash ci/setup.sh
-# Ragas and DeepEval, each in its own environment under target/, for the examples/checkers tests
-bash ci/setup-python-checkers.sh
+# Ragas and DeepEval, each in its own environment under target/, for the examples/checkers tests:
+# mostly downloads, so they install in the background while the Rust code compiles
+mkdir -p target
+bash ci/setup-python-checkers.sh > target/setup-python-checkers.log 2>&1 &
+checkers=$!
 # the real MiniLM models (embedding model for the seed's cosines, cross-encoder for benchmarks)
 bash ci/make-minilm.sh
 # faithprobe finds ONNX Runtime through the python3 on PATH: the virtual environment's
 export PATH="$PWD/target/venv/bin:$PATH"
 
 cargo build --locked --all-targets
+if ! wait "$checkers"; then
+  cat target/setup-python-checkers.log >&2
+  echo "test: installing Ragas and DeepEval failed (log above)" >&2
+  exit 1
+fi
+cat target/setup-python-checkers.log
 cargo test --locked
 # keep the benchmark targets working (one small run each; the numbers come from `cargo bench`)
 cargo bench --locked --bench lexical_run -- --quick
