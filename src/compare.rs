@@ -8,7 +8,7 @@
 use crate::check::Label;
 use crate::error::{Error, Exit};
 use crate::record::{Record, RecordCase};
-use crate::run::{CaseKind, Expected, Role};
+use crate::run::{CaseKind, Expected, Outcome, Role};
 use crate::stats::{
     adjust, cluster_rate_of, detectable_drop, mcnemar_exact, Adjust, ClusterRate, Rate,
 };
@@ -141,6 +141,22 @@ pub struct Comparison {
     pub suites_changed: Vec<String>,
     /// Why the gate failed, one line each; empty when it passed.
     pub failures: Vec<String>,
+    /// Cases a checker could not score (on either side): in no row, listed, never a pass.
+    pub errors: Vec<ErroredCase>,
+    /// Why there is no verdict although nothing failed: rows whose every case is an error, or a
+    /// candidate that could not score some case. Exit 3, never a pass.
+    pub no_verdict: Vec<String>,
+}
+
+/// A paired case that one side (or both) could not score.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErroredCase {
+    pub suite: String,
+    pub id: String,
+    /// `base`, `candidate` or `both`.
+    pub side: &'static str,
+    /// The error of the candidate when it has one, else the base's.
+    pub error: String,
 }
 
 impl Comparison {
@@ -148,17 +164,22 @@ impl Comparison {
     /// One line for a title: passed, or failed and the first reason (the one that decided).
     pub fn headline(&self) -> String {
         match self.failures.first() {
+            None if !self.no_verdict.is_empty() => format!("no verdict: {}", self.no_verdict[0]),
             None => "gate passed".into(),
             Some(f) if self.failures.len() == 1 => format!("gate failed: {f}"),
             Some(f) => format!("gate failed: {f} (and {} more)", self.failures.len() - 1),
         }
     }
 
+    /// 1 when the gate failed; 3 when nothing failed but cases could not be scored (no verdict,
+    /// never a pass); else 0.
     pub fn exit_code(&self) -> Exit {
-        if self.failures.is_empty() {
-            Exit::Ok
-        } else {
+        if !self.failures.is_empty() {
             Exit::GateFailed
+        } else if !self.no_verdict.is_empty() {
+            Exit::CheckerFailed
+        } else {
+            Exit::Ok
         }
     }
 }
@@ -290,12 +311,48 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
         )));
     }
 
-    // groups: false alarms, each fault type, all faults
+    // groups: false alarms, each fault type, all faults; a case either side could not score is in
+    // no group (as in `run`: an error is in no rate) and is listed
     let mut groups: BTreeMap<(u8, String), Vec<(&RecordCase, &RecordCase)>> = BTreeMap::new();
-    for (_, b, c) in &pairs {
+    let mut errored_groups: BTreeMap<(u8, String), usize> = BTreeMap::new();
+    let mut errors = Vec::new();
+    let group_of = |c: &RecordCase| -> Option<Vec<(u8, String)>> {
+        match c.role() {
+            Role::FalseAlarmOpportunity => Some(vec![(0, "false alarms".into())]),
+            Role::Fault => Some(vec![
+                (1, c.fault_type.clone().unwrap_or_else(|| "unknown".into())),
+                (2, "all faults".into()),
+            ]),
+            _ => None,
+        }
+    };
+    for (suite, b, c) in &pairs {
         // a case counts when both sides agree on what it is
         let role = b.role();
         if role != c.role() {
+            continue;
+        }
+        let (be, ce) = (b.outcome == Outcome::Error, c.outcome == Outcome::Error);
+        if be || ce {
+            if let Some(keys) = group_of(c) {
+                for k in keys {
+                    *errored_groups.entry(k).or_default() += 1;
+                }
+            }
+            errors.push(ErroredCase {
+                suite: suite.clone(),
+                id: c.id.clone(),
+                side: match (be, ce) {
+                    (true, true) => "both",
+                    (true, false) => "base",
+                    _ => "candidate",
+                },
+                error: c
+                    .error
+                    .clone()
+                    .or_else(|| b.error.clone())
+                    .unwrap_or_default(),
+            });
             continue;
         }
         if role == Role::FalseAlarmOpportunity {
@@ -312,11 +369,34 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
                 .push((b, c));
         }
     }
+    if groups.is_empty() && !errors.is_empty() {
+        let cand = errors.iter().filter(|e| e.side != "base").count();
+        let base_n = errors.iter().filter(|e| e.side != "candidate").count();
+        return Err(Error::Usage(format!(
+            "nothing to compare: every case that counts is an error (the base could not score {base_n}, the candidate {cand}; first: {}); a checker that fails is never a pass: fix it and record again",
+            errors[0].error
+        )));
+    }
     if groups.is_empty() {
         return Err(Error::Usage(format!(
             "nothing to compare: the {} case(s) in both records count in no rate (no verified claim, no reviewed fault, no hard case); review the mutants first",
             pairs.len()
         )));
+    }
+    // a row whose every case is an error has no verdict
+    let mut no_verdict: Vec<String> = errored_groups
+        .iter()
+        .filter(|(k, _)| !groups.contains_key(*k))
+        .map(|((_, name), n)| {
+            format!("{name}: all {n} case(s) are errors, so this row has no verdict")
+        })
+        .collect();
+    let candidate_errors = errors.iter().filter(|e| e.side != "base").count();
+    if candidate_errors > 0 {
+        no_verdict.push(format!(
+            "the candidate could not score {candidate_errors} case(s) that count (first: {}); they are in no row, and a gate cannot pass on what was not scored",
+            errors.iter().find(|e| e.side != "base").map(|e| e.id.as_str()).unwrap_or("")
+        ));
     }
     if let Some(keys) = &opts.gate_on {
         let names: Vec<String> = groups.keys().map(|(_, n)| row_key(n)).collect();
@@ -407,8 +487,10 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
 
     let mut regressions = Vec::new();
     for (suite, b, c) in &pairs {
-        let counted =
-            b.role() == c.role() && matches!(b.role(), Role::FalseAlarmOpportunity | Role::Fault);
+        let counted = b.role() == c.role()
+            && matches!(b.role(), Role::FalseAlarmOpportunity | Role::Fault)
+            && b.outcome != Outcome::Error
+            && c.outcome != Outcome::Error;
         if counted && b.good() && !c.good() {
             regressions.push(Change {
                 suite: suite.clone(),
@@ -476,6 +558,8 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
         only_in_candidate,
         suites_changed,
         failures,
+        errors,
+        no_verdict,
     })
 }
 
@@ -547,7 +631,7 @@ mod tests {
     }
 
     #[test]
-    fn an_error_in_the_candidate_is_a_regression_never_a_pass() {
+    fn an_error_in_the_candidate_is_listed_in_no_row_and_never_a_pass() {
         let mut cand = base();
         cand[0] = case("f1", CaseKind::Original, Expected::Supported, None);
         assert_eq!(cand[0].outcome, Outcome::Error);
@@ -557,9 +641,13 @@ mod tests {
             &GateOptions::new(0.05, 0, 0.95),
         )
         .unwrap();
-        assert_eq!(c.new_false_alarms, 1);
-        assert_eq!(c.regressions[0].change, ChangeKind::NewFalseAlarm);
-        assert_eq!(c.regressions[0].candidate_error.as_deref(), Some("timeout"));
+        // as `run` counts it: not a false alarm, in no rate, listed
+        assert_eq!(c.new_false_alarms, 0);
+        assert_eq!(c.errors[0].id, "f1");
+        assert_eq!(c.errors[0].side, "candidate");
+        assert_eq!(c.errors[0].error, "timeout");
+        assert_eq!(c.exit_code(), Exit::CheckerFailed);
+        assert!(c.headline().starts_with("no verdict:"), "{}", c.headline());
     }
 
     #[test]

@@ -184,6 +184,15 @@ fn a_significantly_worse_fault_type_fails_even_when_misses_are_allowed() {
     );
 }
 
+fn as_error(case: &mut Value) {
+    case["outcome"] = "error".into();
+    case["verdict"] = Value::Null;
+    case["score"] = Value::Null;
+    case["evidence_passage"] = Value::Null;
+    case["evidence_window"] = Value::Null;
+    case["error"] = "timeout".into();
+}
+
 #[test]
 fn an_error_in_the_candidate_is_never_a_pass() {
     let d = tempfile::tempdir().unwrap();
@@ -192,16 +201,109 @@ fn an_error_in_the_candidate_is_never_a_pass() {
     edit(&base, &cand, |v| {
         let case = &mut v["runs"][0]["cases"][0];
         assert_eq!(case["id"], "f01");
-        case["outcome"] = "error".into();
-        case["verdict"] = Value::Null;
-        case["error"] = "timeout".into();
+        as_error(case);
     });
-    let (_, o) = stdout(faithprobe(d.path()).args([
+    let (code, o) = stdout(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
     ]));
-    assert!(o.contains("new_false_alarm  f01"), "{o}");
+    // counted as `run` counts it: in no rate, listed, and no verdict (exit 3), never a pass
+    assert_eq!(code, 3, "{o}");
+    assert!(o.contains("false alarms         2/15"), "{o}");
+    assert!(o.contains("f01                candidate timeout"), "{o}");
+    assert!(
+        o.contains("no verdict: the candidate could not score 1 case(s)"),
+        "{o}"
+    );
+    assert!(
+        !o.contains("gate passed") && !o.contains("new_false_alarm  f01"),
+        "{o}"
+    );
+}
+
+#[test]
+fn a_candidate_that_failed_on_every_case_or_dead_against_dead_is_an_error_never_a_pass() {
+    let d = tempfile::tempdir().unwrap();
+    let base = base_record(d.path());
+    let dead = d.path().join("dead.json");
+    edit(&base, &dead, |v| {
+        for case in v["runs"][0]["cases"].as_array_mut().unwrap() {
+            as_error(case);
+        }
+    });
+    for (b, c) in [(&base, &dead), (&dead, &dead)] {
+        let (code, o) = stdout(faithprobe(d.path()).args([
+            "compare",
+            b.to_str().unwrap(),
+            c.to_str().unwrap(),
+        ]));
+        assert_eq!(code, 2, "{o}");
+        assert!(o.contains("every case that counts is an error"), "{o}");
+    }
+    // a fault type whose every case the candidate failed on has no verdict
+    let partly = d.path().join("partly.json");
+    edit(&base, &partly, |v| {
+        for case in v["runs"][0]["cases"].as_array_mut().unwrap() {
+            if case["fault_type"] == "entity_swap" {
+                as_error(case);
+            }
+        }
+    });
+    let (code, o) = stdout(faithprobe(d.path()).args([
+        "compare",
+        base.to_str().unwrap(),
+        partly.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 3, "{o}");
+    assert!(
+        o.contains("no verdict: entity_swap: all 9 case(s) are errors"),
+        "{o}"
+    );
+    // two configured checkers that both fail on everything
+    std::fs::write(
+        d.path().join("faithprobe.yaml"),
+        "checkers:\n  dead: {kind: command, argv: [\"false\"]}\n  dead2: {kind: command, argv: [\"false\"]}\n",
+    )
+    .unwrap();
+    let (code, o) = stdout(faithprobe(d.path()).args([
+        "compare",
+        "--checker",
+        "dead",
+        "--checker",
+        "dead2",
+        root().join("suites/larkspur.yaml").to_str().unwrap(),
+    ]));
+    assert_eq!(code, 2, "{o}");
+    assert!(o.contains("every case that counts is an error"), "{o}");
+}
+
+#[test]
+fn a_shard_record_is_not_a_whole_record() {
+    let d = tempfile::tempdir().unwrap();
+    let base = base_record(d.path());
+    let shard = d.path().join("shard.json");
+    faithprobe(d.path())
+        .args([
+            "run",
+            root().join("suites/larkspur.yaml").to_str().unwrap(),
+            "--shard",
+            "1/2",
+            "--record",
+            shard.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let (code, o) = stdout(faithprobe(d.path()).args([
+        "compare",
+        base.to_str().unwrap(),
+        shard.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 2, "{o}");
+    assert!(
+        o.contains("shard 1/2 only") && o.contains("faithprobe merge"),
+        "{o}"
+    );
 }
 
 #[test]

@@ -534,3 +534,68 @@ fn an_empty_log_or_an_unwritable_spool_is_a_clear_error_never_a_pass() {
         "nothing half-written"
     );
 }
+
+#[test]
+fn answers_a_checker_failed_on_are_listed_and_no_gate_passes_on_them() {
+    let d = tempfile::tempdir().unwrap();
+    let base = d.path().join("base.json");
+    let (code, _, err) = output(
+        faithprobe_in(d.path()).args([
+            "score",
+            root()
+                .join("tests/fixtures/answers.jsonl")
+                .to_str()
+                .unwrap(),
+            "--record",
+            base.to_str().unwrap(),
+            "--show",
+            "none",
+        ]),
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    let with_errors = |count: usize, path: &Path| {
+        let mut v = v.clone();
+        for a in v["answers"].as_array_mut().unwrap().iter_mut().take(count) {
+            for c in a["claims"].as_array_mut().unwrap() {
+                c["verdict"] = serde_json::Value::Null;
+                c["score"] = serde_json::Value::Null;
+                c["error"] = "the server refused the request".into();
+            }
+        }
+        std::fs::write(path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    };
+    let n = v["answers"].as_array().unwrap().len();
+    let some = d.path().join("some.json");
+    with_errors(1, &some);
+    let (code, out, err) = output(faithprobe_in(d.path()).args([
+        "compare",
+        base.to_str().unwrap(),
+        some.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        out.contains("1 answer(s) the candidate could not score"),
+        "{out}"
+    );
+    assert!(
+        out.contains("no verdict:") && !out.contains("gate passed"),
+        "{out}"
+    );
+    let all = d.path().join("all.json");
+    with_errors(n, &all);
+    for (b, c) in [(&base, &all), (&all, &all)] {
+        let (code, out, err) = output(faithprobe_in(d.path()).args([
+            "compare",
+            b.to_str().unwrap(),
+            c.to_str().unwrap(),
+        ]));
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(
+            err.contains("every answer pair has an error")
+                || err.contains("no answer pair was scored"),
+            "{err}"
+        );
+    }
+}

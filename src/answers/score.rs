@@ -385,14 +385,23 @@ pub struct AnswerComparison {
     /// Answers that have no value for the pairing key (base, candidate).
     pub without_key: (usize, usize),
     pub failures: Vec<String>,
+    /// Paired answers a checker could not score (some claim an error), by id: in no row,
+    /// listed, never a pass.
+    pub errors_in_base: Vec<String>,
+    pub errors_in_candidate: Vec<String>,
+    /// Why there is no verdict although nothing failed (exit 3, never a pass).
+    pub no_verdict: Vec<String>,
 }
 
 impl AnswerComparison {
+    /// 1 when the gate failed; 3 when nothing failed but answers could not be scored; else 0.
     pub fn exit_code(&self) -> Exit {
-        if self.failures.is_empty() {
-            Exit::Ok
-        } else {
+        if !self.failures.is_empty() {
             Exit::GateFailed
+        } else if !self.no_verdict.is_empty() {
+            Exit::CheckerFailed
+        } else {
+            Exit::Ok
         }
     }
 }
@@ -483,6 +492,38 @@ pub fn compare_answers(
             }
         )));
     }
+    // an answer a checker failed on is in no row (under any definition), and is listed
+    let errored =
+        |a: &AnswerResult| a.error.is_some() || a.claims.iter().any(|c| c.error.is_some());
+    let errors_in_base: Vec<String> = pairs
+        .iter()
+        .filter(|(x, _)| errored(x))
+        .map(|(x, _)| x.id.clone())
+        .collect();
+    let errors_in_candidate: Vec<String> = pairs
+        .iter()
+        .filter(|(_, a)| errored(a))
+        .map(|(_, a)| a.id.clone())
+        .collect();
+    let pairs: Vec<(&AnswerResult, &AnswerResult)> = pairs
+        .into_iter()
+        .filter(|(x, a)| !errored(x) && !errored(a))
+        .collect();
+    if pairs.is_empty() {
+        return Err(Error::Usage(format!(
+            "nothing to compare: every answer pair has an error (the base could not score {}, the candidate {}); a checker that fails is never a pass: fix it and score again",
+            errors_in_base.len(),
+            errors_in_candidate.len()
+        )));
+    }
+    let mut no_verdict = Vec::new();
+    if !errors_in_candidate.is_empty() {
+        no_verdict.push(format!(
+            "the candidate could not score {} answer(s) (first: {}); they are in no row, and a gate cannot pass on what was not scored",
+            errors_in_candidate.len(),
+            errors_in_candidate[0]
+        ));
+    }
     let mut rows = Vec::new();
     for def in &opts.definitions {
         let scored: Vec<(bool, bool, &AnswerResult)> = pairs
@@ -522,6 +563,19 @@ pub fn compare_answers(
                 .map(|(_, _, a)| (*a).clone())
                 .collect(),
         });
+    }
+    if rows.iter().all(|r| r.paired == 0) {
+        return Err(Error::Usage(format!(
+            "nothing to compare: no answer pair was scored under any definition ({} pair(s) where the base or candidate failed, {} without claims); a checker that fails is never a pass",
+            errors_in_base.len().max(errors_in_candidate.len()),
+            pairs.len()
+        )));
+    }
+    for r in rows.iter().filter(|r| r.paired == 0) {
+        no_verdict.push(format!(
+            "{}: no answer pair was scored under this definition",
+            r.definition.as_str()
+        ));
     }
     let raw: Vec<f64> = rows.iter().map(|r| r.p_value).collect();
     let adjusted = crate::stats::adjust(&raw, opts.adjust);
@@ -572,6 +626,9 @@ pub fn compare_answers(
         only_in_candidate,
         without_key: (b_missing, c_missing),
         failures,
+        errors_in_base,
+        errors_in_candidate,
+        no_verdict,
     })
 }
 

@@ -114,10 +114,25 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
                 .into());
             }
             // each file is read once and says what it is
-            match (
+            let (b, c) = (
                 AnyRecord::load(&args.inputs[0])?,
                 AnyRecord::load(&args.inputs[1])?,
-            ) {
+            );
+            // a shard's record is part of a run, not the run: comparing it would pass on half
+            for (path, r) in [(&args.inputs[0], &b), (&args.inputs[1], &c)] {
+                let shard = match r {
+                    AnyRecord::Run(x) => x.runs.iter().find_map(|run| run.shard),
+                    AnyRecord::Score(x) => x.shard,
+                };
+                if let Some(sh) = shard {
+                    return Err(Error::Usage(format!(
+                        "{} is the record of shard {sh} only, not of the whole run; join every shard first: faithprobe merge SHARD.json... --out WHOLE.json",
+                        path.display()
+                    ))
+                    .into());
+                }
+            }
+            match (b, c) {
                 (AnyRecord::Run(b), AnyRecord::Run(c)) => (b, c),
                 (AnyRecord::Score(b), AnyRecord::Score(c)) => {
                     let definitions = if args.definitions.is_empty() {

@@ -614,8 +614,30 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
             c.pair_by, c.without_key.0, c.without_key.1
         );
     }
+    for (side, ids) in [
+        ("base", &c.errors_in_base),
+        ("candidate", &c.errors_in_candidate),
+    ] {
+        if !ids.is_empty() {
+            let shown: Vec<&str> = ids.iter().take(20).map(String::as_str).collect();
+            let _ = writeln!(
+                o,
+                "\n{}",
+                paint.bad(&format!(
+                    "{} answer(s) the {side} could not score (in no row, never a pass): {}{}",
+                    ids.len(),
+                    shown.join(", "),
+                    if ids.len() > 20 { ", ..." } else { "" }
+                ))
+            );
+        }
+    }
     let _ = writeln!(o);
-    if c.failures.is_empty() {
+    if c.failures.is_empty() && !c.no_verdict.is_empty() {
+        for n in &c.no_verdict {
+            let _ = writeln!(o, "{} {n}", paint.bad("no verdict:"));
+        }
+    } else if c.failures.is_empty() {
         let _ = writeln!(
             o,
             "{} no definition significantly worse",
@@ -637,10 +659,12 @@ pub fn comparison_markdown(c: &AnswerComparison) -> String {
         c.base_log.replace('`', "'"),
         c.candidate_log.replace('`', "'"),
         cell(&c.pair_by),
-        if c.failures.is_empty() {
-            "**gate passed**".to_string()
-        } else {
+        if !c.failures.is_empty() {
             format!("**gate failed**: {}", cell(&c.failures.join("; ")))
+        } else if !c.no_verdict.is_empty() {
+            format!("**no verdict**: {}", cell(&c.no_verdict.join("; ")))
+        } else {
+            "**gate passed**".to_string()
         }
     );
     for r in &c.rows {

@@ -148,8 +148,34 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
             );
         }
     }
+    if !c.errors.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n{}",
+            paint.bad(&format!(
+                "Errors: {} paired case(s) could not be scored; they count in no row and never as passes",
+                c.errors.len()
+            ))
+        );
+        for e in c.errors.iter().take(20) {
+            let _ = writeln!(
+                o,
+                "  {:<18} {:<9} {}",
+                e.id,
+                e.side,
+                crate::text::printable(&e.error)
+            );
+        }
+        if c.errors.len() > 20 {
+            let _ = writeln!(o, "  ... and {} more", c.errors.len() - 20);
+        }
+    }
     let _ = writeln!(o);
-    if c.failures.is_empty() {
+    if c.failures.is_empty() && !c.no_verdict.is_empty() {
+        for n in &c.no_verdict {
+            let _ = writeln!(o, "{} {n}", paint.bad("no verdict:"));
+        }
+    } else if c.failures.is_empty() {
         let _ = writeln!(
             o,
             "{} {} newly missed (allowed {}), {}{}, nothing significantly worse at alpha {}",
@@ -173,7 +199,11 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
 /// Markdown for a pull-request comment.
 pub fn markdown(c: &Comparison) -> String {
     let mut o = String::new();
-    let status = if c.failures.is_empty() { "✅" } else { "❌" };
+    let status = if c.exit_code() == crate::error::Exit::Ok {
+        "✅"
+    } else {
+        "❌"
+    };
     let _ = writeln!(
         o,
         "### faithprobe compare: `{}` → `{}` — {status} {}\n",
@@ -181,10 +211,10 @@ pub fn markdown(c: &Comparison) -> String {
         c.candidate,
         escape_md_cell(&c.headline())
     );
-    for f in &c.failures {
+    for f in c.failures.iter().chain(&c.no_verdict) {
         let _ = writeln!(o, "- **{}**", escape_md_cell(f));
     }
-    if !c.failures.is_empty() {
+    if !c.failures.is_empty() || !c.no_verdict.is_empty() {
         let _ = writeln!(o);
     }
     let _ = writeln!(o, "| group | measure | base | candidate | base, clustered CI | candidate, clustered CI | better | worse | exact McNemar p | adjusted p ({}) | detectable drop |\n|---|---|---|---|---|---|---|---|---|---|---|", crate::compare::adjust_name(c.adjust));
@@ -241,17 +271,17 @@ pub fn markdown(c: &Comparison) -> String {
 pub fn junit(c: &Comparison) -> String {
     let mut o = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let failures = c.rows.iter().filter(|r| r.significantly_worse).count() + c.regressions.len();
+    let errors = c.errors.len();
+    let tests = c.rows.len() + c.regressions.len() + errors;
     let _ = writeln!(
         o,
-        "<testsuites name=\"faithprobe compare\" tests=\"{}\" failures=\"{failures}\">",
-        c.rows.len() + c.regressions.len()
+        "<testsuites name=\"faithprobe compare\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\">"
     );
     let _ = writeln!(
         o,
-        "  <testsuite name=\"{} vs {}\" tests=\"{}\" failures=\"{failures}\">",
+        "  <testsuite name=\"{} vs {}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\">",
         escape_markup(&c.base),
         escape_markup(&c.candidate),
-        c.rows.len() + c.regressions.len()
     );
     for r in &c.rows {
         let _ = write!(
@@ -279,6 +309,16 @@ pub fn junit(c: &Comparison) -> String {
             escape_markup(&r.claim),
             escape_markup(&verdict(&r.base_verdict, r.base_score)),
             escape_markup(&verdict(&r.candidate_verdict, r.candidate_score))
+        );
+    }
+    for e in &c.errors {
+        let _ = writeln!(
+            o,
+            "    <testcase classname=\"{}\" name=\"{}\"><error message=\"not scored ({})\">{}</error></testcase>",
+            escape_markup(&e.suite),
+            escape_markup(&e.id),
+            e.side,
+            escape_markup(&e.error)
         );
     }
     o.push_str("  </testsuite>\n</testsuites>\n");
