@@ -42,6 +42,7 @@ pub mod interrupt;
 pub mod llm;
 pub mod mutate;
 pub mod notes;
+pub mod paths;
 pub mod prompts;
 pub mod record;
 pub mod report;

@@ -986,3 +986,122 @@ fn the_readmes_sample_run_output_is_what_run_prints() {
         "README sample:\n{sample}\nreal output:\n{real}"
     );
 }
+
+#[test]
+fn an_output_that_is_an_input_or_another_output_is_refused_before_any_work() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n);
+    std::fs::copy(root().join("suites/larkspur.yaml"), p("suite.yaml")).unwrap();
+    std::fs::copy(root().join("tests/fixtures/answers.jsonl"), p("log.jsonl")).unwrap();
+    std::fs::write(
+        p("faithprobe.yaml"),
+        "checkers:\n  strict: {kind: lexical, threshold: 0.9}\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(p("log.jsonl"), p("link.jsonl")).unwrap();
+    let rt = p("rt");
+    std::fs::create_dir(&rt).unwrap();
+    for f in ["response.jsonl", "source_info.jsonl"] {
+        std::fs::copy(root().join("tests/fixtures/ragtruth").join(f), rt.join(f)).unwrap();
+    }
+    let shard = p("shard1.json");
+    common::faithprobe_in(d.path())
+        .args([
+            "run",
+            "suite.yaml",
+            "--shard",
+            "1/2",
+            "--record",
+            "shard1.json",
+        ])
+        .assert()
+        .success();
+    let snapshot = |paths: &[&str]| -> Vec<Vec<u8>> {
+        paths.iter().map(|f| std::fs::read(p(f)).unwrap()).collect()
+    };
+    let watched = [
+        "suite.yaml",
+        "log.jsonl",
+        "faithprobe.yaml",
+        "rt/response.jsonl",
+        "rt/source_info.jsonl",
+        "shard1.json",
+    ];
+    let before = snapshot(&watched);
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["score", "log.jsonl", "--record", "log.jsonl"],
+            "would destroy an input",
+        ),
+        (
+            vec!["score", "log.jsonl", "--html", "./log.jsonl"],
+            "would destroy an input",
+        ),
+        (
+            vec!["score", "log.jsonl", "--record", "link.jsonl"],
+            "would destroy an input",
+        ),
+        (
+            vec![
+                "score",
+                "log.jsonl",
+                "--record",
+                "x.json",
+                "--html",
+                "rt/../x.json",
+            ],
+            "are the same file",
+        ),
+        (
+            vec!["run", "suite.yaml", "--record", "suite.yaml"],
+            "would destroy an input",
+        ),
+        (
+            vec!["run", "suite.yaml", "--record", "faithprobe.yaml"],
+            "is the config",
+        ),
+        (
+            vec!["run", "suite.yaml", "--cache", "suite.yaml"],
+            "would destroy an input",
+        ),
+        (
+            vec!["sweep", "suite.yaml", "--svg", "suite.yaml"],
+            "would destroy an input",
+        ),
+        (
+            vec!["import", "ragtruth", "rt", "--log", "rt/response.jsonl"],
+            "would destroy an input",
+        ),
+        (
+            vec![
+                "import",
+                "ragtruth",
+                "rt",
+                "--log",
+                "l.jsonl",
+                "--contexts",
+                "rt/source_info.jsonl",
+            ],
+            "would destroy an input",
+        ),
+        (
+            vec!["merge", "shard1.json", "--out", "shard1.json"],
+            "would destroy an input",
+        ),
+    ];
+    for (args, what) in cases {
+        let out = common::faithprobe_in(d.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(what), "{args:?}: {err}");
+        assert_eq!(snapshot(&watched), before, "{args:?} changed an input");
+        assert!(
+            !p("x.json").exists() && !p("l.jsonl").exists(),
+            "{args:?} wrote an output"
+        );
+    }
+    let _ = shard;
+}

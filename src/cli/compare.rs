@@ -179,6 +179,16 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             }
         }
         2 => {
+            let mut outputs: Vec<(&str, &std::path::Path)> = Vec::new();
+            if let Some(c) = args.cache.path() {
+                outputs.push(("--cache", c));
+            }
+            let inputs: Vec<(&str, &std::path::Path)> = args
+                .inputs
+                .iter()
+                .map(|p| ("the input", p.as_path()))
+                .collect();
+            super::guard_outputs(ctx, &inputs, &outputs)?;
             let config = ctx.config()?;
             let suites = super::SuiteArgs {
                 suites: args.inputs.clone(),

@@ -38,6 +38,22 @@ pub fn run(cmd: ImportCommand) -> anyhow::Result<Exit> {
                     .unwrap_or_else(|| "log".into());
                 a.log.with_file_name(format!("{stem}.contexts.jsonl"))
             });
+            let (responses, sources) = (
+                a.dir.join("response.jsonl"),
+                a.dir.join("source_info.jsonl"),
+            );
+            let mut outputs: Vec<(&str, &std::path::Path)> =
+                vec![("--log", &a.log), ("--contexts", &contexts)];
+            if let Some(h) = &a.hard_cases {
+                outputs.push(("--hard-cases", h));
+            }
+            faithprobe::paths::check_outputs(
+                &[
+                    ("the input", responses.as_path()),
+                    ("the input", sources.as_path()),
+                ],
+                &outputs,
+            )?;
             let got =
                 faithprobe::import::ragtruth(&a.dir, &a.log, &contexts, a.hard_cases.as_deref())?;
             eprintln!(

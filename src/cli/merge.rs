@@ -18,6 +18,12 @@ pub struct MergeArgs {
 }
 
 pub fn run(args: MergeArgs) -> anyhow::Result<Exit> {
+    let inputs: Vec<(&str, &std::path::Path)> = args
+        .records
+        .iter()
+        .map(|p| ("a shard record", p.as_path()))
+        .collect();
+    faithprobe::paths::check_outputs(&inputs, &[("--out", &args.out)])?;
     let merged = faithprobe::shard::merge_files(&args.records)?;
     let what = match &merged {
         AnyRecord::Score(s) => format!("{} answers", s.answers.len()),

@@ -215,6 +215,32 @@ pub fn records_exit(runs: &[RecordRun]) -> Exit {
     }
 }
 
+/// Refuses, before any work, an output that would be written over an input (the config file
+/// included) or over another output, however either path is spelled.
+pub fn guard_outputs(
+    ctx: &Ctx,
+    inputs: &[(&str, &Path)],
+    outputs: &[(&str, &Path)],
+) -> Result<(), Error> {
+    let config = ctx.config_path.clone().or_else(|| {
+        let p = PathBuf::from("faithprobe.yaml");
+        p.exists().then_some(p)
+    });
+    let mut all: Vec<(&str, &Path)> = inputs.to_vec();
+    if let Some(c) = &config {
+        all.push(("the config", c.as_path()));
+    }
+    faithprobe::paths::check_outputs(&all, outputs)
+}
+
+/// The suites of `args` as inputs for [`guard_outputs`].
+pub fn suite_inputs(args: &SuiteArgs) -> Vec<(&str, &Path)> {
+    args.suites
+        .iter()
+        .map(|p| ("the input", p.as_path()))
+        .collect()
+}
+
 /// Loads every suite and its mutants before anything runs, so bad input writes nothing.
 pub fn load_all(config: &Config, args: &SuiteArgs) -> Result<Vec<(Suite, MutantSet)>, Error> {
     let rules = config.rules(args.mutators.as_deref())?;

@@ -47,6 +47,13 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         ))
         .into());
     }
+    let (html, md) = (args.out.join("report.html"), args.out.join("report.md"));
+    let mut outputs: Vec<(&str, &std::path::Path)> =
+        vec![("the report", html.as_path()), ("the report", md.as_path())];
+    if let Some(c) = args.cache.path() {
+        outputs.push(("--cache", c));
+    }
+    super::guard_outputs(ctx, &super::suite_inputs(&args.suites), &outputs)?;
     // per checker: its name, kind, settings and, per suite, the record and the run
     type Audited = (
         String,

@@ -62,6 +62,14 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     if args.repeat == 0 {
         return Err(Error::Usage("--repeat must be at least 1".into()).into());
     }
+    let mut outputs: Vec<(&str, &std::path::Path)> = Vec::new();
+    if let Some(r) = &args.record {
+        outputs.push(("--record", r));
+    }
+    if let Some(c) = args.cache.path() {
+        outputs.push(("--cache", c));
+    }
+    super::guard_outputs(ctx, &super::suite_inputs(&args.suites), &outputs)?;
     let config = ctx.config()?;
     let loaded = super::load_all(&config, &args.suites)?;
     let checker = config.checker(&args.checker, args.cache.path())?;

@@ -150,6 +150,26 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             }
         }
     }
+    {
+        let mut inputs: Vec<(&str, &std::path::Path)> = vec![("the log", &args.log)];
+        if let Some(c) = &args.contexts {
+            inputs.push(("--contexts", c));
+        }
+        if let Some(l) = &args.labels {
+            inputs.push(("--labels", l));
+        }
+        let mut outputs: Vec<(&str, &std::path::Path)> = Vec::new();
+        if let Some(r) = &args.record {
+            outputs.push(("--record", r));
+        }
+        if let Some(h) = &args.html {
+            outputs.push(("--html", h));
+        }
+        if let Some(c) = args.cache.path() {
+            outputs.push(("--cache", c));
+        }
+        super::guard_outputs(ctx, &inputs, &outputs)?;
+    }
     let config = ctx.config()?;
     let mut reader = LogReader::open(
         &args.log,

@@ -62,6 +62,14 @@ pub fn run(args: SweepArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             }
         }
     }
+    let mut outputs: Vec<(&str, &std::path::Path)> = Vec::new();
+    if let Some(s) = &args.svg {
+        outputs.push(("--svg", s));
+    }
+    if let Some(c) = args.cache.path() {
+        outputs.push(("--cache", c));
+    }
+    super::guard_outputs(ctx, &super::suite_inputs(&args.suites), &outputs)?;
     let (records, checker_name, suite_names, exit) = match super::record_inputs(&args.suites)? {
         Some(files) => {
             if let Some(c) = &args.checker {
