@@ -352,6 +352,59 @@ fn a_missing_model_directory_is_a_clear_config_error() {
     assert!(out.stdout.is_empty());
 }
 
+/// A copy of the tiny NLI model whose config.json says `config`, configured as checker `lies`.
+fn lying_model(s: &Setup, config: &str) -> PathBuf {
+    let dir = s.dir.path().join(format!("lies-{}", config.len()));
+    std::fs::create_dir(&dir).unwrap();
+    for f in ["model.onnx", "tokenizer.json"] {
+        std::fs::copy(models().join("tiny-nli").join(f), dir.join(f)).unwrap();
+    }
+    std::fs::write(dir.join("config.json"), config).unwrap();
+    let cfg = s.dir.path().join("faithprobe.yaml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(
+        &cfg,
+        format!("{text}  lies: {{kind: nli, model: {}}}\n", dir.display()),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn not_entailment_is_never_read_as_entailment_and_doctor_says_so() {
+    for (config, what) in [
+        (
+            r#"{"id2label": {"0": "not_entailment", "1": "NON-ENTAILMENT", "2": "neutral"}}"#,
+            "no entailment label",
+        ),
+        // two labels for a model with three outputs: the file does not describe the model
+        (
+            r#"{"id2label": {"0": "not_entailment", "1": "entailment"}}"#,
+            "names 2 labels",
+        ),
+    ] {
+        let s = Setup::new("");
+        lying_model(&s, config);
+        let out = s
+            .cmd()
+            .args(["run", larkspur().to_str().unwrap(), "--checker", "lies"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(what), "{err}");
+        assert!(out.stdout.is_empty());
+        let doctor = s.cmd().arg("doctor").output().unwrap();
+        let text = String::from_utf8_lossy(&doctor.stdout);
+        assert_eq!(doctor.status.code(), Some(2), "{text}");
+        assert!(
+            text.contains("checker lies: PROBLEM") && text.contains(what),
+            "{text}"
+        );
+        assert!(!text.contains("all good"), "{text}");
+    }
+}
+
 #[test]
 fn a_config_without_an_entailment_label_is_an_error_naming_the_file() {
     let s = Setup::new("");

@@ -12,8 +12,10 @@ never truncates); the best sentence decides.
     python transformers_classifier.py MODEL_DIR [--supported NAME] [--contradicted NAME]
                                       [--sigmoid supported|unsupported] [--threshold 0.5]
 
---supported / --contradicted name outputs by id2label name or index (default: the labels
-containing "entail" and "contradict"; a model without them needs --supported). --sigmoid reads a
+--supported / --contradicted name outputs by id2label name or index (default: the label named
+exactly entailment/entail/entailed/entails and contradiction/contradict/contradicted/contradicts, in
+any case, ignoring -, _ and spaces: never a substring, so "not_entailment" is not entailment; a model
+without them needs --supported). --sigmoid reads a
 single-logit model's sigmoid as P(supported) or P(unsupported). Nothing is guessed: a model this
 program cannot read exits with the labels it has.
 
@@ -65,11 +67,15 @@ def main() -> None:
         sys.exit("transformers checker: the model has one output; say what it means with --sigmoid supported|unsupported")
     sup = con = None
     if width > 1:
-        names = {int(k): v.lower() for k, v in model.config.id2label.items()}
-        sup = output_index(model, args.supported) if args.supported else next((i for i, n in names.items() if "entail" in n), None)
+        names = {int(k): "".join(c for c in v.lower() if c not in "-_ ") for k, v in model.config.id2label.items()}
+        if len(names) != width:
+            sys.exit(f"transformers checker: id2label names {len(names)} labels but the model has {width} outputs")
+        supported_names = {"entailment", "entail", "entailed", "entails"}
+        contradicted_names = {"contradiction", "contradict", "contradicted", "contradicts"}
+        sup = output_index(model, args.supported) if args.supported else next((i for i, n in names.items() if n in supported_names), None)
         if sup is None:
             sys.exit(f"transformers checker: no entailment label in {model.config.id2label}; pass --supported NAME")
-        con = output_index(model, args.contradicted) if args.contradicted else next((i for i, n in names.items() if "contradict" in n), None)
+        con = output_index(model, args.contradicted) if args.contradicted else next((i for i, n in names.items() if n in contradicted_names), None)
     for line in sys.stdin:
         req = json.loads(line)
         windows = [(p["id"], s) for p in req["passages"] for s in sentences(p["text"])]

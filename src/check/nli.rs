@@ -355,8 +355,24 @@ impl Head {
     }
 }
 
-fn find_label(labels: &[String], stem: &str) -> Option<usize> {
-    labels.iter().position(|l| l.contains(stem))
+/// The id2label names read as "supported" without a `labels:` mapping (compared whole, in any
+/// case, after `-`, `_` and spaces are removed): never a substring, so `not_entailment` is not
+/// entailment.
+pub const SUPPORTED_NAMES: &[&str] = &["entailment", "entail", "entailed", "entails"];
+/// The id2label names read as "contradicted".
+pub const CONTRADICTED_NAMES: &[&str] =
+    &["contradiction", "contradict", "contradicted", "contradicts"];
+
+fn find_label(labels: &[String], names: &[&str]) -> Option<usize> {
+    let norm = |l: &str| -> String {
+        l.chars()
+            .filter(|c| !matches!(c, '-' | '_' | ' '))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    labels
+        .iter()
+        .position(|l| names.contains(&norm(l).as_str()))
 }
 
 /// The head of a model: from the `labels:` mapping when given, else from id2label's NLI words.
@@ -455,7 +471,16 @@ pub fn resolve_head(model: &Model, map: Option<&LabelMap>) -> Result<Head, Strin
             })
         }
         None => {
-            let Some(supported) = find_label(&model.labels, "entail") else {
+            if let Some(w) = model.output_width {
+                if !model.labels.is_empty() && w != model.labels.len() {
+                    return Err(format!(
+                        "{}: id2label names {} labels ({listed}) but the model has {w} outputs; the file does not describe this model, so its labels cannot be trusted: fix config.json or say which output is which with `labels:`",
+                        config.display(),
+                        model.labels.len()
+                    ));
+                }
+            }
+            let Some(supported) = find_label(&model.labels, SUPPORTED_NAMES) else {
                 let example = match model.labels.len() {
                     2 => format!(
                         "labels: {{supported: {}, contradicted: {}}}",
@@ -471,7 +496,7 @@ pub fn resolve_head(model: &Model, map: Option<&LabelMap>) -> Result<Head, Strin
             Ok(Head::Softmax {
                 width: model.labels.len(),
                 supported,
-                contradicted: find_label(&model.labels, "contradict"),
+                contradicted: find_label(&model.labels, CONTRADICTED_NAMES),
             })
         }
     }
@@ -941,6 +966,35 @@ impl Checker for NliChecker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn label_names_match_whole_never_as_substrings() {
+        let l = |xs: &[&str]| xs.iter().map(|x| x.to_lowercase()).collect::<Vec<String>>();
+        for labels in [
+            ["not_entailment", "entailment"],
+            ["NOT_ENTAILMENT", "ENTAILMENT"],
+            ["non-entailment", "entailment"],
+            ["Non Entailment", "Entailment"],
+        ] {
+            assert_eq!(
+                find_label(&l(&labels), SUPPORTED_NAMES),
+                Some(1),
+                "{labels:?}"
+            );
+        }
+        assert_eq!(
+            find_label(&l(&["not_entailment", "label_1"]), SUPPORTED_NAMES),
+            None
+        );
+        assert_eq!(
+            find_label(&l(&["non-contradiction", "neutral"]), CONTRADICTED_NAMES),
+            None
+        );
+        assert_eq!(
+            find_label(&l(&["CONTRADICTION", "x"]), CONTRADICTED_NAMES),
+            Some(0)
+        );
+    }
 
     #[test]
     fn a_template_is_filled_in_one_pass() {

@@ -146,7 +146,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
                         ),
                         Err(e) => {
                             ok = false;
-                            println!("  PROBLEM: {e}");
+                            println!("checker {name}: PROBLEM: {e}");
                         }
                     }
                     match &mc.template {
