@@ -569,7 +569,13 @@ fn doctor_reports_the_runtime_and_each_models_inputs_outputs_and_labels() {
     let s = Setup::new("");
     let out = s.cmd().arg("doctor").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
+    // the model that returns NaN loads and looks fine: only a real input shows it
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("checker nli-nan: PROBLEM: one claim against one passage failed: the model returned non-finite logits"),
+        "{text}"
+    );
+    assert_eq!(text.matches("PROBLEM").count(), 1, "{text}");
     assert!(
         text.contains("onnx runtime: ") && text.contains("libonnxruntime"),
         "{text}"
@@ -875,5 +881,41 @@ fn real_minilm_similarity_reproduces_the_seed_cosines_and_cannot_see_negation() 
     assert!(
         neg["k"].as_u64().unwrap() <= 4,
         "similarity caught most negation flips? {neg}"
+    );
+}
+
+#[test]
+fn a_similarity_checker_pointed_at_a_classifier_is_refused_and_doctor_tries_a_real_input() {
+    let s = Setup::new(&format!(
+        "  sim-on-classifier: {{kind: similarity, model: {}}}\n",
+        models().join("tiny-nli").display()
+    ));
+    let out = s
+        .cmd()
+        .args([
+            "run",
+            larkspur().to_str().unwrap(),
+            "--checker",
+            "sim-on-classifier",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("not an embedding") && err.contains("kind: nli"),
+        "{err}"
+    );
+    let doctor = s.cmd().arg("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    assert_eq!(doctor.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("checker sim-on-classifier: PROBLEM") && text.contains("not an embedding"),
+        "{text}"
+    );
+    // the working checkers were each tried on a real input
+    assert!(
+        text.contains("  tried  one claim against one passage: "),
+        "{text}"
     );
 }

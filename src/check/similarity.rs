@@ -68,6 +68,9 @@ pub fn pool(
     }
 }
 
+/// The fewest values an embedding has: real sentence embeddings have hundreds.
+pub const MIN_EMBEDDING_WIDTH: usize = 16;
+
 fn cosine(a: &[f32], b: &[f32]) -> f64 {
     a.iter()
         .zip(b)
@@ -82,9 +85,25 @@ impl SimilarityChecker {
         settings: ModelSettings,
         cache: Option<Arc<Cache>>,
     ) -> Result<SimilarityChecker, String> {
+        let model = Model::load_on(dir, settings.threads, &settings.providers)?;
+        // a classifier's logits are not an embedding: cosines of 3 numbers look like similarity
+        // (0.8 for unrelated texts) and mean nothing
+        let first = model.outputs.first().map(|p| p.name.as_str()).unwrap_or("");
+        if let Some(w) = model.output_width.filter(|w| *w < MIN_EMBEDDING_WIDTH) {
+            return Err(format!(
+                "model {}: its output `{first}` has {w} values per input, a classifier's scores, not an embedding; `kind: similarity` needs an embedding model (an output of shape [batch, sequence, hidden] or [batch, hidden] with at least {MIN_EMBEDDING_WIDTH} values); for a classifier use `kind: nli`",
+                dir.display()
+            ));
+        }
+        if first == "logits" {
+            return Err(format!(
+                "model {}: its output is `logits`, a classifier's scores, not an embedding; `kind: similarity` needs an embedding model (export it with its last hidden state); for a classifier use `kind: nli`",
+                dir.display()
+            ));
+        }
         Ok(SimilarityChecker {
             name: name.to_string(),
-            model: Model::load_on(dir, settings.threads, &settings.providers)?,
+            model,
             settings,
             cache,
             usage: Mutex::new(ModelUse::default()),

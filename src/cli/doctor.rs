@@ -6,6 +6,36 @@ use faithprobe::check::onnx::{self, Model};
 use faithprobe::config::CheckerConfig;
 use faithprobe::error::Exit;
 
+/// Builds checker `name` and checks one claim against one passage with it, as a run would.
+fn try_one(config: &faithprobe::config::Config, name: &str) -> Result<String, String> {
+    use faithprobe::check::{CheckInput, ClaimToCheck, ContextSet};
+    let checker = config.checker(name, None).map_err(|e| e.to_string())?;
+    let sets = [ContextSet::single(
+        "doctor",
+        "p",
+        "Export links expire after 7 days.",
+    )];
+    let input = CheckInput {
+        contexts: &sets,
+        entities: &[],
+        claims: vec![ClaimToCheck {
+            context: 0,
+            text: "Export links expire after 7 days.",
+        }],
+    };
+    match checker.check(&input, &mut |_| {}).into_iter().next() {
+        Some(Ok(v)) => Ok(format!(
+            "one claim against one passage: {} ({})",
+            v.label.as_str(),
+            v.score
+                .map(|s| format!("score {s:.3}"))
+                .unwrap_or_else(|| "no score".into())
+        )),
+        Some(Err(e)) => Err(format!("one claim against one passage failed: {e}")),
+        None => Err("one claim against one passage gave no verdict".into()),
+    }
+}
+
 pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
     let mut ok = true;
     let mut runtime_missing = None;
@@ -152,6 +182,14 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
                     match &mc.template {
                         Some(t) => println!("  input text: the template {t:?} (one text per pair)"),
                         None => println!("  input text: the pair (premise, claim) through the tokenizer's pair template"),
+                    }
+                }
+                // all good only after one real input went through the model as a run sends it
+                match try_one(&config, name) {
+                    Ok(line) => println!("  tried  {line}"),
+                    Err(e) => {
+                        ok = false;
+                        println!("checker {name}: PROBLEM: {e}");
                     }
                 }
             }
