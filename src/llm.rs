@@ -239,6 +239,45 @@ pub fn render_template(template: &str, values: &[(&str, &str)]) -> String {
     out
 }
 
+/// A URL as it may be shown: a password or user in it (`https://user:pass@host/v1`) and its query
+/// string (`?key=...`) are replaced with `[redacted]`, as the API key is everywhere.
+pub fn display_url(url: &str) -> String {
+    let (scheme, rest) = match url.find("://") {
+        Some(i) => (&url[..i + 3], &url[i + 3..]),
+        None => ("", url),
+    };
+    let auth_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(auth_end);
+    let authority = match authority.rfind('@') {
+        Some(at) => format!("[redacted]@{}", &authority[at + 1..]),
+        None => authority.to_string(),
+    };
+    let path = match path.find(['?', '#']) {
+        Some(q) => format!("{}{}[redacted]", &path[..q], &path[q..q + 1]),
+        None => path.to_string(),
+    };
+    format!("{scheme}{authority}{path}")
+}
+
+/// The secret parts of a URL (user information, password, query string, fragment), to remove
+/// from every message that may quote it.
+pub fn url_secrets(url: &str) -> Vec<String> {
+    let rest = url.find("://").map_or(url, |i| &url[i + 3..]);
+    let auth_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(auth_end);
+    let mut out = Vec::new();
+    if let Some(at) = authority.rfind('@') {
+        let userinfo = &authority[..at];
+        out.push(userinfo.to_string());
+        out.extend(userinfo.split(':').map(str::to_string));
+    }
+    if let Some(q) = path.find(['?', '#']) {
+        out.push(path[q + 1..].to_string());
+    }
+    out.retain(|s| s.chars().count() >= 3);
+    out
+}
+
 /// Whether an OpenAI-compatible server answers at `base_url`: one GET of `/models` with a short
 /// timeout. Any HTTP status means a server is there (a 401 says the key is wrong, not that the
 /// server is down); a refused connection or a timeout is an error.
@@ -253,7 +292,13 @@ pub fn ping(base_url: &str, timeout: Duration) -> Result<u16, String> {
         .get(&url)
         .call()
         .map(|r| r.status().as_u16())
-        .map_err(|e| format!("{url}: {e}"))
+        .map_err(|e| {
+            let mut m = format!("{}: {e}", display_url(&url));
+            for s in url_secrets(&url) {
+                m = redact(&m, &s);
+            }
+            m
+        })
 }
 
 impl LlmClient {
@@ -316,15 +361,23 @@ impl LlmClient {
 
     /// Removes the API key, and any 8-character piece of it, from a string.
     pub fn redact(&self, s: &str) -> String {
-        match &self.key {
+        let mut out = match &self.key {
             Some(k) => redact(s, k),
             None => s.to_string(),
+        };
+        for secret in url_secrets(&self.s.base_url) {
+            out = redact(&out, &secret);
         }
+        out
     }
 
     /// One HTTP request; returns the reply text. Every message is redacted, then cut.
     fn request(&self, prompt: &str) -> Result<String, CallError> {
         let url = format!("{}/chat/completions", self.s.base_url.trim_end_matches('/'));
+        let shown = format!(
+            "{}/chat/completions",
+            display_url(self.s.base_url.trim_end_matches('/'))
+        );
         let body = json!({
             "model": self.s.model,
             "messages": [{"role": "user", "content": prompt}],
@@ -353,13 +406,13 @@ impl LlmClient {
                 r
             }
             Err(e) => {
-                let msg = say(format!("{url}: {e}"));
+                let msg = say(format!("{shown}: {e}"));
                 if unreachable(&e) {
                     let n = self.failures_in_a_row.fetch_add(1, Ordering::SeqCst) + 1;
                     if n >= CONNECTION_FAILURES_BEFORE_GIVING_UP {
                         if let Ok(mut d) = self.down.lock() {
                             d.get_or_insert_with(|| {
-                                format!("the server at {} could not be reached {n} times in a row (last: {msg}); no further request was sent this run. Start the server (or fix base_url) and rerun: verdicts already paid for are in the cache", self.s.base_url)
+                                format!("the server at {} could not be reached {n} times in a row (last: {msg}); no further request was sent this run. Start the server (or fix base_url) and rerun: verdicts already paid for are in the cache", display_url(&self.s.base_url))
                             });
                         }
                     }
@@ -376,21 +429,21 @@ impl LlmClient {
         let text = resp
             .body_mut()
             .read_to_string()
-            .map_err(|e| CallError::Retry(say(format!("{url}: reading the reply: {e}")), None))?;
+            .map_err(|e| CallError::Retry(say(format!("{shown}: reading the reply: {e}")), None))?;
         if status == 429 || status >= 500 {
             return Err(CallError::Retry(
-                say(format!("{url}: HTTP {status}: {text}")),
+                say(format!("{shown}: HTTP {status}: {text}")),
                 retry_after,
             ));
         }
         if status >= 400 {
             return Err(CallError::Fatal(say(format!(
-                "{url}: HTTP {status}: {text}"
+                "{shown}: HTTP {status}: {text}"
             ))));
         }
         let v: Value = serde_json::from_str(&text).map_err(|e| {
             CallError::Retry(
-                say(format!("{url}: the server's response is not JSON ({e})")),
+                say(format!("{shown}: the server's response is not JSON ({e})")),
                 None,
             )
         })?;
@@ -403,7 +456,7 @@ impl LlmClient {
             .map(|s| self.redact(s))
             .ok_or_else(|| {
                 CallError::Retry(
-                    format!("{url}: the response has no choices[0].message.content"),
+                    format!("{shown}: the response has no choices[0].message.content"),
                     None,
                 )
             })

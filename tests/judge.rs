@@ -1031,3 +1031,97 @@ fn doctor_says_whether_each_judge_server_answers() {
     );
     assert!(!text.contains("all good"), "{text}");
 }
+
+#[test]
+fn a_password_or_query_in_base_url_never_reaches_any_output_record_cache_or_report() {
+    const PASS: &str = "hunter2-P4ssw0rd";
+    const TOKEN: &str = "tok-9f8e7d6c5b4a";
+    // the server echoes the request line it saw in every error
+    let s = Server::start(|r, n| {
+        if n % 3 == 0 {
+            Reply::status(500, &format!("upstream failed for {}", r.prompt().len()))
+        } else {
+            Reply::chat(&server::good(&r.prompt()))
+        }
+    });
+    let url =
+        s.url.replace("http://", &format!("http://alice:{PASS}@")) + &format!("?api-token={TOKEN}");
+    let e = Env::new(&url, "    concurrency: 1\n", "");
+    let d = e.dir.path();
+    let (cache, record, snaps) = (d.join("cache.sqlite"), d.join("run.json"), d.join("snaps"));
+    let mut outputs = String::new();
+    for format in ["json", "human", "markdown", "junit"] {
+        let out = e
+            .cmd()
+            .args([
+                "run",
+                suite().to_str().unwrap(),
+                "--checker",
+                "judge",
+                "--format",
+                format,
+            ])
+            .args([
+                "--record",
+                record.to_str().unwrap(),
+                "--cache",
+                cache.to_str().unwrap(),
+            ])
+            .args(["--snapshot", snaps.to_str().unwrap()])
+            .output()
+            .unwrap();
+        outputs.push_str(&String::from_utf8_lossy(&out.stdout));
+        outputs.push_str(&String::from_utf8_lossy(&out.stderr));
+    }
+    let out = e.cmd().arg("doctor").output().unwrap();
+    outputs.push_str(&String::from_utf8_lossy(&out.stdout));
+    let report = d.join("audit");
+    let out = e
+        .cmd()
+        .args([
+            "report",
+            suite().to_str().unwrap(),
+            "--checker",
+            "judge",
+            "--out",
+        ])
+        .arg(&report)
+        .args(["--cache", cache.to_str().unwrap()])
+        .output()
+        .unwrap();
+    outputs.push_str(&String::from_utf8_lossy(&out.stderr));
+    // a dead server at such a URL: the error messages quote it
+    let dead = Env::new(
+        &format!("http://bob:{PASS}@127.0.0.1:9/v1?api-token={TOKEN}"),
+        "    max_retries: 0\n",
+        "",
+    );
+    let out = dead
+        .cmd()
+        .args([
+            "run",
+            suite().to_str().unwrap(),
+            "--checker",
+            "judge",
+            "--no-cache",
+        ])
+        .output()
+        .unwrap();
+    outputs.push_str(&String::from_utf8_lossy(&out.stdout));
+    outputs.push_str(&String::from_utf8_lossy(&out.stderr));
+    let out = dead.cmd().arg("doctor").output().unwrap();
+    outputs.push_str(&String::from_utf8_lossy(&out.stdout));
+    assert!(outputs.contains("[redacted]@127.0.0.1"), "{outputs}");
+    let mut files = vec![record, cache];
+    for dir in [snaps, report] {
+        for f in std::fs::read_dir(dir).unwrap() {
+            files.push(f.unwrap().path());
+        }
+    }
+    for f in &files {
+        outputs.push_str(&String::from_utf8_lossy(&std::fs::read(f).unwrap()));
+    }
+    for secret in [PASS, TOKEN, "alice:", "bob:"] {
+        assert!(!outputs.contains(secret), "{secret} leaked:\n{outputs}");
+    }
+}

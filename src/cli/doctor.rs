@@ -109,7 +109,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
             match faithprobe::llm::ping(&j.endpoint.base_url, std::time::Duration::from_secs(3)) {
                 Ok(status) => println!(
                     "checker {name}: kind judge, server {} answers (HTTP {status} on /models)",
-                    j.endpoint.base_url
+                    faithprobe::llm::display_url(&j.endpoint.base_url)
                 ),
                 Err(e) => {
                     ok = false;
