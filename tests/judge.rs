@@ -1125,3 +1125,81 @@ fn a_password_or_query_in_base_url_never_reaches_any_output_record_cache_or_repo
         assert!(!outputs.contains(secret), "{secret} leaked:\n{outputs}");
     }
 }
+
+#[test]
+fn sigterm_stops_like_ctrl_c_leaves_no_spool_and_kills_the_checkers_processes() {
+    let d = tempfile::tempdir().unwrap();
+    let tmp = d.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let pidfile = d.path().join("checker.pid");
+    // a checker that starts a child of its own and never answers
+    std::fs::write(
+        d.path().join("faithprobe.yaml"),
+        format!(
+            "checkers:\n  hang: {{kind: command, argv: [sh, -c, \"sleep 1000 & echo $! > {}; wait\"], timeout_s: 600}}\n",
+            pidfile.display()
+        ),
+    )
+    .unwrap();
+    for signal in ["-TERM", "-HUP"] {
+        let _ = std::fs::remove_file(&pidfile);
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"))
+            .current_dir(d.path())
+            .env("TMPDIR", &tmp)
+            .env_remove("CI")
+            .args([
+                "score",
+                root()
+                    .join("tests/fixtures/answers.jsonl")
+                    .to_str()
+                    .unwrap(),
+                "--checker",
+                "hang",
+                "--show",
+                "none",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while std::fs::read_to_string(&pidfile).map_or(true, |s| s.trim().is_empty()) {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "the checker never started"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let grandchild = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .to_string();
+        std::process::Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{signal}: {err}");
+        assert!(err.contains("interrupted"), "{signal}: {err}");
+        // nothing left in TMPDIR, and the checker's own child is gone
+        let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+        assert!(left.is_empty(), "{signal}: spool left behind: {left:?}");
+        let alive = || {
+            std::process::Command::new("kill")
+                .args(["-0", &grandchild])
+                .stderr(std::process::Stdio::null())
+                .status()
+                .unwrap()
+                .success()
+        };
+        let waited = Instant::now();
+        while alive() && waited.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(
+            !alive(),
+            "{signal}: the checker's process {grandchild} outlived faithprobe"
+        );
+    }
+}
