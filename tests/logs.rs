@@ -599,3 +599,41 @@ fn answers_a_checker_failed_on_are_listed_and_no_gate_passes_on_them() {
         );
     }
 }
+
+#[test]
+fn a_log_from_stdin_a_pipe_or_dev_stdin_is_read_once_and_whole() {
+    let d = tempfile::tempdir().unwrap();
+    let log = std::fs::read(root().join("tests/fixtures/answers.jsonl")).unwrap();
+    let (code, file_out, err) = output(
+        faithprobe_in(d.path()).args([
+            "score",
+            root()
+                .join("tests/fixtures/answers.jsonl")
+                .to_str()
+                .unwrap(),
+            "--show",
+            "none",
+            "--format",
+            "json",
+        ]),
+    );
+    assert_eq!(code, 0, "{err}");
+    let summary = |s: &str| -> serde_json::Value {
+        let v: serde_json::Value = serde_json::from_str(s).unwrap();
+        v["summary"].clone()
+    };
+    for path in ["-", "/dev/stdin"] {
+        let out = faithprobe_in(d.path())
+            .args(["score", path, "--show", "none", "--format", "json"])
+            .write_stdin(log.clone())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{path}: {err}");
+        assert_eq!(
+            summary(&String::from_utf8_lossy(&out.stdout)),
+            summary(&file_out),
+            "{path}"
+        );
+    }
+}

@@ -312,11 +312,14 @@ impl LogReader {
                 .collect();
             Source::List(with_lines.into_iter())
         } else {
-            let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-            Source::Lines {
-                reader: Box::new(std::io::BufReader::with_capacity(1 << 16, f)),
-                line: 0,
-            }
+            // `-` is standard input; a FIFO or /dev/stdin is read as it comes, once
+            let reader: Box<dyn std::io::BufRead> = if path.as_os_str() == "-" {
+                Box::new(std::io::BufReader::with_capacity(1 << 16, std::io::stdin()))
+            } else {
+                let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+                Box::new(std::io::BufReader::with_capacity(1 << 16, f))
+            };
+            Source::Lines { reader, line: 0 }
         };
         Ok(LogReader {
             path: path.to_path_buf(),

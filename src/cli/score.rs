@@ -64,7 +64,8 @@ const MAX_QUEUE: usize = 500;
 /// was in its prompt, and report faithfulness with the evidence for every verdict.
 #[derive(Args)]
 pub struct ScoreArgs {
-    /// The log: JSON Lines (one answer per line, streamed) or YAML (a list).
+    /// The log: JSON Lines (one answer per line, streamed; `-` reads standard input, and a pipe
+    /// or FIFO is read as it comes) or YAML (a list).
     pub log: PathBuf,
     #[arg(long, default_value = "lexical")]
     pub checker: String,
@@ -220,10 +221,13 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     };
 
     // progress: a bar on a terminal, a plain line every few seconds otherwise
-    let total = if matches!(
-        args.log.extension().and_then(|e| e.to_str()),
-        Some("yaml" | "yml")
-    ) {
+    // counted ahead only in a regular file: a pipe, FIFO or stdin can be read once
+    let regular = std::fs::metadata(&args.log).is_ok_and(|m| m.is_file());
+    let total = if !regular
+        || matches!(
+            args.log.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml")
+        ) {
         None
     } else {
         count_records(&args.log).map(|n| match args.shard {
