@@ -1,6 +1,15 @@
 //! The `faithprobe` binary: parses the command line and dispatches to one file per command
 //! (`src/cli/`). Errors become exit codes here and nowhere else.
 
+/// `writeln!` into a `String` a command builds before it writes it out through `cli::out`
+/// (writing into a String cannot fail).
+macro_rules! outln {
+    ($o:expr, $($t:tt)*) => {{
+        use std::fmt::Write as _;
+        let _ = writeln!($o, $($t)*);
+    }};
+}
+
 mod cli;
 
 use clap::{Parser, Subcommand};
@@ -123,6 +132,15 @@ fn man(path: &[String], dir: Option<&std::path::Path>) -> anyhow::Result<Exit> {
     cli::out::emit(&String::from_utf8_lossy(&bytes))
 }
 
+/// Whether an error is a write to a closed pipe (`faithprobe ... | head`): the reader has what
+/// it wanted, so the command ends quietly with exit 0, as ripgrep does.
+fn closed_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // first Ctrl-C: stop after the calls in flight; a second one: stop now, quietly
@@ -158,18 +176,15 @@ fn main() -> ExitCode {
         Command::Import { what } => cli::import::run(what),
         Command::Completions { shell } => {
             use clap::CommandFactory;
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "faithprobe",
-                &mut std::io::stdout(),
-            );
-            Ok(Exit::Ok)
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "faithprobe", &mut buf);
+            cli::out::emit(&String::from_utf8_lossy(&buf))
         }
         Command::Man { command, dir } => man(&command, dir.as_deref()),
     };
     match result {
         Ok(code) => ExitCode::from(code.code()),
+        Err(err) if closed_pipe(&err) => ExitCode::from(Exit::Ok.code()),
         Err(err) => {
             // the library's errors already say their cause once; anything else shows its chain
             let (exit, text) = match err.downcast_ref::<Error>() {

@@ -1105,3 +1105,88 @@ fn an_output_that_is_an_input_or_another_output_is_refused_before_any_work() {
     }
     let _ = shard;
 }
+
+/// The binary as a std Command (whose stdout can be any file), set up as `faithprobe()` is.
+fn plain(args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"));
+    c.current_dir(root())
+        .args(args)
+        .env_remove("CI")
+        .env("NO_COLOR", "1")
+        .env(
+            "FAITHPROBE_CONFIG",
+            root().join("tests/fixtures/empty-config.yaml"),
+        )
+        .envs(common::ort_env())
+        .stdin(std::process::Stdio::null());
+    c
+}
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly_with_exit_0() {
+    let d = tempfile::tempdir().unwrap();
+    let rec = d.path().join("r.json");
+    faithprobe()
+        .args([
+            "run",
+            "suites/larkspur.yaml",
+            "--record",
+            rec.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let rec = rec.to_str().unwrap().to_string();
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["run", "suites/larkspur.yaml"],
+        vec!["run", "suites/larkspur.yaml", "--format", "json"],
+        vec!["mutants", "suites/larkspur.yaml"],
+        vec!["stats", "wilson", "9", "9"],
+        vec!["stats", "power", "--n", "100"],
+        vec!["compare", &rec, &rec],
+        vec!["sweep", "suites/larkspur.yaml"],
+        vec!["doctor"],
+        vec![
+            "check",
+            "--premise",
+            "Team plans are billed monthly.",
+            "--claim",
+            "Team plans are billed monthly.",
+        ],
+        vec!["completions", "bash"],
+        vec!["man"],
+        vec!["score", "tests/fixtures/answers.jsonl", "--show", "all"],
+        vec!["score", "tests/fixtures/answers.jsonl", "--format", "json"],
+        vec!["decompose-eval", "tests/fixtures/hand-decomposition.yaml"],
+    ];
+    for args in commands {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = plain(&args).stdout(writer).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_full_stdout_is_exit_4_never_a_panic() {
+    for args in [
+        vec!["run", "suites/larkspur.yaml"],
+        vec!["mutants", "suites/larkspur.yaml"],
+        vec!["stats", "wilson", "9", "9"],
+        vec!["doctor"],
+        vec!["score", "tests/fixtures/answers.jsonl"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = plain(&args).stdout(full).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}

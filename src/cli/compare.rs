@@ -165,8 +165,7 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
                         CompareFormat::Markdown => report::answers::comparison_markdown(&cmp),
                         CompareFormat::Junit => report::answers::comparison_junit(&cmp),
                     };
-                    print!("{text}");
-                    return Ok(cmp.exit_code());
+                    return super::out::emit_then(&text, cmp.exit_code());
                 }
                 _ => {
                     return Err(Error::Usage(format!(
@@ -251,8 +250,7 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         CompareFormat::Markdown => report::compare::markdown(&cmp),
         CompareFormat::Junit => report::compare::junit(&cmp),
     };
-    print!("{text}");
-    Ok(cmp.exit_code())
+    super::out::emit_then(&text, cmp.exit_code())
 }
 
 /// A count limit that can be switched off.

@@ -29,13 +29,16 @@ pub fn run(args: DecomposeEvalArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let items = eval::load(&args.file)?;
     let d = config.decomposer(&args.decomposer)?;
     let e = eval::evaluate(&items, d.as_ref());
-    match args.format {
-        DecomposeFormat::Json => println!("{}", serde_json::to_string(&e)?),
-        DecomposeFormat::Human => print!("{}", eval::render(&e)),
-    }
-    Ok(if e.answers.iter().any(|a| a.error.is_some()) {
-        Exit::CheckerFailed
-    } else {
-        Exit::Ok
-    })
+    let text = match args.format {
+        DecomposeFormat::Json => serde_json::to_string(&e)? + "\n",
+        DecomposeFormat::Human => eval::render(&e),
+    };
+    super::out::emit_then(
+        &text,
+        if e.answers.iter().any(|a| a.error.is_some()) {
+            Exit::CheckerFailed
+        } else {
+            Exit::Ok
+        },
+    )
 }

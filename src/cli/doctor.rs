@@ -37,21 +37,24 @@ fn try_one(config: &faithprobe::config::Config, name: &str) -> Result<String, St
 }
 
 pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
+    let mut o = String::new();
     let mut ok = true;
     let mut runtime_missing = None;
     match onnx::runtime() {
         Ok(rt) => {
-            println!(
+            outln!(
+                o,
                 "onnx runtime: {} (version {})",
                 rt.path.display(),
                 onnx::runtime_version(&rt.path)
             );
             match onnx::available_providers() {
-                Ok(p) => println!(
+                Ok(p) => outln!(
+                o,
                     "  execution providers: {} (ask for others with `providers:` in a checker; the onnxruntime-gpu wheel brings cuda and tensorrt)",
                     p.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ")
                 ),
-                Err(e) => println!("  execution providers: unknown: {e}"),
+                Err(e) => outln!(o, "  execution providers: unknown: {e}"),
             }
         }
         Err(e) => runtime_missing = Some(e.to_string()),
@@ -60,11 +63,11 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
         Ok(c) => c,
         Err(e) => {
             if let Some(e) = &runtime_missing {
-                println!("onnx runtime: MISSING: {e}");
+                outln!(o, "onnx runtime: MISSING: {e}");
             }
-            println!("config: PROBLEM: {e}");
-            println!("checker lexical: built in, always available");
-            return Ok(Exit::Usage);
+            outln!(o, "config: PROBLEM: {e}");
+            outln!(o, "checker lexical: built in, always available");
+            return super::out::emit_then(&o, Exit::Usage);
         }
     };
     if let Some(e) = &runtime_missing {
@@ -76,10 +79,11 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
             .map(|(n, _)| n)
             .collect();
         if needed.is_empty() {
-            println!("onnx runtime: not found, and not needed: no nli or similarity checker is configured (install it with `python3 -m pip install onnxruntime==1.31.1` before adding one)");
+            outln!(o, "onnx runtime: not found, and not needed: no nli or similarity checker is configured (install it with `python3 -m pip install onnxruntime==1.31.1` before adding one)");
         } else {
             ok = false;
-            println!(
+            outln!(
+                o,
                 "onnx runtime: MISSING (needed by {}): {e}",
                 needed
                     .iter()
@@ -90,36 +94,43 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
         }
     }
     match &config.path {
-        Some(p) => println!("config: {}", p.display()),
+        Some(p) => outln!(o, "config: {}", p.display()),
         None => {
-            println!("config: none (no ./faithprobe.yaml; only the built-in `lexical` checker)")
+            outln!(
+                o,
+                "config: none (no ./faithprobe.yaml; only the built-in `lexical` checker)"
+            )
         }
     }
-    println!("checker lexical: built in, always available");
+    outln!(o, "checker lexical: built in, always available");
     for (name, c) in &config.checkers {
         let problems = config.problems(name);
         if !problems.is_empty() {
             ok = false;
             for p in problems {
-                println!("checker {name}: PROBLEM: {p}");
+                outln!(o, "checker {name}: PROBLEM: {p}");
             }
             continue;
         }
         if let CheckerConfig::Judge(j) = c {
             match faithprobe::llm::ping(&j.endpoint.base_url, std::time::Duration::from_secs(3)) {
-                Ok(status) => println!(
+                Ok(status) => outln!(
+                    o,
                     "checker {name}: kind judge, server {} answers (HTTP {status} on /models)",
                     faithprobe::llm::display_url(&j.endpoint.base_url)
                 ),
                 Err(e) => {
                     ok = false;
-                    println!("checker {name}: PROBLEM: the server does not answer: {e}");
+                    outln!(
+                        o,
+                        "checker {name}: PROBLEM: the server does not answer: {e}"
+                    );
                 }
             }
             continue;
         }
         let Some(dir) = config.model_dir(name) else {
-            println!("checker {name}: kind {}", c.kind());
+            outln!(o, "checker {name}: kind {}", c.kind());
             continue;
         };
         let providers = match c {
@@ -130,14 +141,16 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
         };
         match Model::load_on(&dir, 1, &providers) {
             Ok(m) => {
-                println!(
+                outln!(
+                    o,
                     "checker {name}: kind {}, model {} (sha256 {}…)",
                     c.kind(),
                     dir.display(),
                     m.hash,
                 );
-                println!("  family {}", m.family);
-                println!(
+                outln!(o, "  family {}", m.family);
+                outln!(
+                    o,
                     "  runs on {}{}",
                     m.providers.join(", "),
                     if providers.is_empty() {
@@ -146,7 +159,8 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
                         ""
                     }
                 );
-                println!(
+                outln!(
+                o,
                     "  limit  {} tokens per input, special tokens included (longer sentences are scored in overlapping pieces; nothing is truncated)",
                     m.max_len
                 );
@@ -155,17 +169,18 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
                         "input_ids" | "attention_mask" | "token_type_ids" => "fed",
                         _ => "NOT FED: faithprobe feeds input_ids, attention_mask and token_type_ids only",
                     };
-                    println!("  input  {:<20} {} ({fed})", p.name, p.description);
+                    outln!(o, "  input  {:<20} {} ({fed})", p.name, p.description);
                 }
                 for p in &m.outputs {
-                    println!("  output {:<20} {}", p.name, p.description);
+                    outln!(o, "  output {:<20} {}", p.name, p.description);
                 }
                 if let CheckerConfig::Nli(mc) = c {
                     if !m.labels.is_empty() {
-                        println!("  id2label {}", m.labels.join(", "));
+                        outln!(o, "  id2label {}", m.labels.join(", "));
                     }
                     match faithprobe::check::nli::resolve_head(&m, mc.labels.as_ref()) {
-                        Ok(h) => println!(
+                        Ok(h) => outln!(
+                            o,
                             "  reads  {}{}",
                             h.describe(&m.labels),
                             if mc.labels.is_some() {
@@ -176,33 +191,33 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
                         ),
                         Err(e) => {
                             ok = false;
-                            println!("checker {name}: PROBLEM: {e}");
+                            outln!(o, "checker {name}: PROBLEM: {e}");
                         }
                     }
                     match &mc.template {
-                        Some(t) => println!("  input text: the template {t:?} (one text per pair)"),
-                        None => println!("  input text: the pair (premise, claim) through the tokenizer's pair template"),
+                        Some(t) => outln!(o, "  input text: the template {t:?} (one text per pair)"),
+                        None => outln!(o, "  input text: the pair (premise, claim) through the tokenizer's pair template"),
                     }
                 }
                 // all good only after one real input went through the model as a run sends it
                 match try_one(&config, name) {
-                    Ok(line) => println!("  tried  {line}"),
+                    Ok(line) => outln!(o, "  tried  {line}"),
                     Err(e) => {
                         ok = false;
-                        println!("checker {name}: PROBLEM: {e}");
+                        outln!(o, "checker {name}: PROBLEM: {e}");
                     }
                 }
             }
             Err(e) => {
                 ok = false;
-                println!("checker {name}: PROBLEM: {e}");
+                outln!(o, "checker {name}: PROBLEM: {e}");
             }
         }
     }
     if ok {
-        println!("all good");
-        Ok(Exit::Ok)
+        outln!(o, "all good");
+        super::out::emit(&o)
     } else {
-        Ok(Exit::Usage)
+        super::out::emit_then(&o, Exit::Usage)
     }
 }

@@ -50,8 +50,7 @@ pub fn run(args: MutantsArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             MutantFormat::Human => out.push_str(&table(suite, set)),
         }
     }
-    print!("{}", faithprobe::text::printable(&out));
-    Ok(Exit::Ok)
+    super::out::emit(&faithprobe::text::printable(&out))
 }
 
 fn table(suite: &Suite, set: &MutantSet) -> String {

@@ -45,8 +45,10 @@ pub fn run(args: OmissionsEvalArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         })
         .collect();
     let e = evaluate_omissions(&cases, &flags);
+    let mut o = String::new();
     let f = |x: Option<f64>| x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
-    println!(
+    outln!(
+                o,
         "omissions check on {}: {}, {} match an omission a person confirmed (precision {}); {} of {} confirmed omissions found (recall {})",
         faithprobe::report::count(e.answers as u64, "answer", "answers"),
         faithprobe::report::count(e.flagged as u64, "flag", "flags"),
@@ -57,18 +59,22 @@ pub fn run(args: OmissionsEvalArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         f(e.recall)
     );
     for (id, flag, hit) in &e.flags {
-        println!(
+        outln!(
+            o,
             "  {:<14} {:<6} {flag}",
             id,
             if *hit { "real" } else { "noise" }
         );
     }
     for (id, err) in &e.errors {
-        println!("  {id:<14} error  {err}");
+        outln!(o, "  {id:<14} error  {err}");
     }
-    Ok(if e.errors.is_empty() {
-        Exit::Ok
-    } else {
-        Exit::CheckerFailed
-    })
+    super::out::emit_then(
+        &o,
+        if e.errors.is_empty() {
+            Exit::Ok
+        } else {
+            Exit::CheckerFailed
+        },
+    )
 }

@@ -4,6 +4,14 @@
 use faithprobe::error::Exit;
 use std::io::Write;
 
+/// [`emit`], then `code` when the write went through (a closed pipe counts as through).
+pub fn emit_then(text: &str, code: Exit) -> anyhow::Result<Exit> {
+    match emit(text)? {
+        Exit::Ok => Ok(code),
+        failed => Ok(failed),
+    }
+}
+
 /// Writes `text` to stdout and flushes it, mapping a failure to its exit code.
 pub fn emit(text: &str) -> anyhow::Result<Exit> {
     let mut stdout = std::io::stdout().lock();

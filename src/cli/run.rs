@@ -1,7 +1,6 @@
 //! `faithprobe run`: score every verified claim, hard case and mutant of the suites and report.
 
 use super::{CacheArgs, ConfidenceArg, Ctx, SuiteArgs};
-use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use faithprobe::error::{Error, Exit};
 use faithprobe::record::Record;
@@ -9,7 +8,6 @@ use faithprobe::report;
 use faithprobe::run::SuiteRun;
 use faithprobe::snapshot::{self, SnapshotStatus};
 use faithprobe::summary::summarize;
-use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -143,9 +141,8 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             }
         }
     }
-    std::io::stdout()
-        .lock()
-        .write_all(out.as_bytes())
-        .context("writing the report")?;
-    Ok(exit)
+    match super::out::emit(&out)? {
+        Exit::Ok => Ok(exit),
+        failed => Ok(failed),
+    }
 }

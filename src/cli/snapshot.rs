@@ -19,11 +19,12 @@ pub enum SnapshotAction {
 pub fn run(action: SnapshotAction) -> anyhow::Result<Exit> {
     let SnapshotAction::Accept { dir } = action;
     let done = snapshot::accept(&dir)?;
+    let mut o = String::new();
     if done.is_empty() {
-        println!("no .snap.new files in {}", dir.display());
+        outln!(o, "no .snap.new files in {}", dir.display());
     }
     for p in done {
-        println!("accepted {}", p.display());
+        outln!(o, "accepted {}", p.display());
     }
-    Ok(Exit::Ok)
+    super::out::emit(&o)
 }

@@ -56,6 +56,7 @@ pub enum StatsCommand {
 }
 
 pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
+    let mut o = String::new();
     match what {
         StatsCommand::Wilson { k, n, confidence } => {
             super::check_confidence(confidence)?;
@@ -63,7 +64,8 @@ pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
                 return Err(Error::Usage(format!("K ({k}) cannot exceed N ({n})")).into());
             }
             let r = stats::Rate::new(k, n, confidence);
-            println!(
+            outln!(
+                o,
                 "{k}/{n}  rate {}  {}% Wilson interval [{:.4}, {:.4}]",
                 fmt_rate(r.rate),
                 (confidence * 100.0).round(),
@@ -80,7 +82,8 @@ pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
                 ))
                 .into());
             };
-            println!(
+            outln!(
+                o,
                 "b={b} c={c}  exact two-sided McNemar p = {:.4} ({total} discordant pairs)",
                 stats::mcnemar_exact(b, c),
             );
@@ -98,7 +101,8 @@ pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
             }
             let need = stats::power::pairs_needed(alpha);
             match drop {
-                Some(d) if (0.0..=1.0).contains(&d) => println!(
+                Some(d) if (0.0..=1.0).contains(&d) => outln!(
+                o,
                     "power {:.3} to detect a drop of {d} with {n} paired cases at alpha {alpha} (exact McNemar; {need} one-way discordant pairs reject)",
                     stats::power::power_of(n, d, alpha)
                 ),
@@ -106,10 +110,12 @@ pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
                     return Err(Error::Usage(format!("--drop {d} must be in [0, 1]")).into())
                 }
                 None => match stats::detectable_drop(n, alpha, power) {
-                    Some(d) => println!(
+                    Some(d) => outln!(
+                o,
                         "{n} paired cases detect a drop of {d:.3} with power {power} at alpha {alpha} (exact McNemar; at least {need} one-way discordant pairs)"
                     ),
-                    None => println!(
+                    None => outln!(
+                o,
                         "{n} paired cases cannot detect any drop with power {power} at alpha {alpha}: the exact McNemar test needs at least {need} one-way discordant pairs"
                     ),
                 },
@@ -126,12 +132,13 @@ pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
                     Error::Usage("--rate must be in [0, 1] and --margin in (0, 1)".into()).into(),
                 );
             }
-            println!(
+            outln!(
+                o,
                 "{} labelled cases to pin a rate near {rate} to within ±{margin} at {}% confidence",
                 stats::sample_size(rate, margin, confidence),
                 (confidence * 100.0).round()
             );
         }
     }
-    Ok(Exit::Ok)
+    super::out::emit(&o)
 }
