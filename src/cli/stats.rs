@@ -112,7 +112,8 @@ pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
                 None => match stats::detectable_drop(n, alpha, power) {
                     Some(d) => outln!(
                 o,
-                        "{n} paired cases detect a drop of {d:.3} with power {power} at alpha {alpha} (exact McNemar; at least {need} one-way discordant pairs)"
+                        "{n} paired cases detect a drop of {} with power {power} at alpha {alpha} (exact McNemar; at least {need} one-way discordant pairs)",
+                        sig3(d)
                     ),
                     None => outln!(
                 o,
@@ -141,4 +142,13 @@ pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
         }
     }
     super::out::emit(&o)
+}
+
+/// A small figure to three significant figures (0.0823, 0.000934), never rounded to zero.
+fn sig3(x: f64) -> String {
+    if x <= 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let decimals = (2 - x.log10().floor() as i32).max(0) as usize;
+    format!("{x:.decimals$}")
 }

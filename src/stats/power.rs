@@ -83,7 +83,10 @@ pub fn detectable_drop(n: u64, alpha: f64, power: f64) -> Option<f64> {
             lo = mid;
         }
     }
-    Some((hi * 1000.0).ceil() / 1000.0)
+    // rounded up (never promising a smaller drop than holds) to 3 significant figures, so a
+    // drop below 0.001 at a large n is still told
+    let scale = 10f64.powi(2 - hi.log10().floor() as i32);
+    Some((hi * scale).ceil() / scale)
 }
 
 #[cfg(test)]
@@ -104,6 +107,14 @@ mod tests {
             vec![0.05, 0.2, 0.15, 0.025, 1.0]
         );
         assert_eq!(adjust(&p, Adjust::None), p.to_vec());
+    }
+
+    #[test]
+    fn a_drop_below_a_thousandth_is_told_at_a_large_n() {
+        let d = detectable_drop(100_000, 0.05, 0.8).unwrap();
+        assert!(d < 0.001 && d > 0.00005, "{d}");
+        // rounded up: the power at the printed drop is still at least the asked power
+        assert!(power_of(100_000, d, 0.05) >= 0.8);
     }
 
     #[test]
