@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::llm::{LlmClient, LlmSettings, DEFAULT_MAX_WAIT};
 use crate::mutate::Rules;
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -365,10 +365,21 @@ impl Config {
     /// Checks the settings of the checker `name` without any side effect: numbers in range and
     /// finite, cascades naming checkers that exist and never containing themselves.
     pub fn validate(&self, name: &str) -> Result<()> {
-        self.validate_at(name, &mut Vec::new())
+        self.validate_at(name, &mut Vec::new(), &mut HashSet::new())
     }
 
-    fn validate_at(&self, name: &str, path: &mut Vec<String>) -> Result<()> {
+    /// Validates `name` once: a checker shared by several cascades (a chain of cascades over
+    /// the same sub-checkers) is checked the first time only, so validation is linear in the
+    /// number of named checkers, never exponential in the depth.
+    fn validate_at(
+        &self,
+        name: &str,
+        path: &mut Vec<String>,
+        done: &mut HashSet<String>,
+    ) -> Result<()> {
+        if done.contains(name) {
+            return Ok(());
+        }
         let Some(c) = self.get(name)? else {
             return Ok(());
         };
@@ -465,7 +476,7 @@ impl Config {
                             &format!("known: {}", self.checker_names().join(", ")),
                         ));
                     }
-                    self.validate_at(part, path)?;
+                    self.validate_at(part, path, done)?;
                 }
                 path.pop();
             }
@@ -490,6 +501,7 @@ impl Config {
                 }
             }
         }
+        done.insert(name.to_string());
         Ok(())
     }
 
@@ -552,8 +564,22 @@ impl Config {
     /// error naming the checker's line.
     pub fn checker(&self, name: &str, cache: Option<&Path>) -> Result<Box<dyn Checker>> {
         self.validate(name)?;
+        Ok(Box::new(self.build(name, cache, &mut HashMap::new())?))
+    }
+
+    /// Builds `name`, each named checker once: a sub-checker several cascades share is one
+    /// instance (one model loaded), however deep the chain.
+    fn build(
+        &self,
+        name: &str,
+        cache: Option<&Path>,
+        built: &mut HashMap<String, Arc<dyn Checker>>,
+    ) -> Result<Arc<dyn Checker>> {
+        if let Some(c) = built.get(name) {
+            return Ok(c.clone());
+        }
         let Some(c) = self.get(name)? else {
-            return Ok(Box::new(LexicalChecker::new(
+            return Ok(Arc::new(LexicalChecker::new(
                 "lexical",
                 LexicalSettings::default(),
             )));
@@ -570,10 +596,10 @@ impl Config {
                 .map(|p| Cache::open(p).map(Arc::new).map_err(Error::Usage))
                 .transpose()
         };
-        Ok(match c {
+        let checker: Arc<dyn Checker> = match c {
             CheckerConfig::Lexical(l) => {
                 let d = LexicalSettings::default();
-                Box::new(LexicalChecker::new(
+                Arc::new(LexicalChecker::new(
                     name,
                     LexicalSettings {
                         threshold: l.threshold.unwrap_or(d.threshold),
@@ -601,9 +627,9 @@ impl Config {
                 let dir = self.base.join(&m.model);
                 let cache = open_cache()?;
                 if kind == "nli" {
-                    Box::new(NliChecker::new(name, &dir, s, cache).map_err(failed)?)
+                    Arc::new(NliChecker::new(name, &dir, s, cache).map_err(failed)?)
                 } else {
-                    Box::new(SimilarityChecker::new(name, &dir, s, cache).map_err(failed)?)
+                    Arc::new(SimilarityChecker::new(name, &dir, s, cache).map_err(failed)?)
                 }
             }
             CheckerConfig::Judge(j) => {
@@ -619,16 +645,16 @@ impl Config {
                     batch_size: j.batch_size.unwrap_or(16),
                     concurrency: j.concurrency.unwrap_or(4),
                 };
-                Box::new(JudgeChecker::new(name, settings, open_cache()?).map_err(failed)?)
+                Arc::new(JudgeChecker::new(name, settings, open_cache()?).map_err(failed)?)
             }
-            CheckerConfig::Cascade(k) => Box::new(CascadeChecker::new(
+            CheckerConfig::Cascade(k) => Arc::new(CascadeChecker::new(
                 name,
-                self.checker(&k.front, cache)?,
-                self.checker(&k.back, cache)?,
+                Box::new(self.build(&k.front, cache, built)?),
+                Box::new(self.build(&k.back, cache, built)?),
                 k.route_below.unwrap_or(0.5),
                 k.settle_below,
             )),
-            CheckerConfig::Command(c) => Box::new(CommandChecker::new(
+            CheckerConfig::Command(c) => Arc::new(CommandChecker::new(
                 name,
                 c.argv.clone(),
                 self.base.clone(),
@@ -637,7 +663,9 @@ impl Config {
                     total_timeout: c.total_timeout_s.map(Duration::from_secs_f64),
                 },
             )),
-        })
+        };
+        built.insert(name.to_string(), checker.clone());
+        Ok(checker)
     }
 
     /// Settings for an endpoint with its prompt `written` as the user wrote it, read relative to

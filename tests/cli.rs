@@ -1190,3 +1190,37 @@ fn a_full_stdout_is_exit_4_never_a_panic() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_deep_chain_of_cascades_over_shared_checkers_validates_and_runs_at_once() {
+    let d = tempfile::tempdir().unwrap();
+    let mut cfg = String::from("checkers:\n  c0: {kind: lexical}\n");
+    for i in 1..=40 {
+        cfg.push_str(&format!(
+            "  c{i}: {{kind: cascade, front: c{p}, back: c{p}, route_below: 0.5}}\n",
+            p = i - 1
+        ));
+    }
+    std::fs::write(d.path().join("faithprobe.yaml"), cfg).unwrap();
+    let suite = root().join("suites/larkspur.yaml");
+    let out = common::faithprobe_in(d.path())
+        .args(["run", suite.to_str().unwrap(), "--checker", "c40"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doctor = common::faithprobe_in(d.path())
+        .arg("doctor")
+        .output()
+        .unwrap();
+    assert_eq!(
+        doctor.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&doctor.stdout)
+    );
+}

@@ -45,6 +45,11 @@ impl CascadeChecker {
         }
     }
 
+    /// Whether front and back are one configured checker.
+    fn same_checker(&self) -> bool {
+        self.front.name() == self.back.name() && self.front.kind() == self.back.kind()
+    }
+
     /// How the last run was routed.
     pub fn routing(&self) -> Routing {
         self.routing.lock().map(|r| r.clone()).unwrap_or_default()
@@ -75,7 +80,14 @@ impl Checker for CascadeChecker {
         if let Some(t) = self.settle_below {
             s.insert("settle_below".into(), format!("{t}"));
         }
-        for (prefix, c) in [("front.", &self.front), ("back.", &self.back)] {
+        // a back checker that is the front checker is described once (a chain of cascades over
+        // one checker would otherwise double its settings at every level)
+        let subs: &[(&str, &Box<dyn Checker>)] = if self.same_checker() {
+            &[("front.", &self.front)]
+        } else {
+            &[("front.", &self.front), ("back.", &self.back)]
+        };
+        for (prefix, c) in subs {
             for (k, v) in c.settings() {
                 s.insert(format!("{prefix}{k}"), v);
             }
@@ -98,13 +110,19 @@ impl Checker for CascadeChecker {
             r.claims
         )];
         out.extend(self.front.notes());
-        out.extend(self.back.notes());
+        if !self.same_checker() {
+            out.extend(self.back.notes());
+        }
         out
     }
 
     fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult> {
         let n = input.claims.len();
         let front = self.front.check(input, &mut |d| progress(d / 2));
+        // the same checker as back: its verdicts on the routed claims are the ones it just gave
+        // (checking them again costs as much and says the same), so a chain of cascades over one
+        // checker costs one pass per level, not two
+        let again: Option<Vec<CheckResult>> = self.same_checker().then(|| front.clone());
         let mut routing = Routing {
             claims: n,
             ..Default::default()
@@ -146,9 +164,12 @@ impl Checker for CascadeChecker {
                     })
                     .collect(),
             };
-            let back = self.back.check(&sub, &mut |d| {
-                progress(n / 2 + d * (n - n / 2) / routed.len().max(1))
-            });
+            let back = match &again {
+                Some(front) => routed.iter().map(|&i| front[i].clone()).collect(),
+                None => self.back.check(&sub, &mut |d| {
+                    progress(n / 2 + d * (n - n / 2) / routed.len().max(1))
+                }),
+            };
             for (&i, r) in routed.iter().zip(back) {
                 out[i] = Some(r.map(|mut v| {
                     v.reason = format!("routed to {}: {}", self.back.name(), v.reason);

@@ -195,3 +195,25 @@ pub trait Checker: Send + Sync {
         Ok(None)
     }
 }
+
+/// A shared checker is a checker: a sub-checker several cascades name is built once and shared.
+impl Checker for std::sync::Arc<dyn Checker> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn kind(&self) -> &'static str {
+        (**self).kind()
+    }
+    fn settings(&self) -> BTreeMap<String, String> {
+        (**self).settings()
+    }
+    fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult> {
+        (**self).check(input, progress)
+    }
+    fn notes(&self) -> Vec<String> {
+        (**self).notes()
+    }
+    fn probe(&self, premise: &str, claim: &str) -> Result<Option<Vec<(String, f64)>>, CheckError> {
+        (**self).probe(premise, claim)
+    }
+}
