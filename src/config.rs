@@ -245,6 +245,7 @@ impl Config {
                 mutators: None,
             }
         } else {
+            crate::yaml::check_aliases(path, text)?;
             serde_yaml::from_str(text).map_err(|e| Error::from_yaml(path, &e, HELP))?
         };
         let base = path

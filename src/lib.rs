@@ -55,6 +55,7 @@ pub mod summary;
 pub mod sweep;
 pub mod text;
 pub mod write;
+pub mod yaml;
 
 #[cfg(test)]
 mod fuzz;

@@ -637,3 +637,54 @@ fn a_log_from_stdin_a_pipe_or_dev_stdin_is_read_once_and_whole() {
         );
     }
 }
+
+#[test]
+fn a_yaml_alias_bomb_in_a_log_a_suite_or_a_config_is_refused_before_it_expands() {
+    let d = tempfile::tempdir().unwrap();
+    let big = "x".repeat(1 << 20);
+    // a log: one 1 MB answer repeated 2,000 times by alias (2 GB once read)
+    let mut log = format!("- {{id: a0, answer: &big \"{big}\", passages: [\"x\"]}}\n");
+    for i in 1..2000 {
+        log.push_str(&format!(
+            "- {{id: a{i}, answer: *big, passages: [\"x\"]}}\n"
+        ));
+    }
+    std::fs::write(d.path().join("log.yaml"), &log).unwrap();
+    let record = d.path().join("r.json");
+    let (code, _, err) = output(faithprobe_in(d.path()).args([
+        "score",
+        "log.yaml",
+        "--record",
+        record.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("log.yaml:") && err.contains("aliases"),
+        "{err}"
+    );
+    assert!(!record.exists());
+    // a suite
+    let mut suite = format!("suite: s\ncontexts:\n  - id: c\n    passages:\n      - {{id: p, text: &big \"{big}\"}}\n    faithful:\n");
+    for i in 0..100 {
+        suite.push_str(&format!("      - {{id: f{i}, claim: *big}}\n"));
+    }
+    std::fs::write(d.path().join("s.yaml"), &suite).unwrap();
+    let (code, _, err) = output(faithprobe_in(d.path()).args(["run", "s.yaml"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("s.yaml:") && err.contains("aliases"), "{err}");
+    // a config
+    let mut cfg = format!("checkers:\n  c0: {{kind: command, argv: [&big \"{big}\"]}}\n");
+    for i in 1..100 {
+        cfg.push_str(&format!("  c{i}: {{kind: command, argv: [*big]}}\n"));
+    }
+    std::fs::write(d.path().join("faithprobe.yaml"), &cfg).unwrap();
+    let (code, _, err) = output(
+        faithprobe_in(d.path())
+            .args(["run", root().join("suites/larkspur.yaml").to_str().unwrap()]),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("faithprobe.yaml:") && err.contains("aliases"),
+        "{err}"
+    );
+}

@@ -292,6 +292,7 @@ impl LogReader {
         );
         let source = if yaml {
             let text = crate::error::read_input(path)?;
+            crate::yaml::check_aliases(path, &text)?;
             let list: Vec<Value> =
                 serde_yaml::from_str(&text).map_err(|e| Error::from_yaml(path, &e, HELP))?;
             let loc = crate::suite::Locator::new(&text);

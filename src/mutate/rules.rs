@@ -135,6 +135,7 @@ impl Rules {
     fn parse(dir: &Path, texts: [&str; 4], source: &str) -> Result<Rules> {
         fn one<T: for<'de> Deserialize<'de>>(dir: &Path, name: &str, text: &str) -> Result<T> {
             let path = dir.join(name);
+            crate::yaml::check_aliases(&path, text)?;
             serde_yaml::from_str(text).map_err(|e| {
                 Error::from_yaml(
                     &path,

@@ -111,6 +111,7 @@ impl Suite {
 
     /// Parses and validates suite text; `path` is used in error messages only.
     pub fn from_yaml(path: &Path, text: &str) -> Result<Suite> {
+        crate::yaml::check_aliases(path, text)?;
         if let Some((line, column)) = schema::binary_tag(text) {
             return Err(Error::Input {
                 location: crate::error::Location::new(path, Some(line), Some(column)),
