@@ -66,7 +66,23 @@ pub fn file_name(suite: &str, checker: &str) -> String {
             })
             .collect::<String>()
     };
-    format!("{}.{}.snap", safe(suite), safe(checker))
+    // a name that had to be changed to be a file name gets a short hash of itself, so `v1/nli`
+    // and `v1_nli` never share a file
+    let part = |s: &str| {
+        let f = safe(s);
+        if f == s {
+            f
+        } else {
+            use sha2::{Digest, Sha256};
+            let h: String = Sha256::digest(s.as_bytes())
+                .iter()
+                .take(4)
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            format!("{f}-{h}")
+        }
+    };
+    format!("{}.{}.snap", part(suite), part(checker))
 }
 
 /// What writing a snapshot found.
@@ -156,6 +172,22 @@ pub fn accept(dir: &Path) -> Result<Vec<PathBuf>> {
         .collect();
     news.sort();
     let mut done = Vec::new();
+    // as every other writer: never replace (or follow) anything but a regular file
+    let regular_or_absent = |p: &Path| match std::fs::symlink_metadata(p) {
+        Ok(m) => m.file_type().is_file(),
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+    };
+    for new in &news {
+        let target = PathBuf::from(new.to_string_lossy().trim_end_matches(".new").to_string());
+        for p in [new.as_path(), target.as_path()] {
+            if !regular_or_absent(p) || (p == new.as_path() && !p.exists()) {
+                return Err(Error::Usage(format!(
+                    "{} is not a regular file (a symlink, folder or device); snapshot accept replaces only regular files: remove it and accept again",
+                    p.display()
+                )));
+            }
+        }
+    }
     for new in news {
         let target = PathBuf::from(new.to_string_lossy().trim_end_matches(".new").to_string());
         std::fs::rename(&new, &target).map_err(|e| Error::io(&new, e))?;

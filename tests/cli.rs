@@ -1224,3 +1224,62 @@ fn a_deep_chain_of_cascades_over_shared_checkers_validates_and_runs_at_once() {
         String::from_utf8_lossy(&doctor.stdout)
     );
 }
+
+#[test]
+fn checkers_whose_names_differ_only_in_unsafe_characters_get_their_own_snapshots() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("faithprobe.yaml"),
+        "checkers:\n  v1/nli: {kind: lexical, threshold: 0.99}\n  v1_nli: {kind: lexical, threshold: 0.01}\n",
+    )
+    .unwrap();
+    let suite = root().join("suites/larkspur.yaml");
+    for c in ["v1/nli", "v1_nli"] {
+        let out = common::faithprobe_in(d.path())
+            .args([
+                "run",
+                suite.to_str().unwrap(),
+                "--checker",
+                c,
+                "--snapshot",
+                "snaps",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{c}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let names: Vec<String> = std::fs::read_dir(d.path().join("snaps"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(!names.iter().any(|n| n.ends_with(".new")), "{names:?}");
+}
+
+#[test]
+fn snapshot_accept_never_replaces_a_symlink() {
+    let d = tempfile::tempdir().unwrap();
+    let snaps = d.path().join("snaps");
+    std::fs::create_dir(&snaps).unwrap();
+    let elsewhere = d.path().join("elsewhere.snap");
+    std::fs::write(&elsewhere, "kept\n").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, snaps.join("s.lexical.snap")).unwrap();
+    std::fs::write(snaps.join("s.lexical.snap.new"), "new\n").unwrap();
+    let out = faithprobe()
+        .args(["snapshot", "accept", snaps.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not a regular file"), "{err}");
+    assert!(std::fs::symlink_metadata(snaps.join("s.lexical.snap"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "kept\n");
+}
