@@ -419,11 +419,14 @@ pub fn write_score_record(
     crate::write::write_atomic_from(path, &mut |w| {
         let io = |e: std::io::Error| Error::write(path, e);
         let mut lead = format!(
-            "{{\n  \"type\": \"score\",\n  \"version\": {},\n  \"log\": {},\n  \"checker\": {},\n  \"decomposer\": {},\n",
+            "{{\n  \"type\": \"score\",\n  \"version\": {},\n  \"log\": {},\n  \"log_sha256\": {},\n  \"checker\": {},\n  \"checker_settings\": {},\n  \"decomposer\": {},\n  \"lines_not_read\": {},\n",
             head.version,
             s(&head.log),
+            s(&head.log_sha256),
             s(&head.checker),
-            s(&head.decomposer)
+            s(&head.checker_settings),
+            s(&head.decomposer),
+            head.lines_not_read
         );
         if let Some(sh) = &head.shard {
             lead.push_str(&format!("  \"shard\": {},\n", s(sh)));

@@ -109,10 +109,39 @@ pub fn merge_score(parts: Vec<(PathBuf, ScoreRecord)>) -> Result<ScoreRecord> {
     let (first_path, first) = &parts[0];
     let mut out = first.clone_head();
     out.shard = None;
+    // every shard read the whole log, so each saw the same unreadable lines
+    out.lines_not_read = parts
+        .iter()
+        .map(|(_, r)| r.lines_not_read)
+        .max()
+        .unwrap_or(0);
+    if out.lines_not_read > 0 {
+        crate::notes::note(format!(
+            "warning: {} line(s) of the log could not be read when it was scored; the merged record lacks their answers (fix the lines and score again for a whole record)",
+            out.lines_not_read
+        ));
+    }
     for (path, r) in &parts {
+        // the log by its content when both records carry it (`./log.jsonl` and `log.jsonl` are
+        // one log; two logs written to one path are two), else by its path
+        let by_content = !r.log_sha256.is_empty() && !first.log_sha256.is_empty();
+        let (what, a, b) = if by_content {
+            ("log (sha256)", &r.log_sha256, &first.log_sha256)
+        } else {
+            ("log", &r.log, &first.log)
+        };
+        let settings = |x: &ScoreRecord| {
+            x.checker_settings
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let (sa, sb) = (settings(r), settings(first));
         for (what, a, b) in [
-            ("log", &r.log, &first.log),
+            (what, a, b),
             ("checker", &r.checker, &first.checker),
+            ("checker's settings", &sa, &sb),
             ("decomposer", &r.decomposer, &first.decomposer),
         ] {
             if a != b {

@@ -688,3 +688,81 @@ fn a_yaml_alias_bomb_in_a_log_a_suite_or_a_config_is_refused_before_it_expands()
         "{err}"
     );
 }
+
+#[test]
+fn merge_knows_a_log_by_its_content_and_a_checker_by_its_settings() {
+    let d = tempfile::tempdir().unwrap();
+    let fixture = std::fs::read_to_string(root().join("tests/fixtures/answers.jsonl")).unwrap();
+    let log = d.path().join("log.jsonl");
+    std::fs::write(&log, &fixture).unwrap();
+    let score = |log: &str, shard: &str, out: &str, checker: &str| {
+        let (code, _, err) = output(faithprobe_in(d.path()).args([
+            "score",
+            log,
+            "--shard",
+            shard,
+            "--record",
+            out,
+            "--checker",
+            checker,
+            "--show",
+            "none",
+        ]));
+        assert!(code == 0 || code == 2, "{err}");
+    };
+    let merge =
+        |a: &str, b: &str| output(faithprobe_in(d.path()).args(["merge", a, b, "--out", "m.json"]));
+    std::fs::write(
+        d.path().join("faithprobe.yaml"),
+        "checkers:\n  t: {kind: lexical, threshold: 0.99}\n",
+    )
+    .unwrap();
+    // one log spelled two ways merges
+    score("./log.jsonl", "1/2", "a1.json", "t");
+    score("log.jsonl", "2/2", "a2.json", "t");
+    let (code, _, err) = merge("a1.json", "a2.json");
+    assert_eq!(code, 0, "{err}");
+    // another log written to the same path does not
+    std::fs::write(&log, fixture.replace("eligible", "not eligible")).unwrap();
+    score("log.jsonl", "2/2", "b2.json", "t");
+    let (code, _, err) = merge("a1.json", "b2.json");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("log (sha256)"), "{err}");
+    // nor does one checker name at another threshold
+    std::fs::write(&log, &fixture).unwrap();
+    std::fs::write(
+        d.path().join("faithprobe.yaml"),
+        "checkers:\n  t: {kind: lexical, threshold: 0.01}\n",
+    )
+    .unwrap();
+    score("log.jsonl", "2/2", "c2.json", "t");
+    let (code, _, err) = merge("a1.json", "c2.json");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("checker's settings") && err.contains("threshold=0.99"),
+        "{err}"
+    );
+    // a malformed line: the record says so, and merge and compare warn
+    std::fs::write(
+        &log,
+        format!("{{\"id\": \"broken\", \"answer\": \n{fixture}"),
+    )
+    .unwrap();
+    score("log.jsonl", "1/2", "d1.json", "t");
+    score("log.jsonl", "2/2", "d2.json", "t");
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("d1.json")).unwrap()).unwrap();
+    assert_eq!(rec["lines_not_read"], 1);
+    assert_eq!(rec["log_sha256"].as_str().unwrap().len(), 64);
+    let (code, _, err) = merge("d1.json", "d2.json");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("1 line(s) of the log could not be read"),
+        "{err}"
+    );
+    let (_, _, err) = output(faithprobe_in(d.path()).args(["compare", "m.json", "m.json"]));
+    assert!(
+        err.contains("could not be read when it was scored"),
+        "{err}"
+    );
+}

@@ -265,6 +265,14 @@ pub struct LogReader {
     position: usize,
     /// Answers that have no passages: (id, line).
     pub without_passages: Vec<(String, Option<usize>)>,
+    /// SHA-256 of every byte of the log read so far.
+    hasher: sha2::Sha256,
+    /// SHA-256 of the contexts file, when there is one.
+    contexts_sha: Option<String>,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A record of the log as read (or why it is not JSON) and its line.
@@ -290,8 +298,11 @@ impl LogReader {
             path.extension().and_then(|e| e.to_str()),
             Some("yaml" | "yml")
         );
+        use sha2::Digest;
+        let mut hasher = sha2::Sha256::new();
         let source = if yaml {
             let text = crate::error::read_input(path)?;
+            hasher.update(text.as_bytes());
             crate::yaml::check_aliases(path, &text)?;
             let list: Vec<Value> =
                 serde_yaml::from_str(&text).map_err(|e| Error::from_yaml(path, &e, HELP))?;
@@ -335,7 +346,26 @@ impl LogReader {
             shard,
             position: 0,
             without_passages: Vec::new(),
+            hasher,
+            contexts_sha: match contexts {
+                Some(p) => Some(hex(&sha2::Sha256::digest(
+                    std::fs::read(p).map_err(|e| Error::io(p, e))?,
+                ))),
+                None => None,
+            },
         })
+    }
+
+    /// What this log is, whatever its path: the SHA-256 of the bytes read so far (the whole log
+    /// once it is read), with the contexts file's when there is one. Two spellings of one log give
+    /// one value; two logs at one path give two.
+    pub fn sha256(&self) -> String {
+        use sha2::Digest;
+        let log = hex(&self.hasher.clone().finalize());
+        match &self.contexts_sha {
+            None => log,
+            Some(c) => hex(&sha2::Sha256::digest(format!("{log}+{c}").as_bytes())),
+        }
     }
 
     /// Labels in the side file that matched no answer of the log read so far, in any shard
@@ -360,7 +390,7 @@ impl LogReader {
                 let mut buf = Vec::new();
                 match reader.read_until(b'\n', &mut buf) {
                     Ok(0) => return None,
-                    Ok(_) => {}
+                    Ok(_) => sha2::Digest::update(&mut self.hasher, &buf),
                     Err(e) => return Some(Err(Error::io(&self.path, e))),
                 }
                 *line += 1;

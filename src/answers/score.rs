@@ -177,8 +177,18 @@ impl AnswerResult {
 pub struct ScoreRecord {
     pub version: u32,
     pub log: String,
+    /// SHA-256 of the log's bytes (with its contexts file's): what the log is, whatever its path.
+    #[serde(default)]
+    pub log_sha256: String,
     pub checker: String,
+    /// The checker's full settings (threshold, model hash, prompt version, ...): two checkers of
+    /// one name with other settings are two checkers.
+    #[serde(default)]
+    pub checker_settings: BTreeMap<String, String>,
     pub decomposer: String,
+    /// Lines of the log that could not be read (malformed): the record lacks their answers.
+    #[serde(default)]
+    pub lines_not_read: usize,
     /// Set on the record of one shard (`score --shard K/N`); `faithprobe merge` joins them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
@@ -194,8 +204,11 @@ impl ScoreRecord {
         ScoreRecord {
             version: self.version,
             log: self.log.clone(),
+            log_sha256: self.log_sha256.clone(),
             checker: self.checker.clone(),
+            checker_settings: self.checker_settings.clone(),
             decomposer: self.decomposer.clone(),
+            lines_not_read: self.lines_not_read,
             shard: self.shard,
             answers: Vec::new(),
         }

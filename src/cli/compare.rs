@@ -135,6 +135,26 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             match (b, c) {
                 (AnyRecord::Run(b), AnyRecord::Run(c)) => (b, c),
                 (AnyRecord::Score(b), AnyRecord::Score(c)) => {
+                    for (path, r) in [(&args.inputs[0], &b), (&args.inputs[1], &c)] {
+                        if r.lines_not_read > 0 {
+                            eprintln!(
+                                "warning: {}: {} line(s) of its log could not be read when it was scored; those answers are in neither side of the comparison",
+                                path.display(),
+                                r.lines_not_read
+                            );
+                        }
+                    }
+                    if args.pair_by.is_none()
+                        && !b.log_sha256.is_empty()
+                        && !c.log_sha256.is_empty()
+                        && b.log_sha256 != c.log_sha256
+                    {
+                        eprintln!(
+                            "warning: the two records scored different logs (sha256 {}… and {}…); answers are paired by id, so check that the ids mean the same answers, or pair by a key with --pair-by",
+                            &b.log_sha256[..12],
+                            &c.log_sha256[..12]
+                        );
+                    }
                     let definitions = if args.definitions.is_empty() {
                         vec![Definition::Strict, Definition::NonContradiction]
                     } else {

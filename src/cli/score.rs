@@ -211,11 +211,14 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         calibrate_on: args.calibrate_on,
     });
     let mut spool = Spool::new()?;
-    let head = ScoreRecord {
+    let mut head = ScoreRecord {
         version: SCORE_RECORD_VERSION,
         log: args.log.display().to_string(),
+        log_sha256: String::new(),
         checker: checker_name(checker.as_ref()),
+        checker_settings: checker.settings(),
         decomposer: decomposer.describe(),
+        lines_not_read: 0,
         shard: args.shard,
         answers: Vec::new(),
     };
@@ -338,6 +341,8 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             ),
         }
     }
+    head.log_sha256 = reader.sha256();
+    head.lines_not_read = bad_lines.len() + more_bad;
     tally.without_passages = reader.without_passages.len();
     if let Some((id, line)) = reader.without_passages.first() {
         eprintln!(
