@@ -126,9 +126,21 @@ fn judge(r: &Recorded, _: usize) -> Reply {
 }
 
 fn run_metric(name: &str, script: &str) -> (Value, String, Vec<Recorded>) {
+    let (code, v, err, requests) = run_metric_with(name, script, judge);
+    assert!(code == 0 || code == 1, "{name}: exit {code}\n{err}");
+    (v, err, requests)
+}
+
+/// Runs a metric on Larkspur with the scripted server answering by `handler`: (exit code, JSON
+/// report, stderr, requests).
+fn run_metric_with(
+    name: &str,
+    script: &str,
+    handler: fn(&Recorded, usize) -> Reply,
+) -> (i32, Value, String, Vec<Recorded>) {
     common::require_onnxruntime(); // faithprobe itself needs nothing here; keeps the env uniform
     let python = venv(name);
-    let server = Server::start(judge);
+    let server = Server::start(handler);
     let d = tempfile::tempdir().unwrap();
     let cfg = d.path().join("faithprobe.yaml");
     std::fs::write(
@@ -156,9 +168,43 @@ fn run_metric(name: &str, script: &str) -> (Value, String, Vec<Recorded>) {
                 "--no-cache",
             ]),
     );
-    assert!(code == 0 || code == 1, "{name}: exit {code}\n{err}");
     let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
-    (v, err, server.requests())
+    (code, v, err, server.requests())
+}
+
+/// The scripted judge, except that it finds nothing to judge: no statements, no claims.
+fn finds_nothing(r: &Recorded, n: usize) -> Reply {
+    let p = user_prompt(r);
+    if p.contains("Break down each sentence into one or more fully understandable statements") {
+        return Reply::chat(&json!({"statements": []}).to_string());
+    }
+    if p.contains("truths, that can inferred from the provided actual AI output") {
+        return Reply::chat(&json!({"claims": []}).to_string());
+    }
+    if p.contains("whether EACH claim contradicts any facts in the retrieval context") {
+        return Reply::chat(&json!({"verdicts": []}).to_string());
+    }
+    judge(r, n)
+}
+
+#[test]
+fn a_metric_that_finds_nothing_to_judge_gives_errors_never_verdicts() {
+    for (name, script) in [
+        ("deepeval", "deepeval_faithfulness.py"),
+        ("ragas", "ragas_faithfulness.py"),
+    ] {
+        let (code, v, err, _) = run_metric_with(name, script, finds_nothing);
+        assert_eq!(code, 3, "{name}: {err}");
+        let cases = v["cases"].as_array().unwrap();
+        assert_eq!(cases.len(), 47);
+        for c in cases {
+            assert_eq!(c["outcome"], "error", "{name}: {c}");
+        }
+        assert!(
+            err.contains("no verdict") || err.contains("no score"),
+            "{name}: {err}"
+        );
+    }
 }
 
 fn verdict_of<'a>(v: &'a Value, id: &str) -> &'a str {

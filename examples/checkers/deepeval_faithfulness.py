@@ -14,7 +14,8 @@ Labels: DeepEval judges each claim it extracts `yes` (supported), `no` (contradi
 `borderline`/`idk` (not backed by the context). Any `no` makes the claim `contradicted`; all `yes`
 makes it `supported`; anything else is `not_found`. The score is DeepEval's faithfulness score
 with `penalize_ambiguous_claims=True`, so unbacked claims lower it as they lower faithprobe's.
-A DeepEval error is printed to stderr and the claim gets no answer line, which faithprobe records
+A DeepEval error, or a claim DeepEval finds nothing in (no claims extracted, no verdicts: it
+would score 1.0), is printed to stderr and the claim gets no answer line, which faithprobe records
 as an error (never a pass).
 
 Install (pinned; see requirements-deepeval.txt):
@@ -58,6 +59,12 @@ def main() -> None:
             print(f"deepeval checker: claim {req['id']}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
             continue
         verdicts = [str(getattr(v.verdict, "value", v.verdict)).lower() for v in metric.verdicts or []]
+        # no claims extracted or no verdicts returned: DeepEval then scores 1.0, which would count
+        # every fault as caught-or-passed by default; it is no verdict, so no answer (an error)
+        if not verdicts or metric.score is None or metric.score != metric.score:
+            print(f"deepeval checker: claim {req['id']}: no verdict (DeepEval extracted {len(metric.claims or [])} claims "
+                  f"and returned {len(verdicts)} verdicts, score {metric.score})", file=sys.stderr, flush=True)
+            continue
         if any(v == "no" for v in verdicts):
             label = "contradicted"
         elif verdicts and all(v == "yes" for v in verdicts):

@@ -93,6 +93,9 @@ def main() -> None:
             probs = torch.softmax(logits, dim=-1)
             p_sup = probs[:, sup]
             p_con = probs[:, con] if con is not None else None
+        if not bool(torch.isfinite(logits).all()):
+            print(f"transformers checker: claim {req['id']}: the model returned non-finite logits", file=sys.stderr, flush=True)
+            continue
         best = int(torch.argmax(p_sup))
         score = float(p_sup[best])
         label, at = ("supported", best) if score >= args.threshold else ("not_found", best)
