@@ -62,7 +62,19 @@ pub struct Imported {
     pub sources: usize,
     pub faithful_claims: usize,
     pub hard_cases: usize,
+    /// Sentences annotated differently in two answers (clean in one, under a span in another):
+    /// made hard cases with the annotated label, never verified claims.
+    pub conflicting: usize,
+    /// Sources with no text: their answers are in the log (score warns), but no context of theirs
+    /// is in the suite (a claim cannot be verified against nothing).
+    pub empty_sources: usize,
 }
+
+/// Keys the log gives a meaning of its own: a response's extra key of that name is carried as
+/// `ragtruth_<key>`, never over the log's field.
+const RESERVED: &[&str] = &[
+    "id", "question", "answer", "context", "passages", "tag", "label",
+];
 
 const RESPONSE_HELP: &str = "RAGTruth's response.jsonl: one JSON object per line with `id`, `source_id`, `model`, `response` and `labels` ([{start, end, text, label_type}])";
 const SOURCE_HELP: &str = "RAGTruth's source_info.jsonl: one JSON object per line with `source_id`, `task_type` and `source_info`";
@@ -188,10 +200,13 @@ pub fn read_responses(path: &Path) -> Result<Vec<Response>> {
                             j + 1
                         )));
                     }
+                    // a label type with no letters or digits says nothing: unspecified
                     let label_type = l
                         .get("label_type")
                         .and_then(Value::as_str)
+                        .filter(|t| t.chars().any(char::is_alphanumeric))
                         .unwrap_or("unspecified")
+                        .trim()
                         .to_string();
                     spans.push(Span {
                         start: byte_at(&text, s),
@@ -289,6 +304,14 @@ pub fn ragtruth(
     let sources = read_sources(&dir.join("source_info.jsonl"))?;
     let responses = read_responses(&dir.join("response.jsonl"))?;
     let resp_path = dir.join("response.jsonl");
+    if responses.is_empty() {
+        return Err(Error::input(
+            &resp_path,
+            None,
+            "there is no response to import",
+            RESPONSE_HELP,
+        ));
+    }
     let mut imported = Imported::default();
     let mut used_sources = BTreeMap::new();
     let mut log_text = String::new();
@@ -326,9 +349,12 @@ pub fn ragtruth(
             line.insert("task_type".into(), json!(t));
         }
         for (k, v) in &r.extra {
-            if !line.contains_key(k) {
-                line.insert(k.clone(), v.clone());
-            }
+            let key = if RESERVED.contains(&k.as_str()) || line.contains_key(k) {
+                format!("ragtruth_{k}")
+            } else {
+                k.clone()
+            };
+            line.entry(key).or_insert_with(|| v.clone());
         }
         log_text.push_str(&Value::Object(line).to_string());
         log_text.push('\n');
@@ -348,15 +374,26 @@ pub fn ragtruth(
         let decomposer = Sentences;
         let mut contexts = Vec::new();
         for src in used_sources.values() {
-            let mut faithful: Vec<ClaimOut> = Vec::new();
-            let mut hard: Vec<HardOut> = Vec::new();
-            let mut seen: HashSet<String> = HashSet::new();
+            if crate::text::is_blank(&src.text) {
+                imported.empty_sources += 1;
+                continue;
+            }
+            // every annotation of each sentence across the source's answers first: a sentence
+            // clean in one answer and under a span in another is a hard case, never verified
+            struct Seen {
+                id: String,
+                clean: bool,
+                spans: Vec<Span>,
+            }
+            let mut order: Vec<String> = Vec::new();
+            let mut by_claim: BTreeMap<String, Seen> = BTreeMap::new();
             for r in responses.iter().filter(|r| r.source_id == src.id) {
                 for (n, (start, end, sentence)) in sentences(&r.text).into_iter().enumerate() {
-                    let covering: Vec<&Span> = r
+                    let covering: Vec<Span> = r
                         .spans
                         .iter()
                         .filter(|s| s.start < end && start < s.end)
+                        .cloned()
                         .collect();
                     // framing and meta sentences are not claims, whatever their label
                     let claims = decomposer
@@ -365,17 +402,39 @@ pub fn ragtruth(
                     let Some(claim) = claims.into_iter().next() else {
                         continue;
                     };
-                    if !seen.insert(claim.clone()) {
+                    // a sentence of an answer with spans elsewhere is neither clean nor labelled
+                    let clean = r.spans.is_empty();
+                    if covering.is_empty() && !clean {
                         continue;
                     }
-                    let id = format!("{}-s{}", r.id, n + 1);
-                    if let Some(span) = covering
-                        .iter()
-                        .find(|s| s.conflict())
-                        .or(covering.first())
-                    {
+                    let e = by_claim.entry(claim.clone()).or_insert_with(|| {
+                        order.push(claim.clone());
+                        Seen {
+                            id: format!("{}-s{}", r.id, n + 1),
+                            clean: false,
+                            spans: Vec::new(),
+                        }
+                    });
+                    e.clean |= covering.is_empty();
+                    e.spans.extend(covering);
+                }
+            }
+            let mut faithful: Vec<ClaimOut> = Vec::new();
+            let mut hard: Vec<HardOut> = Vec::new();
+            for claim in order {
+                let seen = &by_claim[&claim];
+                let span = seen
+                    .spans
+                    .iter()
+                    .find(|s| s.conflict())
+                    .or(seen.spans.first());
+                match span {
+                    Some(span) => {
+                        if seen.clean {
+                            imported.conflicting += 1;
+                        }
                         hard.push(HardOut {
-                            id,
+                            id: seen.id.clone(),
                             case_type: type_name(&span.label_type),
                             claim,
                             label: if span.conflict() {
@@ -384,9 +443,11 @@ pub fn ragtruth(
                                 "not_found"
                             },
                         });
-                    } else if r.spans.is_empty() {
-                        faithful.push(ClaimOut { id, claim });
                     }
+                    None => faithful.push(ClaimOut {
+                        id: seen.id.clone(),
+                        claim,
+                    }),
                 }
             }
             if faithful.is_empty() && hard.is_empty() {
@@ -426,13 +487,67 @@ pub fn ragtruth(
         serde_yaml::Value::Mapping(m)
     });
 
+    let yaml = match &suite {
+        Some(s) => Some(serde_yaml::to_string(s).map_err(|e| Error::Usage(e.to_string()))?),
+        None => None,
+    };
+    // what is written must load: read it back as `score` and `run` would, before writing
+    validate_output(log, &log_text, &ctx_text, hard_cases.zip(yaml.as_deref()))?;
     crate::write::write_atomic(contexts, ctx_text.as_bytes())?;
     crate::write::write_atomic(log, log_text.as_bytes())?;
-    if let (Some(path), Some(suite)) = (hard_cases, suite) {
-        let yaml = serde_yaml::to_string(&suite).map_err(|e| Error::Usage(e.to_string()))?;
+    if let (Some(path), Some(yaml)) = (hard_cases, yaml) {
         crate::write::write_atomic(path, yaml.as_bytes())?;
     }
     Ok(imported)
+}
+
+/// Loads the log (with its contexts) and the suite the importer made, as `score` and `run` would
+/// read them; anything they would reject is an error here, before a file is written.
+fn validate_output(
+    log: &Path,
+    log_text: &str,
+    ctx_text: &str,
+    suite: Option<(&Path, &str)>,
+) -> Result<()> {
+    let failed = |what: &Path, e: Error| {
+        Error::Usage(format!(
+            "the import would write {} that faithprobe cannot read ({e}); nothing was written: please report this with the input",
+            what.display()
+        ))
+    };
+    let tmp = tempfile_dir().map_err(|e| Error::write(log, e))?;
+    let (l, c) = (tmp.join("log.jsonl"), tmp.join("contexts.jsonl"));
+    let result = (|| -> Result<()> {
+        std::fs::write(&l, log_text).map_err(|e| Error::write(&l, e))?;
+        std::fs::write(&c, ctx_text).map_err(|e| Error::write(&c, e))?;
+        let reader = crate::answers::log::LogReader::open(&l, Some(&c), None, None)
+            .map_err(|e| failed(log, e))?;
+        for a in reader {
+            a.map_err(|e| failed(log, e))?;
+        }
+        if let Some((path, yaml)) = suite {
+            let s = crate::suite::Suite::from_yaml(path, yaml).map_err(|e| failed(path, e))?;
+            crate::mutate::generate(&s, &crate::mutate::Rules::builtin())
+                .map_err(|e| failed(path, e))?;
+        }
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&tmp);
+    result
+}
+
+/// A fresh folder under the system's temp folder.
+fn tempfile_dir() -> std::io::Result<std::path::PathBuf> {
+    let base = std::env::temp_dir();
+    for i in 0..1000u32 {
+        let p = base.join(format!("faithprobe-import-{}-{i}", std::process::id()));
+        match std::fs::create_dir(&p) {
+            Ok(()) => return Ok(p),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("no free temp folder name"))
 }
 
 #[cfg(test)]

@@ -766,3 +766,97 @@ fn merge_knows_a_log_by_its_content_and_a_checker_by_its_settings() {
         "{err}"
     );
 }
+
+/// Writes a RAGTruth folder from its two files' lines.
+fn ragtruth_dir(d: &Path, responses: &[serde_json::Value], sources: &[serde_json::Value]) {
+    let lines =
+        |v: &[serde_json::Value]| -> String { v.iter().map(|x| format!("{x}\n")).collect() };
+    std::fs::create_dir_all(d.join("rt")).unwrap();
+    std::fs::write(d.join("rt/response.jsonl"), lines(responses)).unwrap();
+    std::fs::write(d.join("rt/source_info.jsonl"), lines(sources)).unwrap();
+}
+
+#[test]
+fn import_writes_only_what_loads_and_never_verifies_a_sentence_an_annotator_flagged() {
+    use serde_json::json;
+    let d = tempfile::tempdir().unwrap();
+    let import = |d: &Path| {
+        output(faithprobe_in(d).args([
+            "import",
+            "ragtruth",
+            "rt",
+            "--log",
+            "log.jsonl",
+            "--hard-cases",
+            "suite.yaml",
+        ]))
+    };
+    // nothing to import is an error, and nothing is written
+    ragtruth_dir(
+        d.path(),
+        &[],
+        &[json!({"source_id": "s1", "task_type": "QA", "source_info": "x"})],
+    );
+    let (code, _, err) = import(d.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(!d.path().join("log.jsonl").exists());
+    let text = "The museum opened in 1998. It has 40 rooms.";
+    let sentence = "It has 40 rooms.";
+    let at = text.find(sentence).unwrap();
+    ragtruth_dir(
+        d.path(),
+        &[
+            // clean: both sentences look verified...
+            json!({"id": "r1", "source_id": "s1", "model": "m1", "response": text, "labels": [], "passages": "collides"}),
+            // ...but another annotator flagged the second as a conflict
+            json!({"id": "r2", "source_id": "s1", "model": "m2", "response": text,
+                   "labels": [{"start": at, "end": at + sentence.len(), "text": sentence, "label_type": "Evident Conflict"}]}),
+            // a label type with no letters, and a source with no text
+            json!({"id": "r3", "source_id": "s1", "model": "m3", "response": "The museum closed in 2001.",
+                   "labels": [{"start": 0, "end": 26, "text": "x", "label_type": "..."}]}),
+            json!({"id": "r4", "source_id": "s2", "model": "m1", "response": "Nothing here.", "labels": []}),
+        ],
+        &[
+            json!({"source_id": "s1", "task_type": "Summary", "source_info": "The museum opened in 1998. It has 30 rooms."}),
+            json!({"source_id": "s2", "task_type": "Summary", "source_info": ""}),
+        ],
+    );
+    let (code, _, err) = import(d.path());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("1 sentence(s) were clean in one answer and under a span"),
+        "{err}"
+    );
+    assert!(err.contains("1 source(s) have no text"), "{err}");
+    let suite = std::fs::read_to_string(d.path().join("suite.yaml")).unwrap();
+    let s: serde_yaml::Value = serde_yaml::from_str(&suite).unwrap();
+    let ctx = &s["contexts"][0];
+    let faithful: Vec<&str> = ctx["faithful"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|c| c["claim"].as_str().unwrap())
+        .collect();
+    assert_eq!(faithful, ["The museum opened in 1998."], "{suite}");
+    let hard = ctx["hard_cases"].as_sequence().unwrap();
+    assert!(
+        hard.iter()
+            .any(|h| h["claim"] == sentence && h["label"] == "contradicted"),
+        "{suite}"
+    );
+    assert!(hard.iter().any(|h| h["type"] == "unspecified"), "{suite}");
+    // the colliding key is carried apart, and everything written loads
+    let log = std::fs::read_to_string(d.path().join("log.jsonl")).unwrap();
+    assert!(log.contains("\"ragtruth_passages\":\"collides\""), "{log}");
+    let (code, _, err) = output(faithprobe_in(d.path()).args(["run", "suite.yaml"]));
+    assert!(code == 0 || code == 1, "{err}");
+    let (code, _, err) = output(faithprobe_in(d.path()).args([
+        "score",
+        "log.jsonl",
+        "--contexts",
+        "log.contexts.jsonl",
+        "--show",
+        "none",
+    ]));
+    assert_eq!(code, 0, "{err}");
+}

@@ -71,6 +71,18 @@ pub fn run(cmd: ImportCommand) -> anyhow::Result<Exit> {
                     got.faithful_claims,
                     got.hard_cases
                 );
+                if got.conflicting > 0 {
+                    eprintln!(
+                        "note: {} sentence(s) were clean in one answer and under a span in another: they are hard cases with the annotated label, not verified claims",
+                        got.conflicting
+                    );
+                }
+                if got.empty_sources > 0 {
+                    eprintln!(
+                        "note: {} source(s) have no text: their answers are in the log, but the suite has no context for them",
+                        got.empty_sources
+                    );
+                }
             }
             eprintln!(
                 "next: faithprobe score {} --contexts {}",
