@@ -387,7 +387,8 @@ fn long_passage_answers(n: usize) -> Vec<faithprobe::answers::LoggedAnswer> {
                 passages: vec![faithprobe::answers::LoggedPassage {
                     id: format!("src-{i}"),
                     text: source.join(" "),
-                }],
+                }]
+                .into(),
                 ..Default::default()
             }
         })

@@ -7,6 +7,10 @@
 //! a model tag and extra keys. The release binary is run with the built-in lexical checker and
 //! `--record` (the record is streamed to disk too). `-- --quick` runs 1k answers once (used by
 //! the test command to keep this target working); `-- --sizes 1000,10000` picks sizes.
+//!
+//! `-- --shared 10,100,1000` instead scores 512 answers (two chunks of 256) that all cite one
+//! shared context of 10 KB, 100 KB and 1 MB from a contexts file (`--contexts`), as logs of one
+//! long document do: memory must not grow with the context times the answers of a chunk.
 
 use std::io::Write;
 use std::process::Command;
@@ -66,14 +70,66 @@ fn write_log(path: &std::path::Path, answers: usize, plain: bool) -> f64 {
     std::fs::metadata(path).unwrap().len() as f64 / 1e6
 }
 
+/// A log of `answers` answers that all cite context `doc` of a contexts file holding one passage
+/// of about `kb` KB of help-center prose with numbers; returns (log, contexts).
+fn write_shared(
+    dir: &std::path::Path,
+    answers: usize,
+    kb: usize,
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    let mut text = String::new();
+    let mut i = 0;
+    while text.len() < kb * 1024 {
+        text.push_str(&format!(
+            "Section {i}: plan {i} costs $ {} million a year and includes up to {} seats; refunds are possible within {} days of signing. ",
+            1 + i % 9,
+            10 + i % 40,
+            7 + i % 21
+        ));
+        i += 1;
+    }
+    let contexts = dir.join(format!("contexts-{kb}.jsonl"));
+    std::fs::write(
+        &contexts,
+        serde_json::json!({"id": "doc", "passages": [{"id": "manual", "text": text}]}).to_string()
+            + "\n",
+    )
+    .unwrap();
+    let log = dir.join(format!("shared-{kb}.jsonl"));
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&log).unwrap());
+    for a in 0..answers {
+        let n = a % 50;
+        let line = serde_json::json!({
+            "id": a,
+            "question": format!("What does plan {n} cost?"),
+            "answer": format!("Here is what the manual says:\n\n- Plan {n} costs $ {} million a year.\n- It includes up to {} seats.", 1 + n % 9, 10 + n % 40),
+            "context": "doc",
+            "tag": format!("model-{}", a % 3),
+        });
+        serde_json::to_writer(&mut w, &line).unwrap();
+        w.write_all(b"\n").unwrap();
+    }
+    w.flush().unwrap();
+    (log, contexts)
+}
+
 /// Runs the binary; returns (seconds, peak RSS in MB). The child is reaped by `wait4` (for its
 /// rusage), not by `Child::wait`.
 #[allow(clippy::zombie_processes)]
-fn score(binary: &str, log: &std::path::Path, record: &std::path::Path, old: bool) -> (f64, f64) {
+fn score(
+    binary: &str,
+    log: &std::path::Path,
+    record: &std::path::Path,
+    old: bool,
+    contexts: Option<&std::path::Path>,
+) -> (f64, f64) {
     let t = Instant::now();
     let mut args = vec!["score", log.to_str().unwrap(), "--no-cache", "--record"];
     let rec = record.to_str().unwrap();
     args.push(rec);
+    if let Some(c) = contexts {
+        args.extend(["--contexts", c.to_str().unwrap()]);
+    }
     if !old {
         args.extend(["--show", "none"]);
     }
@@ -130,12 +186,38 @@ fn main() {
         .unwrap_or_else(|| env!("CARGO_BIN_EXE_faithprobe").to_string());
     let old = args.iter().any(|a| a == "--old");
     let dir = tempfile::tempdir().unwrap();
+    let shared: Vec<usize> = match args
+        .iter()
+        .position(|a| a == "--shared")
+        .and_then(|i| args.get(i + 1))
+    {
+        Some(s) => s.split(',').filter_map(|x| x.parse().ok()).collect(),
+        None if quick => vec![10],
+        None => Vec::new(),
+    };
+    for kb in &shared {
+        let (log, contexts) = write_shared(dir.path(), 512, *kb);
+        let record = dir.path().join("record.json");
+        let mut results: Vec<(f64, f64)> = (0..runs)
+            .map(|_| score(&binary, &log, &record, old, Some(&contexts)))
+            .collect();
+        results.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (secs, _) = results[results.len() / 2];
+        let peak = results.iter().map(|r| r.1).fold(0.0, f64::max);
+        println!(
+            "score_log shared context: 512 answers citing one {kb} KB context: median {secs:.2} s of {runs} ({:.0} answers/s), peak RSS {peak:.0} MB",
+            512.0 / secs
+        );
+    }
+    if args.iter().any(|a| a == "--shared") {
+        return;
+    }
     for n in sizes {
         let log = dir.path().join(format!("log-{n}.jsonl"));
         let mb = write_log(&log, n, old);
         let record = dir.path().join("record.json");
         let mut results: Vec<(f64, f64)> = (0..runs)
-            .map(|_| score(&binary, &log, &record, old))
+            .map(|_| score(&binary, &log, &record, old, None))
             .collect();
         results.sort_by(|a, b| a.0.total_cmp(&b.0));
         let (secs, _) = results[results.len() / 2];

@@ -197,7 +197,7 @@ proptest! {
             let sets = [ContextSet {
                 id: "c".into(),
                 question: None,
-                passages: vec![Passage { id: "p".into(), text: passage }],
+                passages: vec![Passage { id: "p".into(), text: passage }].into(),
             }];
             let input = CheckInput {
                 contexts: &sets,

@@ -205,7 +205,7 @@ impl OmissionCase {
             id: self.id.clone(),
             question: self.question.clone(),
             answer: self.answer.clone(),
-            passages: self.passages.clone(),
+            passages: self.passages.clone().into(),
             ..Default::default()
         }
     }

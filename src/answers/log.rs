@@ -60,15 +60,16 @@ fn load_by_id<T>(
 
 /// Passages given once and referenced by id: JSON Lines of `{"id": ..., "text": ...}` (one
 /// passage named like its context) or `{"id": ..., "passages": [{id, text}]}`.
-pub fn load_contexts(path: &Path) -> Result<HashMap<String, Vec<LoggedPassage>>> {
+pub fn load_contexts(path: &Path) -> Result<HashMap<String, std::sync::Arc<[LoggedPassage]>>> {
     let help = "one JSON object per line: {\"id\": \"src-17\", \"text\": \"...\"} or {\"id\": \"src-17\", \"passages\": [{\"id\": \"p1\", \"text\": \"...\"}]}";
     load_by_id(path, help, "context id", |id, mut m| {
         match (m.remove("passages"), m.remove("text")) {
-            (Some(p), None) => passages_of(p),
+            (Some(p), None) => passages_of(p).map(Into::into),
             (None, Some(Value::String(t))) => Ok(vec![LoggedPassage {
                 id: id.to_string(),
                 text: t,
-            }]),
+            }]
+            .into()),
             _ => Err("needs exactly one of `text` (a string) or `passages`".into()),
         }
     })
@@ -162,7 +163,7 @@ fn opt_string(
 /// One record of a log turned into an answer, with its passages resolved.
 fn parse_answer(
     v: Value,
-    contexts: &HashMap<String, Vec<LoggedPassage>>,
+    contexts: &HashMap<String, std::sync::Arc<[LoggedPassage]>>,
     contexts_path: Option<&Path>,
 ) -> std::result::Result<LoggedAnswer, String> {
     let Value::Object(mut m) = v else {
@@ -191,7 +192,7 @@ fn parse_answer(
         ),
     };
     let (passages, context) = match (m.remove("passages"), m.remove("context")) {
-        (Some(p), None) => (passages_of(p)?, None),
+        (Some(p), None) => (passages_of(p)?.into(), None),
         (None, Some(c)) => {
             let ids: Vec<String> = match c {
                 Value::String(s) => vec![s],
@@ -215,8 +216,11 @@ fn parse_answer(
                 }
             };
             let mut passages = Vec::new();
+            let mut shared = None;
             for cid in &ids {
                 match contexts.get(cid) {
+                    // one context: shared with every answer that cites it, never copied
+                    Some(p) if ids.len() == 1 => shared = Some(p.clone()),
                     Some(p) => passages.extend(p.iter().cloned()),
                     None => {
                         return Err(match contexts_path {
@@ -228,7 +232,10 @@ fn parse_answer(
                     }
                 }
             }
-            (passages, Some(ids.join(",")))
+            (
+                shared.unwrap_or_else(|| passages.into()),
+                Some(ids.join(",")),
+            )
         }
         (Some(_), Some(_)) => {
             return Err("give either `passages` or `context`, not both".into());
@@ -257,7 +264,7 @@ fn parse_answer(
 pub struct LogReader {
     path: PathBuf,
     source: Source,
-    contexts: HashMap<String, Vec<LoggedPassage>>,
+    contexts: HashMap<String, std::sync::Arc<[LoggedPassage]>>,
     contexts_path: Option<PathBuf>,
     labels: Option<HashMap<String, HumanLabel>>,
     seen: HashMap<String, usize>,

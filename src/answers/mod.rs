@@ -22,7 +22,9 @@ pub struct LoggedAnswer {
     pub id: String,
     pub question: String,
     pub answer: String,
-    pub passages: Vec<LoggedPassage>,
+    /// Shared with every other answer that cites the same context of a contexts file: a log of
+    /// answers over one long document holds the document once.
+    pub passages: std::sync::Arc<[LoggedPassage]>,
     /// The generator's model or prompt version, when the log has one.
     pub tag: Option<String>,
     /// The contexts-file id(s) the passages came from, when referenced.

@@ -9,7 +9,7 @@ use crate::check::{CheckError, CheckInput, Checker, ClaimToCheck, ContextSet, Ev
 use crate::error::{Error, Exit, Result};
 use crate::stats::{mcnemar_exact, Rate};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// A scoring rule in common use; spelt `strict` and `non-contradiction` everywhere (flags,
@@ -274,6 +274,10 @@ pub fn score_chunk(
 ) -> Vec<AnswerResult> {
     let mut results: Vec<AnswerResult> = Vec::new();
     let mut contexts: Vec<ContextSet> = Vec::new();
+    // answers that cite one context of a contexts file share its passages (one allocation,
+    // converted once here), so a checker builds that document's windows once per chunk, not once
+    // per answer: 256 answers over one 100 KB document hold and index it once
+    let mut shared: HashMap<usize, std::sync::Arc<[crate::suite::Passage]>> = HashMap::new();
     let mut claims: Vec<(usize, String)> = Vec::new();
     for a in answers {
         let (split, dropped, error) = match decomposer.decompose_explained(&a.question, &a.answer) {
@@ -285,11 +289,15 @@ pub fn score_chunk(
         let declines = is_refusal(&a.answer);
         let refusal = declines && split.is_empty() && error.is_none();
         let partial_refusal = declines && !split.is_empty();
+        let passages = shared
+            .entry(a.passages.as_ptr() as usize)
+            .or_insert_with(|| a.passages().into())
+            .clone();
         let ci = contexts.len();
         contexts.push(ContextSet {
-            id: a.id.clone(),
+            id: a.context.clone().unwrap_or_else(|| a.id.clone()),
             question: Some(a.question.clone()),
-            passages: a.passages(),
+            passages,
         });
         for c in &split {
             claims.push((ci, c.clone()));
@@ -669,5 +677,79 @@ pub fn find_omissions(
                 .complete(&prompt, &parse_claims)
                 .map_err(|e| e.to_string()),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::answers::decompose::Sentences;
+    use crate::check::{CheckResult, Checker};
+    use std::sync::Mutex;
+
+    /// A checker that records the passages keys it was given and says supported.
+    struct Keys(Mutex<Vec<usize>>);
+
+    impl Checker for Keys {
+        fn name(&self) -> &str {
+            "keys"
+        }
+        fn kind(&self) -> &'static str {
+            "test"
+        }
+        fn settings(&self) -> BTreeMap<String, String> {
+            BTreeMap::new()
+        }
+        fn check(&self, input: &CheckInput<'_>, _: &mut dyn FnMut(usize)) -> Vec<CheckResult> {
+            let mut k = self.0.lock().unwrap();
+            for c in &input.claims {
+                k.push(input.contexts[c.context].passages_key());
+            }
+            input
+                .claims
+                .iter()
+                .map(|_| {
+                    Ok(crate::check::Verdict {
+                        label: crate::check::Label::Supported,
+                        score: Some(1.0),
+                        evidence: None,
+                        reason: String::new(),
+                    })
+                })
+                .collect()
+        }
+    }
+
+    #[test]
+    fn answers_citing_one_context_share_its_passages_in_a_chunk() {
+        let doc: std::sync::Arc<[crate::answers::LoggedPassage]> =
+            vec![crate::answers::LoggedPassage {
+                id: "manual".into(),
+                text: "Plan 3 costs $ 4 million a year. It includes 12 seats.".repeat(100),
+            }]
+            .into();
+        let answers: Vec<LoggedAnswer> = (0..256)
+            .map(|i| LoggedAnswer {
+                id: format!("a{i}"),
+                question: format!("Question {i}?"),
+                answer: "Plan 3 costs $ 4 million a year.".into(),
+                passages: doc.clone(),
+                context: Some("doc".into()),
+                position: i,
+                ..Default::default()
+            })
+            .collect();
+        let keys = Keys(Mutex::new(Vec::new()));
+        let results = score_chunk(&answers, &Sentences, &keys, &mut |_, _| {});
+        assert_eq!(results.len(), 256);
+        let seen = keys.0.into_inner().unwrap();
+        assert_eq!(seen.len(), 256);
+        // one document, one allocation for the checker to index once
+        assert!(seen.iter().all(|k| *k == seen[0]), "{} distinct", {
+            let mut s = seen.clone();
+            s.sort();
+            s.dedup();
+            s.len()
+        });
     }
 }

@@ -388,16 +388,15 @@ impl Checker for JudgeChecker {
 
     fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult> {
         let fp = self.fingerprint();
-        let rendered: HashMap<usize, String> = input
-            .claims
-            .iter()
-            .map(|c| {
-                (
-                    c.context,
-                    render_passages(&input.contexts[c.context].passages),
-                )
-            })
-            .collect();
+        // rendered once per distinct passages (a log's answers that cite one document share them)
+        let mut rendered: HashMap<usize, String> = HashMap::new();
+        for c in &input.claims {
+            let ctx = &input.contexts[c.context];
+            rendered
+                .entry(ctx.passages_key())
+                .or_insert_with(|| render_passages(&ctx.passages));
+        }
+        let key = |ci: usize| input.contexts[ci].passages_key();
         let mut results: Vec<Option<Result<Stored, CheckError>>> = vec![None; input.claims.len()];
         // cache first; the rest grouped into calls
         let mut pending: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
@@ -408,7 +407,7 @@ impl Checker for JudgeChecker {
                 .as_ref()
                 .and_then(|cache| {
                     cache
-                        .get_bytes(&fp, &rendered[&c.context], c.text)
+                        .get_bytes(&fp, &rendered[&key(c.context)], c.text)
                         .ok()
                         .flatten()
                 })
@@ -459,7 +458,11 @@ impl Checker for JudgeChecker {
                                 .iter()
                                 .zip(&blobs)
                                 .map(|(&i, b)| {
-                                    (rendered[&ctx].as_str(), input.claims[i].text, b.as_slice())
+                                    (
+                                        rendered[&key(ctx)].as_str(),
+                                        input.claims[i].text,
+                                        b.as_slice(),
+                                    )
                                 })
                                 .collect();
                             if let Err(e) = cache.put_bytes(&fp, &rows) {

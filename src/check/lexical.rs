@@ -458,7 +458,7 @@ impl Checker for LexicalChecker {
         for (i, c) in input.claims.iter().enumerate() {
             let ctx = &input.contexts[c.context];
             let index = indexes
-                .entry(c.context)
+                .entry(ctx.passages_key())
                 .or_insert_with(|| ContextIndex::build(ctx, self.settings.max_window_sentences));
             out.push(Ok(self.check_one(c.text, ctx, index, input.entities)));
             if i % 256 == 255 {
@@ -488,7 +488,8 @@ mod tests {
                     id: "storage".into(),
                     text: "Each user on the Team plan gets 50 GB of storage, pooled across the workspace.".into(),
                 },
-            ],
+            ]
+            .into(),
         }
     }
 
@@ -597,7 +598,8 @@ mod tests {
             passages: vec![Passage {
                 id: "news".into(),
                 text: "The film grossed $ 160 million worldwide. It opened in 2001.".into(),
-            }],
+            }]
+            .into(),
         }];
         for claim in [
             "The film grossed $160 million worldwide.",

@@ -39,7 +39,9 @@ use std::collections::BTreeMap;
 pub struct ContextSet {
     pub id: String,
     pub question: Option<String>,
-    pub passages: Vec<Passage>,
+    /// Shared, not copied: answers of a log that cite one document share one allocation, and a
+    /// checker builds its windows once per distinct allocation ([`ContextSet::passages_key`]).
+    pub passages: std::sync::Arc<[Passage]>,
 }
 
 impl ContextSet {
@@ -51,8 +53,17 @@ impl ContextSet {
             passages: vec![Passage {
                 id: passage_id.into(),
                 text: text.into(),
-            }],
+            }]
+            .into(),
         }
+    }
+}
+
+impl ContextSet {
+    /// What a checker keys the windows of these passages by: context sets that share one
+    /// passages allocation share one key, so the windows are built once for all of them.
+    pub fn passages_key(&self) -> usize {
+        self.passages.as_ptr() as usize
     }
 }
 
@@ -61,7 +72,7 @@ impl From<&Context> for ContextSet {
         ContextSet {
             id: c.id.clone(),
             question: c.question.clone(),
-            passages: c.passages.clone(),
+            passages: c.passages.clone().into(),
         }
     }
 }

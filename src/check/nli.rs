@@ -700,22 +700,24 @@ impl Checker for NliChecker {
         // windows per context set
         let mut prepared: HashMap<usize, Prepared> = HashMap::new();
         for c in &input.claims {
-            prepared.entry(c.context).or_insert_with(|| {
-                let ctx = &input.contexts[c.context];
-                let windows = windows_of(
-                    &passage_sentences(&ctx.passages),
-                    self.settings.max_window_sentences,
-                );
-                Prepared {
-                    window_words: if self.settings.top_windows.is_some() {
-                        windows.iter().map(|w| topic_words(&w.text)).collect()
-                    } else {
-                        Vec::new()
-                    },
-                    windows,
-                    passage_words: ctx.passages.iter().map(|p| topic_words(&p.text)).collect(),
-                }
-            });
+            prepared
+                .entry(input.contexts[c.context].passages_key())
+                .or_insert_with(|| {
+                    let ctx = &input.contexts[c.context];
+                    let windows = windows_of(
+                        &passage_sentences(&ctx.passages),
+                        self.settings.max_window_sentences,
+                    );
+                    Prepared {
+                        window_words: if self.settings.top_windows.is_some() {
+                            windows.iter().map(|w| topic_words(&w.text)).collect()
+                        } else {
+                            Vec::new()
+                        },
+                        windows,
+                        passage_words: ctx.passages.iter().map(|p| topic_words(&p.text)).collect(),
+                    }
+                });
         }
         // distinct pairs, with their token lengths
         let mut index: HashMap<(String, String), usize> = HashMap::new();
@@ -738,7 +740,7 @@ impl Checker for NliChecker {
             Ok(keys.len() - 1)
         };
         for c in &input.claims {
-            let prep = &prepared[&c.context];
+            let prep = &prepared[&input.contexts[c.context].passages_key()];
             let mut pairs = Vec::new();
             let mut failure = None;
             let chosen: Vec<usize> = match self.settings.top_windows {
@@ -877,7 +879,7 @@ impl Checker for NliChecker {
             .zip(claim_pairs)
             .map(|(c, pairs)| {
                 let pairs = pairs?;
-                let prep = &prepared[&c.context];
+                let prep = &prepared[&input.contexts[c.context].passages_key()];
                 let ctx = &input.contexts[c.context];
                 let mut scored_windows: Vec<(&Window, &Vec<f32>)> = Vec::new();
                 for (wr, pi) in pairs {

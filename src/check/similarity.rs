@@ -238,7 +238,8 @@ impl Checker for SimilarityChecker {
         // per claim: its text and its windows, as text ids
         let mut plan: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
         for c in &input.claims {
-            let ws = windows.entry(c.context).or_insert_with(|| {
+            let key = input.contexts[c.context].passages_key();
+            let ws = windows.entry(key).or_insert_with(|| {
                 let max = self.model.max_len;
                 windows_of(
                     &passage_sentences(&input.contexts[c.context].passages),
@@ -265,7 +266,7 @@ impl Checker for SimilarityChecker {
             let chosen: Vec<usize> = match self.settings.top_windows {
                 Some(k) => {
                     let words = window_words
-                        .entry(c.context)
+                        .entry(key)
                         .or_insert_with(|| ws.iter().map(|w| topic_words(&w.text)).collect());
                     let keep = top_windows(&topic_words(c.text), words, k);
                     usage.considered += ws.len();
@@ -318,7 +319,7 @@ impl Checker for SimilarityChecker {
                 };
                 let mut best: Option<(f64, &Window)> = None;
                 for (wi, tid) in wids {
-                    let w = &windows[&c.context][wi];
+                    let w = &windows[&input.contexts[c.context].passages_key()][wi];
                     let Some(we) = &embedded[tid] else {
                         if w.len == 1 && w.part.is_none() {
                             return Err(CheckError::TooLong(format!(
