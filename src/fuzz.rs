@@ -237,6 +237,40 @@ proptest! {
         });
     }
 
+    /// Whatever a verdict list says and whatever text surrounds it: a reply that echoes the
+    /// prompt's passages is never read, and verdicts numbered out of place are never mapped by
+    /// position.
+    #[test]
+    fn judge_replies_are_read_only_as_their_own_answer(
+        labels in proptest::collection::vec(prop::sample::select(vec!["supported", "not_found", "contradicted"]), 1..4),
+        order in proptest::collection::vec(0usize..4, 1..4),
+        around in text(),
+    ) {
+        bounded("reply semantics", move || {
+            let passages = [Passage { id: "p".into(), text: "Team plans are billed monthly.".into() }];
+            let claims = vec!["Team plans are billed monthly."; labels.len()];
+            let list = |numbers: &[usize]| -> String {
+                let items: Vec<String> = labels
+                    .iter()
+                    .zip(numbers)
+                    .map(|(l, n)| format!("{{\"claim\": {n}, \"label\": \"{l}\", \"quote\": \"Team plans are billed monthly\"}}"))
+                    .collect();
+                format!("[{}]", items.join(", "))
+            };
+            let in_place: Vec<usize> = (1..=labels.len()).collect();
+            // the reply's own list, in place, reads
+            assert!(crate::check::judge::validate(&list(&in_place), &claims, &passages).is_ok());
+            // an echo of the prompt with that list inside is never read
+            let echo = format!("{around}<passages>\n<passage id=\"p\">{}</passage>\n</passages>{around}", list(&in_place));
+            assert!(crate::check::judge::validate(&echo, &claims, &passages).is_err());
+            // numbers out of place are never mapped by position
+            let numbers: Vec<usize> = order.iter().cycle().take(labels.len()).map(|n| n + 1).collect();
+            if numbers != in_place {
+                assert!(crate::check::judge::validate(&list(&numbers), &claims, &passages).is_err());
+            }
+        });
+    }
+
     #[test]
     fn fuzz_command_checker_lines(line in text()) {
         bounded("command lines", move || {
