@@ -21,6 +21,9 @@ bash ci/make-minilm.sh
 # faithprobe finds ONNX Runtime through the python3 on PATH: the virtual environment's
 export PATH="$PWD/target/venv/bin:$PATH"
 
+# formatted and lint-clean, as every commit must be
+cargo fmt --check
+cargo clippy --locked --all-targets -- -D warnings
 cargo build --locked --all-targets
 if ! wait "$checkers"; then
   cat target/setup-python-checkers.log >&2

@@ -82,12 +82,12 @@ impl Checker for CascadeChecker {
         }
         // a back checker that is the front checker is described once (a chain of cascades over
         // one checker would otherwise double its settings at every level)
-        let subs: &[(&str, &Box<dyn Checker>)] = if self.same_checker() {
-            &[("front.", &self.front)]
+        let subs: Vec<(&str, &dyn Checker)> = if self.same_checker() {
+            vec![("front.", self.front.as_ref())]
         } else {
-            &[("front.", &self.front), ("back.", &self.back)]
+            vec![("front.", self.front.as_ref()), ("back.", self.back.as_ref())]
         };
-        for (prefix, c) in subs {
+        for (prefix, c) in &subs {
             for (k, v) in c.settings() {
                 s.insert(format!("{prefix}{k}"), v);
             }
