@@ -85,7 +85,10 @@ impl Checker for CascadeChecker {
         let subs: Vec<(&str, &dyn Checker)> = if self.same_checker() {
             vec![("front.", self.front.as_ref())]
         } else {
-            vec![("front.", self.front.as_ref()), ("back.", self.back.as_ref())]
+            vec![
+                ("front.", self.front.as_ref()),
+                ("back.", self.back.as_ref()),
+            ]
         };
         for (prefix, c) in &subs {
             for (k, v) in c.settings() {
