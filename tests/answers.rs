@@ -2,10 +2,10 @@
 //! through a scripted OpenAI-compatible server, numbers, definitions, refusals, the answer-level
 //! gate and decomposer evaluation.
 
-mod common;
+use crate::common;
 
-use common::server::{Reply, Server};
-use common::{faithprobe_in as fg, root};
+use crate::common::server::{Reply, Server};
+use crate::common::{faithprobe_in as fg, root};
 use serde_json::{json, Value};
 use std::path::Path;
 

@@ -1,8 +1,8 @@
 //! End-to-end tests of the `faithprobe` binary.
 
-mod common;
+use crate::common;
 
-use common::{faithprobe, root};
+use crate::common::{faithprobe, root};
 use predicates::prelude::*;
 use std::path::Path;
 

@@ -5,9 +5,9 @@
 //! onnxruntime's for the same inputs. Then the non-NLI models run on Larkspur through a `labels:`
 //! mapping, and a model faithprobe cannot read is an error that shows the mapping to write.
 
-mod common;
+use crate::common;
 
-use common::{faithprobe_in, output, root};
+use crate::common::{faithprobe_in, output, root};
 use faithprobe::check::onnx::{Family, Model};
 use std::io::Write;
 use std::path::PathBuf;

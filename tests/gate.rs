@@ -1,9 +1,9 @@
 //! End-to-end tests of the gate: run records, paired comparison, calculators, CI outputs.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
-use common::{faithprobe_in as faithprobe, root};
+use crate::common::{faithprobe_in as faithprobe, root};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

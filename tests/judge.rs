@@ -1,15 +1,14 @@
 //! The judge, cascade and command checkers end to end, against a scripted OpenAI-compatible server
 //! on 127.0.0.1 and small scripts.
 
-mod common;
 
 use assert_cmd::Command;
-use common::server::{self, Reply, Server};
+use crate::common::server::{self, Reply, Server};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{faithprobe_in, root};
+use crate::common::{faithprobe_in, root};
 
 fn suite() -> PathBuf {
     root().join("tests/fixtures/judge-suite.yaml")

@@ -2,9 +2,8 @@
 //! figures, logs with shared contexts and side-file labels, sharded runs that merge to exactly
 //! the unsharded result, and reports that stay readable.
 
-mod common;
 
-use common::{faithprobe_in, output, root};
+use crate::common::{faithprobe_in, output, root};
 use std::path::Path;
 
 fn import(dir: &Path) {

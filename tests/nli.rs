@@ -2,10 +2,10 @@
 //! tiny models under tests/fixtures/models (made by tests/fixtures/make_models.py), and of the
 //! verdict cache. ONNX Runtime comes from the `onnxruntime` wheel that ci/test.sh installs.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
-use common::{faithprobe_in, root};
+use crate::common::{faithprobe_in, root};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

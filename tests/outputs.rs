@@ -2,9 +2,8 @@
 //! to any renderer shows up as a reviewed diff. Temp folders are redacted; nothing else varies
 //! (timings go to stderr).
 
-mod common;
 
-use common::{faithprobe, faithprobe_in, output, root};
+use crate::common::{faithprobe, faithprobe_in, output, root};
 use std::path::Path;
 
 /// stdout of a command that must succeed (or end with `code`).

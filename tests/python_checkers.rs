@@ -8,10 +8,10 @@
 //! it word for word (case and final full stop aside); DeepEval's judge also calls a claim a
 //! contradiction when it starts like a passage sentence but goes on differently.
 
-mod common;
+use crate::common;
 
-use common::server::{Recorded, Reply, Server};
-use common::{faithprobe_in, output, root};
+use crate::common::server::{Recorded, Reply, Server};
+use crate::common::{faithprobe_in, output, root};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
