@@ -2,8 +2,8 @@
 
 use crate::common;
 
-use assert_cmd::Command;
 use crate::common::{faithprobe_in as faithprobe, root};
+use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

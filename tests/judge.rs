@@ -1,9 +1,8 @@
 //! The judge, cascade and command checkers end to end, against a scripted OpenAI-compatible server
 //! on 127.0.0.1 and small scripts.
 
-
-use assert_cmd::Command;
 use crate::common::server::{self, Reply, Server};
+use assert_cmd::Command;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

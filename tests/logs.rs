@@ -2,7 +2,6 @@
 //! figures, logs with shared contexts and side-file labels, sharded runs that merge to exactly
 //! the unsharded result, and reports that stay readable.
 
-
 use crate::common::{faithprobe_in, output, root};
 use std::path::Path;
 

@@ -4,8 +4,8 @@
 
 use crate::common;
 
-use assert_cmd::Command;
 use crate::common::{faithprobe_in, root};
+use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

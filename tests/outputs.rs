@@ -2,7 +2,6 @@
 //! to any renderer shows up as a reviewed diff. Temp folders are redacted; nothing else varies
 //! (timings go to stderr).
 
-
 use crate::common::{faithprobe, faithprobe_in, output, root};
 use std::path::Path;
 
