@@ -3,7 +3,20 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// The documented exit codes of the `faithprobe` binary.
+/// The documented exit codes of the `faithprobe` binary: the one table, mirrored in README.md
+/// ("Exit codes"). Every command ends with one of these, never a bare number.
+///
+/// | code | meaning |
+/// |---|---|
+/// | 0 | everything ran, nothing failed |
+/// | 1 | a gate failed (a regression, a changed snapshot under `--check`/`CI`) |
+/// | 2 | usage, config or input error before any output: nothing was run or written |
+/// | 3 | the checker could not score some cases (errors, never passes); also `compare` with no verdict |
+/// | 4 | the work ran but an output could not be written; nothing half-written was left |
+/// | 5 | some records of an input (a log's lines) were malformed and skipped; the rest ran and was written |
+/// | 130 | interrupted (Ctrl-C, SIGTERM, SIGHUP); rerun to finish from the cache |
+///
+/// When several apply, the first that applies of 130, 4, 1, 3, 5 is the code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     /// Everything ran and nothing failed.
@@ -17,6 +30,9 @@ pub enum Exit {
     /// The work ran, but a file it was asked to write (record, report, snapshot, chart) could
     /// not be written; nothing half-written is left behind.
     OutputFailed = 4,
+    /// Some records of an input were malformed and skipped (named on stderr, counted in the
+    /// record); everything else ran and its outputs were written.
+    PartialInput = 5,
     /// Ctrl-C: stopped after the calls in flight; what was paid for is in the cache.
     Interrupted = 130,
 }

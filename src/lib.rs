@@ -33,6 +33,7 @@
 //! ```
 
 pub mod answers;
+pub mod case;
 pub mod check;
 pub mod compare;
 pub mod config;
@@ -40,6 +41,7 @@ pub mod error;
 pub mod import;
 pub mod interrupt;
 pub mod llm;
+pub mod merge;
 pub mod mutate;
 pub mod notes;
 pub mod paths;

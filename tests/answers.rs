@@ -308,7 +308,8 @@ fn a_malformed_line_names_its_line_and_the_rest_is_still_reported() {
     lines.insert(2, "{\"id\": \"broken\", \"answer\": ");
     std::fs::write(&log, lines.join("\n")).unwrap();
     let (code, v, err) = score_json(d.path(), &log, &[]);
-    assert_eq!(code, 2);
+    // partial input has its own code: the rest ran and was written, unlike exit 2
+    assert_eq!(code, 5);
     assert!(err.contains(&format!("{}:3", log.display())), "{err}");
     assert_eq!(
         v["answers"].as_array().unwrap().len(),
@@ -563,7 +564,8 @@ fn a_duplicate_answer_id_names_both_lines() {
     let line = r#"{"id": "a1", "question": "Q?", "answer": "Order A17 shipped on 3 March.", "passages": [{"id": "p", "text": "Order A17 shipped on 3 March."}]}"#;
     std::fs::write(&log, format!("{line}\n\n{line}\n")).unwrap();
     let (code, v, err) = score_json(d.path(), &log, &[]);
-    assert_eq!(code, 2, "{err}");
+    // the first answer was scored and written: partial input (5), not "nothing ran" (2)
+    assert_eq!(code, 5, "{err}");
     assert!(
         err.contains("log.jsonl:3") && err.contains("first on line 1"),
         "{err}"

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-pub use crate::shard::Shard;
+use crate::shard::Shard;
 
 pub const HELP: &str = "each answer needs `id` (a string or an integer), `answer`, and either `passages` ([{id, text}]) or `context` (an id in --contexts); optional: `question`, `tag`, `label` ({hallucinated, types}); other keys are kept as metadata";
 

@@ -11,7 +11,7 @@ pub mod tally;
 
 use crate::error::{Error, Result};
 use crate::suite::Passage;
-pub use log::{HumanLabel, Shard};
+pub use log::HumanLabel;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -4,9 +4,10 @@
 use super::decompose::{is_refusal, Decomposer};
 use super::numbers::{check as check_numbers, NumberNote};
 pub use super::tally::{aggregate, Aggregate};
-use super::{HumanLabel, LoggedAnswer, Shard};
+use super::{HumanLabel, LoggedAnswer};
 use crate::check::{CheckError, CheckInput, Checker, ClaimToCheck, ContextSet, Evidence, Label};
 use crate::error::{Error, Exit, Result};
+use crate::shard::Shard;
 use crate::stats::{mcnemar_exact, Rate};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};

@@ -13,6 +13,7 @@ pub mod onnx;
 pub mod similarity;
 pub mod windows;
 
+pub use crate::case::Label;
 use crate::error::Exit;
 use crate::suite::{Context, EntityGroup, Passage};
 use serde::Serialize;
@@ -119,30 +120,6 @@ impl CheckError {
             CheckError::Interrupted => Exit::Interrupted,
             _ => Exit::CheckerFailed,
         }
-    }
-}
-
-/// What a checker says about a claim.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Label {
-    Supported,
-    Contradicted,
-    NotFound,
-}
-
-impl Label {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Label::Supported => "supported",
-            Label::Contradicted => "contradicted",
-            Label::NotFound => "not_found",
-        }
-    }
-
-    /// A verdict other than `supported`.
-    pub fn flagged(self) -> bool {
-        self != Label::Supported
     }
 }
 

@@ -17,6 +17,7 @@
 
 use super::cache::Cache;
 use super::onnx::Model;
+pub use super::onnx::{LabelMap, LabelRef};
 use super::windows::{
     passage_sentences, sentence_parts, top_windows, topic_words, windows_of, Window,
 };
@@ -226,53 +227,6 @@ pub struct NliChecker {
     head: Head,
     cache: Option<Arc<Cache>>,
     usage: Mutex<ModelUse>,
-}
-
-/// An output of the model named in a `labels:` mapping: its index, or its id2label name.
-#[derive(Debug, Clone, PartialEq)]
-pub enum LabelRef {
-    Index(usize),
-    Name(String),
-}
-
-impl<'de> serde::Deserialize<'de> for LabelRef {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        match serde_yaml::Value::deserialize(d)? {
-            serde_yaml::Value::Number(n) => n.as_u64().map(|i| LabelRef::Index(i as usize)).ok_or_else(|| {
-                D::Error::custom(format!(
-                    "labels: {n} is not an output index (a whole number from 0) or a label name"
-                ))
-            }),
-            serde_yaml::Value::String(s) if !s.trim().is_empty() => Ok(LabelRef::Name(s)),
-            other => Err(D::Error::custom(format!(
-                "labels: {other:?} is not an output index (0, 1, ...) or a label name from config.json id2label"
-            ))),
-        }
-    }
-}
-
-impl std::fmt::Display for LabelRef {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LabelRef::Index(i) => write!(f, "{i}"),
-            LabelRef::Name(n) => write!(f, "{n}"),
-        }
-    }
-}
-
-/// `labels:` in an nli checker's config: which output means supported and which contradicted,
-/// overriding id2label. For a model with one output (a logit), `supported: 0` reads its sigmoid
-/// as the probability of supported and `unsupported: 0` as the probability of unsupported.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a labels mapping such as {supported: LABEL_1, contradicted: LABEL_0} (names or output indexes)"
-)]
-pub struct LabelMap {
-    pub supported: Option<LabelRef>,
-    pub unsupported: Option<LabelRef>,
-    pub contradicted: Option<LabelRef>,
 }
 
 /// How the model's outputs become probabilities and which one is which.

@@ -31,7 +31,7 @@ pub struct ModelSettings {
     pub threads: usize,
     pub max_window_sentences: usize,
     /// `nli` only: which output means supported (and contradicted), overriding id2label.
-    pub labels: Option<crate::check::nli::LabelMap>,
+    pub labels: Option<LabelMap>,
     /// `nli` only: one input text built from the premise and the claim, for classifiers that
     /// read one text (`{premise}` and `{claim}` are replaced).
     pub template: Option<String>,
@@ -620,4 +620,50 @@ impl Model {
             .map_err(|e| model_err(&self.dir, format!("output is not f32: {e}")))?;
         Ok((shape.iter().map(|d| *d as usize).collect(), data.to_vec()))
     }
+}
+/// An output of the model named in a `labels:` mapping: its index, or its id2label name.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LabelRef {
+    Index(usize),
+    Name(String),
+}
+
+impl<'de> serde::Deserialize<'de> for LabelRef {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match serde_yaml::Value::deserialize(d)? {
+            serde_yaml::Value::Number(n) => n.as_u64().map(|i| LabelRef::Index(i as usize)).ok_or_else(|| {
+                D::Error::custom(format!(
+                    "labels: {n} is not an output index (a whole number from 0) or a label name"
+                ))
+            }),
+            serde_yaml::Value::String(s) if !s.trim().is_empty() => Ok(LabelRef::Name(s)),
+            other => Err(D::Error::custom(format!(
+                "labels: {other:?} is not an output index (0, 1, ...) or a label name from config.json id2label"
+            ))),
+        }
+    }
+}
+
+impl std::fmt::Display for LabelRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LabelRef::Index(i) => write!(f, "{i}"),
+            LabelRef::Name(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+/// `labels:` in an nli checker's config: which output means supported and which contradicted,
+/// overriding id2label. For a model with one output (a logit), `supported: 0` reads its sigmoid
+/// as the probability of supported and `unsupported: 0` as the probability of unsupported.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a labels mapping such as {supported: LABEL_1, contradicted: LABEL_0} (names or output indexes)"
+)]
+pub struct LabelMap {
+    pub supported: Option<LabelRef>,
+    pub unsupported: Option<LabelRef>,
+    pub contradicted: Option<LabelRef>,
 }

@@ -24,7 +24,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<Exit> {
         .map(|p| ("a shard record", p.as_path()))
         .collect();
     faithprobe::paths::check_outputs(&inputs, &[("--out", &args.out)])?;
-    let merged = faithprobe::shard::merge_files(&args.records)?;
+    let merged = faithprobe::merge::merge_files(&args.records)?;
     let what = match &merged {
         AnyRecord::Score(s) => format!("{} answers", s.answers.len()),
         AnyRecord::Run(r) => format!(

@@ -9,10 +9,10 @@ use faithprobe::answers::score::{
 };
 use faithprobe::answers::spool::Spool;
 use faithprobe::answers::tally::{Tally, TallyOptions};
-use faithprobe::answers::Shard;
 use faithprobe::error::{Error, Exit};
 use faithprobe::report;
 use faithprobe::report::answers::Head;
+use faithprobe::shard::Shard;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -488,7 +488,12 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
                 args.log.display()
             );
         }
-        return Ok(Exit::Usage);
+        // the rest ran and was written: not "nothing was run" (2); a failed checker says more
+        return Ok(if any_error {
+            Exit::CheckerFailed
+        } else {
+            Exit::PartialInput
+        });
     }
     Ok(if any_error {
         Exit::CheckerFailed

@@ -11,10 +11,11 @@ mod negation_flip;
 mod number_swap;
 pub mod rules;
 
+pub use crate::case::ReviewState;
 use crate::error::{Error, Result};
 use crate::suite::{EntityGroup, ReviewKind, Suite};
 pub use rules::Rules;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
@@ -58,26 +59,6 @@ impl MutantReview {
             MutantReview::Fault => ReviewState::Fault,
             MutantReview::Equivalent { .. } => ReviewState::Equivalent,
             MutantReview::Unreviewed => ReviewState::Unreviewed,
-        }
-    }
-}
-
-/// Where a mutant's review stands, without the reason: one definition shared by runs, records,
-/// comparisons, sweeps and reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReviewState {
-    Fault,
-    Equivalent,
-    Unreviewed,
-}
-
-impl ReviewState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReviewState::Fault => "fault",
-            ReviewState::Equivalent => "equivalent",
-            ReviewState::Unreviewed => "unreviewed",
         }
     }
 }

@@ -18,7 +18,7 @@ pub struct Head<'a> {
     pub log: &'a str,
     pub checker: &'a str,
     pub decomposer: &'a str,
-    pub shard: Option<crate::answers::Shard>,
+    pub shard: Option<crate::shard::Shard>,
 }
 
 impl<'a> Head<'a> {
