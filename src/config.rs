@@ -12,14 +12,19 @@
 
 use crate::check::cache::Cache;
 use crate::check::cascade::CascadeChecker;
-use crate::check::command::{CommandChecker, CommandLimits};
-use crate::check::judge::{JudgeChecker, JudgeSettings, Mode, MAX_CONCURRENCY};
+pub use crate::check::cascade::CascadeConfig;
+use crate::check::command::CommandChecker;
+pub use crate::check::command::CommandConfig;
+pub use crate::check::judge::JudgeConfig;
+use crate::check::judge::{JudgeChecker, JudgeSettings, Mode};
+pub use crate::check::lexical::LexicalConfig;
 use crate::check::lexical::{LexicalChecker, LexicalSettings};
 use crate::check::nli::NliChecker;
-use crate::check::onnx::ModelSettings;
+pub use crate::check::onnx::ModelConfig;
 use crate::check::similarity::SimilarityChecker;
 use crate::check::Checker;
 use crate::error::{Error, Result};
+pub use crate::llm::EndpointConfig;
 use crate::llm::{LlmClient, LlmSettings, DEFAULT_MAX_WAIT};
 use crate::mutate::Rules;
 use serde::Deserialize;
@@ -30,9 +35,6 @@ use std::time::Duration;
 
 /// The default config file, looked for in the working directory.
 pub const DEFAULT_CONFIG: &str = "faithprobe.yaml";
-
-/// The longest `timeout_s` or `max_wait_s` accepted: one day.
-const MAX_SECONDS: f64 = 86_400.0;
 
 #[derive(Debug, Deserialize)]
 #[serde(
@@ -46,112 +48,6 @@ struct ConfigFile {
     decomposers: BTreeMap<String, serde_yaml::Value>,
     #[serde(default)]
     mutators: Option<PathBuf>,
-}
-
-/// `kind: lexical` settings.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "lexical settings: optional `threshold`, `topic_floor`, `max_window_sentences`"
-)]
-pub struct LexicalConfig {
-    pub threshold: Option<f64>,
-    pub topic_floor: Option<f64>,
-    pub max_window_sentences: Option<usize>,
-}
-
-/// `kind: nli` and `kind: similarity` settings.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "model checker settings: `model` (a folder) and optional `threshold`, `batch_size`, `threads`, `max_window_sentences`, `labels`, `template`, `providers`, `top_windows`"
-)]
-pub struct ModelConfig {
-    /// A folder with model.onnx, tokenizer.json and config.json.
-    pub model: PathBuf,
-    pub threshold: Option<f64>,
-    pub batch_size: Option<usize>,
-    pub threads: Option<usize>,
-    pub max_window_sentences: Option<usize>,
-    /// `nli` only: which output means supported / contradicted (overrides id2label).
-    pub labels: Option<crate::check::nli::LabelMap>,
-    /// `nli` only: one input text from `{premise}` and `{claim}`.
-    pub template: Option<String>,
-    /// ONNX Runtime execution providers in order of preference, e.g. `[cuda, cpu]`.
-    pub providers: Option<Vec<crate::check::onnx::Provider>>,
-    /// Score only the K windows per claim that share the most words with it.
-    pub top_windows: Option<usize>,
-}
-
-/// The connection settings of an OpenAI-compatible endpoint (judge and LLM decomposer).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "endpoint settings: `base_url`, `model` and optional `api_key_env`, `prompt`, `timeout_s`, `max_retries`, `backoff_ms`, `max_wait_s`"
-)]
-pub struct EndpointConfig {
-    pub base_url: String,
-    pub model: String,
-    /// The variable's name, never the key.
-    pub api_key_env: Option<String>,
-    /// Prompt template file (default: the built-in prompt for the use, `prompts/judge-v1.md` or
-    /// `prompts/decompose-v1.md`).
-    pub prompt: Option<PathBuf>,
-    pub timeout_s: Option<f64>,
-    pub max_retries: Option<u32>,
-    pub backoff_ms: Option<u64>,
-    /// Cap on any one wait between tries (default 60), whatever `Retry-After` says.
-    pub max_wait_s: Option<f64>,
-}
-
-impl EndpointConfig {
-    /// The prompt as written, or `default` when none is set.
-    pub fn prompt_or(&self, default: &str) -> PathBuf {
-        self.prompt
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(default))
-    }
-}
-
-/// `kind: judge` settings.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "judge settings: `base_url`, `model` and optional `prompt`, `mode`, `batch_size`, `concurrency`, ..."
-)]
-pub struct JudgeConfig {
-    #[serde(flatten)]
-    pub endpoint: EndpointConfig,
-    pub mode: Option<Mode>,
-    pub batch_size: Option<usize>,
-    pub concurrency: Option<usize>,
-}
-
-/// `kind: cascade` settings.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "cascade settings: `front`, `back`, `route_below` and optional `settle_below`"
-)]
-pub struct CascadeConfig {
-    pub front: String,
-    pub back: String,
-    pub route_below: Option<f64>,
-    pub settle_below: Option<f64>,
-}
-
-/// `kind: command` settings.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "command settings: `argv` (a list) and optional `timeout_s`, `total_timeout_s`"
-)]
-pub struct CommandConfig {
-    pub argv: Vec<String>,
-    /// The longest the program may go without its next answer (default 60).
-    pub timeout_s: Option<f64>,
-    /// The longest the whole run may take (default: no limit beyond `timeout_s` per answer).
-    pub total_timeout_s: Option<f64>,
 }
 
 /// One named checker as configured, tagged by `kind`.
@@ -386,80 +282,16 @@ impl Config {
         };
         let bad =
             |msg: String, help: &str| self.bad(name, format!("checker `{name}`: {msg}"), help);
-        let unit = |field: &str, v: Option<f64>| -> Result<()> {
-            match v {
-                Some(v) if !(0.0..=1.0).contains(&v) => Err(bad(
-                    format!("{field} {v} is outside [0, 1]"),
-                    "use a value between 0 and 1",
-                )),
-                _ => Ok(()),
-            }
-        };
-        let positive = |field: &str, v: Option<usize>| -> Result<()> {
-            let most = match field {
-                "threads" => 256,
-                "batch_size" => 4096,
-                _ => 1000,
-            };
-            match v {
-                Some(0) => Err(bad(
-                    format!("{field} is 0"),
-                    "remove it to use the default, or set a positive number",
-                )),
-                Some(n) if n > most => Err(bad(
-                    format!("{field} {n} is more than {most}"),
-                    &format!("use a number from 1 to {most}"),
-                )),
-                _ => Ok(()),
-            }
-        };
+        // each kind checks its own settings (check/<kind>.rs); here they get file, line and name
+        let own = |p: crate::check::SettingsProblem| bad(p.message, &p.help);
         match c {
-            CheckerConfig::Lexical(l) => {
-                unit("threshold", l.threshold)?;
-                unit("topic_floor", l.topic_floor)?;
-                positive("max_window_sentences", l.max_window_sentences)?;
-            }
-            CheckerConfig::Similarity(m) if m.labels.is_some() || m.template.is_some() => {
-                return Err(bad(
-                    "`labels` and `template` are settings of `kind: nli` (a similarity model has no labels and embeds each text alone)".into(),
-                    "remove them, or use `kind: nli` for a classifier",
-                ));
-            }
-            CheckerConfig::Nli(ModelConfig {
-                template: Some(t), ..
-            }) if t.matches("{premise}").count() != 1 || t.matches("{claim}").count() != 1 => {
-                return Err(bad(
-                    format!("template {t:?} must contain `{{premise}}` and `{{claim}}` once each"),
-                    "e.g. template: \"premise: {premise} hypothesis: {claim}\"",
-                ));
-            }
-            CheckerConfig::Nli(m) | CheckerConfig::Similarity(m) => {
-                unit("threshold", m.threshold)?;
-                positive("batch_size", m.batch_size)?;
-                positive("threads", m.threads)?;
-                positive("max_window_sentences", m.max_window_sentences)?;
-                positive("top_windows", m.top_windows)?;
-                if m.model.as_os_str().is_empty() {
-                    return Err(bad(
-                        "`model` is empty".into(),
-                        "set `model:` to a folder holding model.onnx, tokenizer.json and config.json",
-                    ));
-                }
-            }
-            CheckerConfig::Judge(j) => {
-                positive("batch_size", j.batch_size)?;
-                positive("concurrency", j.concurrency)?;
-                if let Some(n) = j.concurrency.filter(|n| *n > MAX_CONCURRENCY) {
-                    return Err(bad(
-                        format!("concurrency {n} is more than {MAX_CONCURRENCY}, the most calls faithprobe keeps in flight"),
-                        &format!("use at most {MAX_CONCURRENCY}"),
-                    ));
-                }
-                validate_endpoint(&j.endpoint).map_err(|m| bad(m, "see README.md, 'LLM judge'"))?;
-            }
+            CheckerConfig::Lexical(l) => l.validate().map_err(own)?,
+            CheckerConfig::Nli(m) => m.validate("nli").map_err(own)?,
+            CheckerConfig::Similarity(m) => m.validate("similarity").map_err(own)?,
+            CheckerConfig::Judge(j) => j.validate().map_err(own)?,
+            CheckerConfig::Command(c) => c.validate().map_err(own)?,
             CheckerConfig::Cascade(k) => {
-                unit("route_below", k.route_below)?;
-                unit("settle_below", k.settle_below)?;
+                k.validate().map_err(own)?;
                 path.push(name.to_string());
                 for part in [&k.front, &k.back] {
                     if path.iter().any(|p| p == part) {
@@ -481,26 +313,6 @@ impl Config {
                 }
                 path.pop();
             }
-            CheckerConfig::Command(c) => {
-                if c.argv.is_empty() || c.argv[0].trim().is_empty() {
-                    return Err(bad(
-                        "`argv` is empty".into(),
-                        "e.g. argv: [python3, my_checker.py]",
-                    ));
-                }
-                for (field, v) in [
-                    ("timeout_s", c.timeout_s),
-                    ("total_timeout_s", c.total_timeout_s),
-                ] {
-                    if let Some(v) = v.filter(|v| !(v.is_finite() && *v > 0.0 && *v <= MAX_SECONDS))
-                    {
-                        return Err(bad(
-                            format!("{field} {v} must be a positive number of seconds, at most {MAX_SECONDS}"),
-                            "e.g. timeout_s: 60",
-                        ));
-                    }
-                }
-            }
         }
         done.insert(name.to_string());
         Ok(())
@@ -509,7 +321,7 @@ impl Config {
     fn validate_decomposer(&self, name: &str) -> Result<()> {
         match &self.decomposers[name] {
             DecomposerConfig::Sentences {} => Ok(()),
-            DecomposerConfig::Llm(e) => validate_endpoint(e).map_err(|m| {
+            DecomposerConfig::Llm(e) => e.validate().map_err(|m| {
                 self.bad(
                     &format!("decomposer:{name}"),
                     format!("decomposer `{name}`: {m}"),
@@ -598,33 +410,10 @@ impl Config {
                 .transpose()
         };
         let checker: Arc<dyn Checker> = match c {
-            CheckerConfig::Lexical(l) => {
-                let d = LexicalSettings::default();
-                Arc::new(LexicalChecker::new(
-                    name,
-                    LexicalSettings {
-                        threshold: l.threshold.unwrap_or(d.threshold),
-                        topic_floor: l.topic_floor.unwrap_or(d.topic_floor),
-                        max_window_sentences: l
-                            .max_window_sentences
-                            .unwrap_or(d.max_window_sentences),
-                        indexed: true,
-                    },
-                ))
-            }
+            CheckerConfig::Lexical(l) => Arc::new(LexicalChecker::new(name, l.settings())),
             CheckerConfig::Nli(m) | CheckerConfig::Similarity(m) => {
                 let kind = c.kind();
-                let d = ModelSettings::defaults(kind);
-                let s = ModelSettings {
-                    threshold: m.threshold.unwrap_or(d.threshold),
-                    batch_size: m.batch_size.unwrap_or(d.batch_size),
-                    threads: m.threads.unwrap_or(d.threads),
-                    max_window_sentences: m.max_window_sentences.unwrap_or(d.max_window_sentences),
-                    labels: m.labels.clone(),
-                    template: m.template.clone(),
-                    providers: m.providers.clone().unwrap_or_default(),
-                    top_windows: m.top_windows,
-                };
+                let s = m.settings(kind);
                 let dir = self.base.join(&m.model);
                 let cache = open_cache()?;
                 if kind == "nli" {
@@ -659,10 +448,7 @@ impl Config {
                 name,
                 c.argv.clone(),
                 self.base.clone(),
-                CommandLimits {
-                    answer_timeout: Duration::from_secs_f64(c.timeout_s.unwrap_or(60.0)),
-                    total_timeout: c.total_timeout_s.map(Duration::from_secs_f64),
-                },
+                c.limits(),
             )),
         };
         built.insert(name.to_string(), checker.clone());
@@ -754,34 +540,6 @@ impl Config {
             }
         }
     }
-}
-
-/// Checks an endpoint's numbers: timeouts and waits finite, positive and at most a day.
-fn validate_endpoint(e: &EndpointConfig) -> std::result::Result<(), String> {
-    for (field, v) in [("timeout_s", e.timeout_s), ("max_wait_s", e.max_wait_s)] {
-        if let Some(v) = v {
-            if !(v.is_finite() && v > 0.0 && v <= MAX_SECONDS) {
-                return Err(format!(
-                    "{field} {v} must be a positive number of seconds, at most {MAX_SECONDS}"
-                ));
-            }
-        }
-    }
-    if e.backoff_ms
-        .is_some_and(|b| b as f64 > MAX_SECONDS * 1000.0)
-    {
-        return Err(format!(
-            "backoff_ms must be at most {}",
-            MAX_SECONDS * 1000.0
-        ));
-    }
-    if e.max_retries.is_some_and(|r| r > 100) {
-        return Err("max_retries must be at most 100".into());
-    }
-    if e.base_url.trim().is_empty() || e.model.trim().is_empty() {
-        return Err("`base_url` and `model` must not be empty".into());
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -528,6 +528,74 @@ impl LlmClient {
     }
 }
 
+/// The connection settings of an OpenAI-compatible endpoint (judge and LLM decomposer).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "endpoint settings: `base_url`, `model` and optional `api_key_env`, `prompt`, `timeout_s`, `max_retries`, `backoff_ms`, `max_wait_s`"
+)]
+pub struct EndpointConfig {
+    pub base_url: String,
+    pub model: String,
+    /// The variable's name, never the key.
+    pub api_key_env: Option<String>,
+    /// Prompt template file (default: the built-in prompt for the use, `prompts/judge-v1.md` or
+    /// `prompts/decompose-v1.md`).
+    pub prompt: Option<std::path::PathBuf>,
+    pub timeout_s: Option<f64>,
+    pub max_retries: Option<u32>,
+    pub backoff_ms: Option<u64>,
+    /// Cap on any one wait between tries (default 60), whatever `Retry-After` says.
+    pub max_wait_s: Option<f64>,
+}
+
+/// The longest `timeout_s`, `max_wait_s` or command timeout accepted: one day.
+pub const MAX_SECONDS: f64 = 86_400.0;
+/// The most retries of one call.
+pub const MAX_RETRIES: u32 = 100;
+
+impl EndpointConfig {
+    /// The settings' own checks: timeouts and waits finite, positive and at most a day, bounded
+    /// retries, a base URL and a model.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        for (field, v) in [
+            ("timeout_s", self.timeout_s),
+            ("max_wait_s", self.max_wait_s),
+        ] {
+            if let Some(v) = v {
+                if !(v.is_finite() && v > 0.0 && v <= MAX_SECONDS) {
+                    return Err(format!(
+                        "{field} {v} must be a positive number of seconds, at most {MAX_SECONDS}"
+                    ));
+                }
+            }
+        }
+        if self
+            .backoff_ms
+            .is_some_and(|b| b as f64 > MAX_SECONDS * 1000.0)
+        {
+            return Err(format!(
+                "backoff_ms must be at most {}",
+                MAX_SECONDS * 1000.0
+            ));
+        }
+        if self.max_retries.is_some_and(|r| r > MAX_RETRIES) {
+            return Err(format!("max_retries must be at most {MAX_RETRIES}"));
+        }
+        if self.base_url.trim().is_empty() || self.model.trim().is_empty() {
+            return Err("`base_url` and `model` must not be empty".into());
+        }
+        Ok(())
+    }
+
+    /// The prompt as written, or `default` when none is set.
+    pub fn prompt_or(&self, default: &str) -> std::path::PathBuf {
+        self.prompt
+            .clone()
+            .unwrap_or_else(|| std::path::PathBuf::from(default))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

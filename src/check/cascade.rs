@@ -186,3 +186,24 @@ impl Checker for CascadeChecker {
             .collect()
     }
 }
+
+/// `kind: cascade` settings.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "cascade settings: `front`, `back`, `route_below` and optional `settle_below`"
+)]
+pub struct CascadeConfig {
+    pub front: String,
+    pub back: String,
+    pub route_below: Option<f64>,
+    pub settle_below: Option<f64>,
+}
+
+impl CascadeConfig {
+    /// The settings' own checks; that `front` and `back` exist and form no loop is the config's.
+    pub fn validate(&self) -> Result<(), super::SettingsProblem> {
+        super::unit("route_below", self.route_below)?;
+        super::unit("settle_below", self.settle_below)
+    }
+}

@@ -392,3 +392,54 @@ impl Checker for CommandChecker {
             .collect()
     }
 }
+
+/// `kind: command` settings.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "command settings: `argv` (a list) and optional `timeout_s`, `total_timeout_s`"
+)]
+pub struct CommandConfig {
+    pub argv: Vec<String>,
+    /// The longest the program may go without its next answer (default 60).
+    pub timeout_s: Option<f64>,
+    /// The longest the whole run may take (default: no limit beyond `timeout_s` per answer).
+    pub total_timeout_s: Option<f64>,
+}
+
+impl CommandConfig {
+    /// The settings' own checks.
+    pub fn validate(&self) -> Result<(), super::SettingsProblem> {
+        if self.argv.is_empty() || self.argv[0].trim().is_empty() {
+            return Err(super::SettingsProblem::new(
+                "`argv` is empty",
+                "e.g. argv: [python3, my_checker.py]",
+            ));
+        }
+        for (field, v) in [
+            ("timeout_s", self.timeout_s),
+            ("total_timeout_s", self.total_timeout_s),
+        ] {
+            if let Some(v) =
+                v.filter(|v| !(v.is_finite() && *v > 0.0 && *v <= crate::llm::MAX_SECONDS))
+            {
+                return Err(super::SettingsProblem::new(
+                    format!(
+                        "{field} {v} must be a positive number of seconds, at most {}",
+                        crate::llm::MAX_SECONDS
+                    ),
+                    "e.g. timeout_s: 60",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The time limits with their defaults.
+    pub fn limits(&self) -> CommandLimits {
+        CommandLimits {
+            answer_timeout: std::time::Duration::from_secs_f64(self.timeout_s.unwrap_or(60.0)),
+            total_timeout: self.total_timeout_s.map(std::time::Duration::from_secs_f64),
+        }
+    }
+}

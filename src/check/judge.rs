@@ -527,6 +527,40 @@ impl Checker for JudgeChecker {
     }
 }
 
+/// `kind: judge` settings.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "judge settings: `base_url`, `model` and optional `prompt`, `mode`, `batch_size`, `concurrency`, ..."
+)]
+pub struct JudgeConfig {
+    #[serde(flatten)]
+    pub endpoint: crate::llm::EndpointConfig,
+    pub mode: Option<Mode>,
+    pub batch_size: Option<usize>,
+    pub concurrency: Option<usize>,
+}
+
+/// The most claims one batch-mode call may carry.
+pub const MAX_BATCH_SIZE: usize = 4096;
+
+impl JudgeConfig {
+    /// The settings' own checks (the endpoint's included).
+    pub fn validate(&self) -> Result<(), super::SettingsProblem> {
+        super::positive("batch_size", self.batch_size, MAX_BATCH_SIZE)?;
+        if let Some(n) = self.concurrency.filter(|n| *n > MAX_CONCURRENCY) {
+            return Err(super::SettingsProblem::new(
+                format!("concurrency {n} is more than {MAX_CONCURRENCY}, the most calls faithprobe keeps in flight"),
+                format!("use at most {MAX_CONCURRENCY}"),
+            ));
+        }
+        super::positive("concurrency", self.concurrency, MAX_CONCURRENCY)?;
+        self.endpoint
+            .validate()
+            .map_err(|m| super::SettingsProblem::new(m, "see README.md, 'LLM judge'"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

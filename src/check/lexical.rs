@@ -470,6 +470,42 @@ impl Checker for LexicalChecker {
     }
 }
 
+/// `kind: lexical` settings.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "lexical settings: optional `threshold`, `topic_floor`, `max_window_sentences`"
+)]
+pub struct LexicalConfig {
+    pub threshold: Option<f64>,
+    pub topic_floor: Option<f64>,
+    pub max_window_sentences: Option<usize>,
+}
+
+impl LexicalConfig {
+    /// The settings' own checks (the config adds file, line and checker name).
+    pub fn validate(&self) -> Result<(), super::SettingsProblem> {
+        super::unit("threshold", self.threshold)?;
+        super::unit("topic_floor", self.topic_floor)?;
+        super::positive(
+            "max_window_sentences",
+            self.max_window_sentences,
+            super::MAX_WINDOW_SENTENCES,
+        )
+    }
+
+    /// The settings with every default filled in.
+    pub fn settings(&self) -> LexicalSettings {
+        let d = LexicalSettings::default();
+        LexicalSettings {
+            threshold: self.threshold.unwrap_or(d.threshold),
+            topic_floor: self.topic_floor.unwrap_or(d.topic_floor),
+            max_window_sentences: self.max_window_sentences.unwrap_or(d.max_window_sentences),
+            indexed: true,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

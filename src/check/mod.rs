@@ -19,6 +19,52 @@ use crate::suite::{Context, EntityGroup, Passage};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// What is wrong with one checker's settings: the message and how to fix it. The config names
+/// the file, the line and the checker around it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingsProblem {
+    pub message: String,
+    pub help: String,
+}
+
+impl SettingsProblem {
+    pub fn new(message: impl Into<String>, help: impl Into<String>) -> Self {
+        SettingsProblem {
+            message: message.into(),
+            help: help.into(),
+        }
+    }
+}
+
+/// A setting that must lie in [0, 1] (a threshold, a routing bound).
+pub fn unit(field: &str, v: Option<f64>) -> Result<(), SettingsProblem> {
+    match v {
+        Some(v) if !(0.0..=1.0).contains(&v) => Err(SettingsProblem::new(
+            format!("{field} {v} is outside [0, 1]"),
+            "use a value between 0 and 1",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A count that must be from 1 to `most`.
+pub fn positive(field: &str, v: Option<usize>, most: usize) -> Result<(), SettingsProblem> {
+    match v {
+        Some(0) => Err(SettingsProblem::new(
+            format!("{field} is 0"),
+            "remove it to use the default, or set a positive number",
+        )),
+        Some(n) if n > most => Err(SettingsProblem::new(
+            format!("{field} {n} is more than {most}"),
+            format!("use a number from 1 to {most}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The most sentences a window may hold.
+pub const MAX_WINDOW_SENTENCES: usize = 1000;
+
 /// The passages that were in one prompt, as a checker sees them: no claim a person verified and
 /// no label. The runner builds these from a suite's contexts (or from a logged answer), so the
 /// compiler keeps expected labels away from every checker:

@@ -667,3 +667,82 @@ pub struct LabelMap {
     pub unsupported: Option<LabelRef>,
     pub contradicted: Option<LabelRef>,
 }
+/// `kind: nli` and `kind: similarity` settings.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "model checker settings: `model` (a folder) and optional `threshold`, `batch_size`, `threads`, `max_window_sentences`, `labels`, `template`, `providers`, `top_windows`"
+)]
+pub struct ModelConfig {
+    /// A folder with model.onnx, tokenizer.json and config.json.
+    pub model: std::path::PathBuf,
+    pub threshold: Option<f64>,
+    pub batch_size: Option<usize>,
+    pub threads: Option<usize>,
+    pub max_window_sentences: Option<usize>,
+    /// `nli` only: which output means supported / contradicted (overrides id2label).
+    pub labels: Option<LabelMap>,
+    /// `nli` only: one input text from `{premise}` and `{claim}`.
+    pub template: Option<String>,
+    /// ONNX Runtime execution providers in order of preference, e.g. `[cuda, cpu]`.
+    pub providers: Option<Vec<Provider>>,
+    /// Score only the K windows per claim that share the most words with it.
+    pub top_windows: Option<usize>,
+}
+
+/// The most intra-op threads a model checker may ask for.
+pub const MAX_THREADS: usize = 256;
+/// The largest batch a model checker may ask for.
+pub const MAX_BATCH_SIZE: usize = 4096;
+
+impl ModelConfig {
+    /// The settings' own checks for `kind` (`nli` or `similarity`).
+    pub fn validate(&self, kind: &str) -> Result<(), super::SettingsProblem> {
+        use super::SettingsProblem as P;
+        if kind == "similarity" && (self.labels.is_some() || self.template.is_some()) {
+            return Err(P::new(
+                "`labels` and `template` are settings of `kind: nli` (a similarity model has no labels and embeds each text alone)",
+                "remove them, or use `kind: nli` for a classifier",
+            ));
+        }
+        if let Some(t) = &self.template {
+            if t.matches("{premise}").count() != 1 || t.matches("{claim}").count() != 1 {
+                return Err(P::new(
+                    format!("template {t:?} must contain `{{premise}}` and `{{claim}}` once each"),
+                    "e.g. template: \"premise: {premise} hypothesis: {claim}\"",
+                ));
+            }
+        }
+        super::unit("threshold", self.threshold)?;
+        super::positive("batch_size", self.batch_size, MAX_BATCH_SIZE)?;
+        super::positive("threads", self.threads, MAX_THREADS)?;
+        super::positive(
+            "max_window_sentences",
+            self.max_window_sentences,
+            super::MAX_WINDOW_SENTENCES,
+        )?;
+        super::positive("top_windows", self.top_windows, super::MAX_WINDOW_SENTENCES)?;
+        if self.model.as_os_str().is_empty() {
+            return Err(P::new(
+                "`model` is empty",
+                "set `model:` to a folder holding model.onnx, tokenizer.json and config.json",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The settings for `kind` with every default filled in.
+    pub fn settings(&self, kind: &str) -> ModelSettings {
+        let d = ModelSettings::defaults(kind);
+        ModelSettings {
+            threshold: self.threshold.unwrap_or(d.threshold),
+            batch_size: self.batch_size.unwrap_or(d.batch_size),
+            threads: self.threads.unwrap_or(d.threads),
+            max_window_sentences: self.max_window_sentences.unwrap_or(d.max_window_sentences),
+            labels: self.labels.clone(),
+            template: self.template.clone(),
+            providers: self.providers.clone().unwrap_or_default(),
+            top_windows: self.top_windows,
+        }
+    }
+}
