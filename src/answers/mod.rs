@@ -5,6 +5,7 @@ pub mod decompose;
 pub mod eval;
 pub mod log;
 pub mod numbers;
+pub mod pipeline;
 pub mod score;
 pub mod spool;
 pub mod tally;

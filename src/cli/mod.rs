@@ -270,6 +270,72 @@ pub fn load_all(config: &Config, args: &SuiteArgs) -> Result<Vec<(Suite, MutantS
     Ok(loaded)
 }
 
+/// Progress on stderr for `run` and `score`: a bar on a terminal; otherwise a plain line every
+/// 5 s with what is done, the rate and, when the total is known, the time left.
+pub struct Progress {
+    bar: indicatif::ProgressBar,
+    terminal: bool,
+    label: String,
+    noun: &'static str,
+    total: Option<u64>,
+    started: Instant,
+    last_line: Instant,
+}
+
+impl Progress {
+    pub fn new(label: &str, noun: &'static str, total: Option<u64>) -> Progress {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = if terminal {
+            indicatif::ProgressBar::with_draw_target(total, indicatif::ProgressDrawTarget::stderr())
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        bar.set_message(label.to_string());
+        Progress {
+            bar,
+            terminal,
+            label: label.to_string(),
+            noun,
+            total,
+            started: Instant::now(),
+            last_line: Instant::now(),
+        }
+    }
+
+    /// `done` of the work is done (and, when it has changed, the total).
+    pub fn set(&mut self, done: u64, total: Option<u64>) {
+        if total.is_some() && total != self.total {
+            self.total = total;
+            self.bar.set_length(total.unwrap_or(0));
+        }
+        self.bar.set_position(done);
+        let unfinished = self.total.is_none_or(|t| done < t);
+        if !self.terminal && unfinished && self.last_line.elapsed() >= Duration::from_secs(5) {
+            self.last_line = Instant::now();
+            let secs = self.started.elapsed().as_secs_f64();
+            let rate = done as f64 / secs.max(1e-9);
+            let of = match self.total {
+                Some(t) if t >= done => format!(
+                    " of about {t} ({:.0}%, about {:.0} s left)",
+                    100.0 * done as f64 / t.max(1) as f64,
+                    (t - done) as f64 / rate.max(1e-9)
+                ),
+                _ => String::new(),
+            };
+            eprintln!(
+                "{}: {done} {} scored{of} in {secs:.0} s, {rate:.1} {}/s",
+                self.label, self.noun, self.noun
+            );
+        }
+    }
+
+    /// Clears the bar; returns the time since the start.
+    pub fn finish(self) -> Duration {
+        self.bar.finish_and_clear();
+        self.started.elapsed()
+    }
+}
+
 /// Runs a checker over every loaded suite, with progress and cost notes on stderr. When stderr
 /// is not a terminal, a plain progress line is printed every few seconds instead of a bar.
 pub fn score_suites(loaded: &[(Suite, MutantSet)], checker: &dyn Checker) -> Vec<SuiteRun> {
@@ -283,35 +349,22 @@ pub fn score_suites_part(
     shard: Option<faithprobe::shard::Shard>,
 ) -> Vec<SuiteRun> {
     let mut runs = Vec::new();
-    let terminal = std::io::stderr().is_terminal();
     for (suite, set) in loaded {
-        let bar = if terminal {
-            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr())
-        } else {
-            indicatif::ProgressBar::hidden()
-        };
-        bar.set_message(format!("{} · {}", suite.name, checker.name()));
-        let started = Instant::now();
-        let mut last_line = Instant::now();
+        let mut progress = Progress::new(
+            &format!("{} · {}", suite.name, checker.name()),
+            "cases",
+            None,
+        );
         let run = run_suite_part(suite, set, checker, shard, &mut |done, total| {
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-            if !terminal && last_line.elapsed() >= Duration::from_secs(5) && done < total {
-                last_line = Instant::now();
-                eprintln!(
-                    "{}: {done} of {total} cases scored ({:.0?})",
-                    suite.name,
-                    started.elapsed()
-                );
-            }
+            progress.set(done as u64, Some(total as u64));
         });
-        bar.finish_and_clear();
+        let elapsed = progress.finish();
         eprintln!(
             "{}: scored {} cases with {} in {:.2?}",
             suite.name,
             run.results.len(),
             checker.name(),
-            started.elapsed()
+            elapsed
         );
         for note in checker.notes() {
             eprintln!("{}: {note}", suite.name);

@@ -4,18 +4,14 @@
 use super::{CacheArgs, ConfidenceArg, Ctx};
 use clap::{Args, ValueEnum};
 use faithprobe::answers::log::LogReader;
-use faithprobe::answers::score::{
-    checker_name, find_omissions, score_chunk, Definition, ScoreRecord, SCORE_RECORD_VERSION,
-};
-use faithprobe::answers::spool::Spool;
+use faithprobe::answers::pipeline;
+use faithprobe::answers::score::{checker_name, Definition, ScoreRecord, SCORE_RECORD_VERSION};
 use faithprobe::answers::tally::{Tally, TallyOptions};
 use faithprobe::error::{Error, Exit};
-use faithprobe::report;
-use faithprobe::report::answers::Head;
+use faithprobe::report::answers::document;
 use faithprobe::shard::Shard;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ScoreFormat {
@@ -52,13 +48,6 @@ pub enum ShowArg {
     /// The summary only.
     None,
 }
-
-/// Answers scored per checker call: large enough to batch, small enough to bound memory.
-const CHUNK: usize = 256;
-/// Malformed log lines reported one by one; the rest are counted.
-const MAX_SHOWN_ERRORS: usize = 20;
-/// Answers listed in the human report's omissions review queue (all are in JSON and HTML).
-const MAX_QUEUE: usize = 500;
 
 /// Score logged answers: split each into claims, verify every claim against the context set that
 /// was in its prompt, and report faithfulness with the evidence for every verdict.
@@ -151,28 +140,9 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             }
         }
     }
-    {
-        let mut inputs: Vec<(&str, &std::path::Path)> = vec![("the log", &args.log)];
-        if let Some(c) = &args.contexts {
-            inputs.push(("--contexts", c));
-        }
-        if let Some(l) = &args.labels {
-            inputs.push(("--labels", l));
-        }
-        let mut outputs: Vec<(&str, &std::path::Path)> = Vec::new();
-        if let Some(r) = &args.record {
-            outputs.push(("--record", r));
-        }
-        if let Some(h) = &args.html {
-            outputs.push(("--html", h));
-        }
-        if let Some(c) = args.cache.path() {
-            outputs.push(("--cache", c));
-        }
-        super::guard_outputs(ctx, &inputs, &outputs)?;
-    }
+    guard(&args, ctx)?;
     let config = ctx.config()?;
-    let mut reader = LogReader::open(
+    let reader = LogReader::open(
         &args.log,
         args.contexts.as_deref(),
         args.labels.as_deref(),
@@ -188,19 +158,8 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         )?),
         None => None,
     };
-    let defs: Vec<Definition> = if args.definitions.is_empty() {
-        vec![Definition::Strict]
-    } else {
-        let mut d: Vec<Definition> = Vec::new();
-        for x in &args.definitions {
-            let x: Definition = (*x).into();
-            if !d.contains(&x) {
-                d.push(x);
-            }
-        }
-        d
-    };
-    let mut tally = Tally::new(TallyOptions {
+    let defs = definitions(&args);
+    let tally = Tally::new(TallyOptions {
         definitions: defs.clone(),
         confidence,
         worst: match args.show {
@@ -210,8 +169,7 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         max_false_alarm: args.max_false_alarm,
         calibrate_on: args.calibrate_on,
     });
-    let mut spool = Spool::new()?;
-    let mut head = ScoreRecord {
+    let head = ScoreRecord {
         version: SCORE_RECORD_VERSION,
         log: args.log.display().to_string(),
         log_sha256: String::new(),
@@ -222,105 +180,33 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         shard: args.shard,
         answers: Vec::new(),
     };
-
-    // progress: a bar on a terminal, a plain line every few seconds otherwise
-    // counted ahead only in a regular file: a pipe, FIFO or stdin can be read once
-    let regular = std::fs::metadata(&args.log).is_ok_and(|m| m.is_file());
-    let total = if !regular
-        || matches!(
-            args.log.extension().and_then(|e| e.to_str()),
-            Some("yaml" | "yml")
-        ) {
-        None
-    } else {
-        count_records(&args.log).map(|n| match args.shard {
-            Some(s) => n.div_ceil(s.n as usize),
-            None => n,
-        })
-    };
-    let terminal = std::io::stderr().is_terminal();
-    let bar = if terminal {
-        indicatif::ProgressBar::with_draw_target(
-            total.map(|t| t as u64),
-            indicatif::ProgressDrawTarget::stderr(),
-        )
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
-    let started = Instant::now();
-    let mut last_line = Instant::now();
-
-    let mut bad_lines: Vec<Error> = Vec::new();
-    let mut more_bad = 0usize;
-    let mut done = 0usize;
-    let mut chunk = Vec::with_capacity(CHUNK);
-    let mut ended = false;
-    let mut queue: Vec<(String, Result<Vec<String>, String>)> = Vec::new();
-    while !ended {
-        chunk.clear();
-        while chunk.len() < CHUNK {
-            match reader.next() {
-                None => {
-                    ended = true;
-                    break;
-                }
-                Some(Ok(a)) => chunk.push(a),
-                Some(Err(e @ Error::Input { .. })) => {
-                    if bad_lines.len() < MAX_SHOWN_ERRORS {
-                        bad_lines.push(e);
-                    } else {
-                        more_bad += 1;
-                    }
-                }
-                Some(Err(e)) => return Err(e.into()),
-            }
-        }
-        if chunk.is_empty() {
-            break;
-        }
-        let mut results = score_chunk(
-            &chunk,
-            decomposer.as_ref(),
-            checker.as_ref(),
-            &mut |_, _| {},
-        );
-        if let Some(client) = &omission_client {
-            find_omissions(&mut results, &chunk, client);
-        }
-        for r in &results {
-            if let Some(o) = &r.omissions {
-                if queue.len() < MAX_QUEUE && o.as_ref().map_or(true, |l| !l.is_empty()) {
-                    queue.push((r.id.clone(), o.clone()));
-                }
-            }
-            tally.add(r);
-            spool.push(r)?;
-        }
-        done += results.len();
-        bar.set_position(done as u64);
-        if !terminal && last_line.elapsed() >= Duration::from_secs(5) {
-            last_line = Instant::now();
-            let secs = started.elapsed().as_secs_f64();
-            let rate = done as f64 / secs.max(1e-9);
-            let of = match total {
-                Some(t) if t >= done => format!(
-                    " of about {t} ({:.0}%, about {:.0} s left)",
-                    100.0 * done as f64 / t.max(1) as f64,
-                    (t - done) as f64 / rate.max(1e-9)
-                ),
-                _ => String::new(),
-            };
-            eprintln!("score: {done} answers scored{of} in {secs:.0} s, {rate:.1} answers/s");
-        }
-        if faithprobe::interrupt::requested() {
-            break;
-        }
-    }
-    bar.finish_and_clear();
+    let mut progress = super::Progress::new("score", "answers", total_of(&args));
+    let scored = pipeline::score_log(
+        reader,
+        decomposer.as_ref(),
+        checker.as_ref(),
+        omission_client.as_ref(),
+        tally,
+        head,
+        &mut |done| progress.set(done as u64, None),
+    )?;
+    progress.finish();
     for n in checker.notes() {
         eprintln!("{n}");
     }
-    if faithprobe::interrupt::requested() {
+    let pipeline::Scored {
+        head,
+        mut tally,
+        mut spool,
+        done,
+        bad_lines,
+        more_bad,
+        queue,
+        interrupted,
+        without_passages,
+        unmatched_labels,
+    } = scored;
+    if interrupted {
         eprintln!(
             "interrupted after {done} answers: no report was written; rerun the same command to finish from the cache"
         );
@@ -328,53 +214,25 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     }
     if done == 0 && bad_lines.is_empty() {
         match args.shard {
-            None => {
-                return Err(Error::Usage(format!(
+            None => return Err(Error::Usage(format!(
                 "{} has no answers: nothing was scored (one JSON object per line, or a YAML list)",
                 args.log.display()
             ))
-                .into())
-            }
+            .into()),
             Some(s) => eprintln!(
                 "warning: shard {s} owns no answer of {}; its record is empty",
                 args.log.display()
             ),
         }
     }
-    head.log_sha256 = reader.sha256();
-    head.lines_not_read = bad_lines.len() + more_bad;
-    tally.without_passages = reader.without_passages.len();
-    if let Some((id, line)) = reader.without_passages.first() {
-        eprintln!(
-            "warning: {} of {done} answers have no passage text (first: `{id}`{}); none of their claims can be supported: check the log's passages",
-            reader.without_passages.len(),
-            line.map(|l| format!(" on line {l}")).unwrap_or_default()
-        );
-    }
-    let unmatched = reader.unmatched_labels();
-    if !unmatched.is_empty() {
-        eprintln!(
-            "warning: {} labels match no answer of the log (first: `{}`)",
-            unmatched.len(),
-            unmatched[0]
-        );
-    }
+    warn_about_inputs(done, &without_passages, &unmatched_labels);
     let summary = tally.summary();
-    let rhead = Head::of(&head);
-    let main = defs[0];
     let any_error = summary.definitions[0].errors > 0;
 
     if let Some(path) = &args.html {
-        let top = report::answers::html_head(&rhead, &summary);
         faithprobe::write::write_atomic_from(path, &mut |w| {
-            let io = |e: std::io::Error| Error::write(path, e);
-            w.write_all(top.as_bytes()).map_err(io)?;
-            for a in spool.answers()? {
-                w.write_all(report::answers::html_answer(&a?).as_bytes())
-                    .map_err(io)?;
-            }
-            w.write_all(report::answers::HTML_END.as_bytes())
-                .map_err(io)
+            document::write_html(w, &head, &summary, Box::new(spool.answers()?))
+                .map_err(|e| Error::write(path, e))
         })?;
         eprintln!("html report written: {}", path.display());
     }
@@ -382,102 +240,29 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         faithprobe::record::write_score_record(path, &head, &mut spool.answers()?)?;
         eprintln!("score record written: {}", path.display());
     }
-
+    let mut doc = document::Document {
+        head: &head,
+        summary: &summary,
+        tally: &mut tally,
+        queue: &queue,
+        main: defs[0],
+        confidence,
+    };
+    let show = match args.show {
+        ShowArg::Worst => document::Show::Worst,
+        ShowArg::All => document::Show::All,
+        ShowArg::None => document::Show::None,
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let write_err = |e: std::io::Error| Error::write(std::path::Path::new("<stdout>"), e);
-    match args.format {
-        ScoreFormat::Json => {
-            let lead = serde_json::json!({
-                "log": head.log, "checker": head.checker, "decomposer": head.decomposer,
-                "shard": head.shard, "summary": summary.definitions, "by_tag": summary.by_tag,
-                "labels": summary.labels, "without_passages": summary.without_passages,
-            })
-            .to_string();
-            // the summary object, then every answer streamed from the spool
-            out.write_all(&lead.as_bytes()[..lead.len() - 1])
-                .and_then(|_| out.write_all(b",\"answers\":["))
-                .map_err(write_err)?;
-            for (i, a) in spool.answers()?.enumerate() {
-                let a = a?;
-                if i > 0 {
-                    out.write_all(b",").map_err(write_err)?;
-                }
-                serde_json::to_writer(&mut out, &a).map_err(|e| write_err(e.into()))?;
-            }
-            out.write_all(b"]}\n").map_err(write_err)?;
-        }
-        ScoreFormat::Human => {
-            let paint = ctx.paint();
-            out.write_all(
-                report::answers::human_summary(&rhead, &summary, confidence, paint).as_bytes(),
-            )
-            .map_err(write_err)?;
-            if !queue.is_empty() {
-                out.write_all(report::answers::human_queue(&queue, paint).as_bytes())
-                    .map_err(write_err)?;
-            }
-            match args.show {
-                ShowArg::All => {
-                    for a in spool.answers()? {
-                        out.write_all(report::answers::human_answer(&a?, main, paint).as_bytes())
-                            .map_err(write_err)?;
-                    }
-                }
-                ShowArg::Worst => {
-                    let worst = tally.worst();
-                    let bad = summary.definitions[0].unsupported_answers.k as usize
-                        + summary.definitions[0].errors;
-                    if !worst.is_empty() {
-                        writeln!(
-                            out,
-                            "\n{}",
-                            paint.head(&format!(
-                                "The {} worst of {bad} answers not faithful ({}) or not scored; --show all lists every answer",
-                                worst.len(),
-                                main.as_str()
-                            ))
-                        )
-                        .map_err(write_err)?;
-                    }
-                    for a in &worst {
-                        out.write_all(report::answers::human_answer(a, main, paint).as_bytes())
-                            .map_err(write_err)?;
-                    }
-                }
-                ShowArg::None => {}
-            }
-        }
-        ScoreFormat::Markdown => {
-            out.write_all(report::answers::markdown_summary(&rhead, &summary).as_bytes())
-                .map_err(write_err)?;
-            let rows: Box<dyn Iterator<Item = faithprobe::error::Result<_>>> = match args.show {
-                ShowArg::All => Box::new(spool.answers()?),
-                ShowArg::Worst => Box::new(tally.worst().into_iter().map(Ok)),
-                ShowArg::None => Box::new(std::iter::empty()),
-            };
-            let mut first = true;
-            for a in rows {
-                if first {
-                    let what = if args.show == ShowArg::All {
-                        "Every answer"
-                    } else {
-                        "The worst answers"
-                    };
-                    write!(
-                        out,
-                        "\n**{what}**\n\n{}",
-                        report::answers::MARKDOWN_ANSWERS_HEAD
-                    )
-                    .map_err(write_err)?;
-                    first = false;
-                }
-                out.write_all(report::answers::markdown_answer_row(&a?, main).as_bytes())
-                    .map_err(write_err)?;
-            }
-        }
+    let answers = Box::new(spool.answers()?);
+    let written = match args.format {
+        ScoreFormat::Json => document::write_json(&mut out, &doc, answers),
+        ScoreFormat::Human => document::write_human(&mut out, &mut doc, show, ctx.paint(), answers),
+        ScoreFormat::Markdown => document::write_markdown(&mut out, &mut doc, show, answers),
     }
-    out.flush().map_err(write_err)?;
+    .and_then(|_| out.flush());
+    written.map_err(|e| Error::write(std::path::Path::new("<stdout>"), e))?;
     if !bad_lines.is_empty() {
         for e in &bad_lines {
             eprintln!("error: {e}");
@@ -500,4 +285,79 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     } else {
         Exit::Ok
     })
+}
+
+/// Refuses, before any work, an output that is an input or another output.
+fn guard(args: &ScoreArgs, ctx: &Ctx) -> Result<(), Error> {
+    let mut inputs: Vec<(&str, &std::path::Path)> = vec![("the log", &args.log)];
+    if let Some(c) = &args.contexts {
+        inputs.push(("--contexts", c));
+    }
+    if let Some(l) = &args.labels {
+        inputs.push(("--labels", l));
+    }
+    let mut outputs: Vec<(&str, &std::path::Path)> = Vec::new();
+    if let Some(r) = &args.record {
+        outputs.push(("--record", r));
+    }
+    if let Some(h) = &args.html {
+        outputs.push(("--html", h));
+    }
+    if let Some(c) = args.cache.path() {
+        outputs.push(("--cache", c));
+    }
+    super::guard_outputs(ctx, &inputs, &outputs)
+}
+
+/// The definitions asked for, each once, in order (strict by default).
+fn definitions(args: &ScoreArgs) -> Vec<Definition> {
+    if args.definitions.is_empty() {
+        return vec![Definition::Strict];
+    }
+    let mut d: Vec<Definition> = Vec::new();
+    for x in &args.definitions {
+        let x: Definition = (*x).into();
+        if !d.contains(&x) {
+            d.push(x);
+        }
+    }
+    d
+}
+
+/// The answers the log holds, for progress: counted ahead only in a regular JSON Lines file (a
+/// pipe, FIFO or stdin can be read once), and divided among the shards.
+fn total_of(args: &ScoreArgs) -> Option<u64> {
+    let regular = std::fs::metadata(&args.log).is_ok_and(|m| m.is_file());
+    let yaml = matches!(
+        args.log.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml")
+    );
+    if !regular || yaml {
+        return None;
+    }
+    count_records(&args.log).map(|n| match args.shard {
+        Some(s) => n.div_ceil(s.n as usize) as u64,
+        None => n as u64,
+    })
+}
+
+/// Warnings about what the log holds: answers with no passage text, labels that match nothing.
+fn warn_about_inputs(
+    done: usize,
+    without_passages: &[(String, Option<usize>)],
+    unmatched: &[String],
+) {
+    if let Some((id, line)) = without_passages.first() {
+        eprintln!(
+            "warning: {} of {done} answers have no passage text (first: `{id}`{}); none of their claims can be supported: check the log's passages",
+            without_passages.len(),
+            line.map(|l| format!(" on line {l}")).unwrap_or_default()
+        );
+    }
+    if let Some(first) = unmatched.first() {
+        eprintln!(
+            "warning: {} labels match no answer of the log (first: `{first}`)",
+            unmatched.len()
+        );
+    }
 }

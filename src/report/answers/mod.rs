@@ -1,6 +1,8 @@
 //! Reports of scored answers: per answer, every claim with its verdict and evidence; across
 //! answers, micro and macro faithfulness and the unsupported-answer rate under each definition.
 
+pub mod document;
+
 use super::{fmt_score, Paint};
 use crate::answers::score::{AnswerComparison, AnswerResult, Definition, ScoreRecord, Status};
 use crate::answers::tally::{Aggregate, LabelReport, ScoreSummary};
