@@ -214,11 +214,13 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     }
     if done == 0 && bad_lines.is_empty() {
         match args.shard {
-            None => return Err(Error::Usage(format!(
+            None => {
+                return Err(Error::Usage(format!(
                 "{} has no answers: nothing was scored (one JSON object per line, or a YAML list)",
                 args.log.display()
             ))
-            .into()),
+                .into())
+            }
             Some(s) => eprintln!(
                 "warning: shard {s} owns no answer of {}; its record is empty",
                 args.log.display()

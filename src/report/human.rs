@@ -19,7 +19,22 @@ fn trunc(s: &str, n: usize) -> String {
 /// Renders one suite's run.
 pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
     let mut o = String::new();
-    let pct = (summary.confidence * 100.0).round();
+    for section in [
+        header,
+        rates,
+        provisional,
+        case_lists,
+        hard_cases,
+        flaky,
+        errors,
+    ] {
+        section(&mut o, run, summary, paint);
+    }
+    o
+}
+
+/// The suite, the checker and its settings, what the cases are, and a shard warning.
+fn header(o: &mut String, run: &SuiteRun, _summary: &Summary, paint: Paint) {
     let count = |k: CaseKind| run.results.iter().filter(|r| r.case.kind == k).count();
     let review_count = |f: &dyn Fn(&MutantReview) -> bool| {
         run.results
@@ -60,7 +75,11 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
             ))
         );
     }
+}
 
+/// False alarms, then the catch rate of each fault type and of all faults, with intervals.
+fn rates(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint) {
+    let pct = (summary.confidence * 100.0).round();
     let fa = &summary.false_alarms;
     let _ = writeln!(
         o,
@@ -150,6 +169,10 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
         "  {}",
         paint.dim(" clustered CI: Wilson on the effective n, since a claim's mutants tend to be caught or missed together)")
     );
+}
+
+/// While no mutant is reviewed: the catch rate that treats every unreviewed mutant as a fault.
+fn provisional(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint) {
     if let Some(rows) = &summary.provisional {
         let _ = writeln!(
             o,
@@ -172,7 +195,10 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
             paint.dim("Some mutants may still be faithful: review them (`faithprobe mutants SUITE --format yaml`) before trusting these rates.")
         );
     }
+}
 
+/// Missed faults, false alarms, equivalent and unreviewed mutants, case by case.
+fn case_lists(o: &mut String, run: &SuiteRun, _summary: &Summary, paint: Paint) {
     let listed = |o: &mut String, title: &str, want: &dyn Fn(&crate::run::CaseResult) -> bool| {
         let rows: Vec<_> = run.results.iter().filter(|r| want(r)).collect();
         if rows.is_empty() {
@@ -211,21 +237,24 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
             }
         }
     };
-    listed(&mut o, "Missed faults", &|r| r.outcome == Outcome::Missed);
-    listed(&mut o, "False alarms", &|r| {
+    listed(o, "Missed faults", &|r| r.outcome == Outcome::Missed);
+    listed(o, "False alarms", &|r| {
         r.outcome == Outcome::FalseAlarm && r.case.role() == Role::FalseAlarmOpportunity
     });
     listed(
-        &mut o,
+        o,
         "Equivalent mutants (still faithful: listed, not scored)",
         &|r| matches!(r.case.review, Some(MutantReview::Equivalent { .. })),
     );
     listed(
-        &mut o,
+        o,
         "Unreviewed mutants (in no rate until a person reviews them)",
         &|r| r.case.role() == Role::Unreviewed,
     );
+}
 
+/// Each hard case: the person's label next to the checker's verdict.
+fn hard_cases(o: &mut String, run: &SuiteRun, summary: &Summary, paint: Paint) {
     let hard: Vec<_> = run
         .results
         .iter()
@@ -268,7 +297,10 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
             );
         }
     }
+}
 
+/// With `--repeat`: the cases whose verdict changed between repeats.
+fn flaky(o: &mut String, run: &SuiteRun, _summary: &Summary, paint: Paint) {
     if run.repeats > 1 {
         let _ = writeln!(
             o,
@@ -301,7 +333,10 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
             );
         }
     }
+}
 
+/// The cases the checker could not score, one line per distinct reason.
+fn errors(o: &mut String, run: &SuiteRun, _summary: &Summary, paint: Paint) {
     let errors: Vec<_> = run
         .results
         .iter()
@@ -347,5 +382,4 @@ pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
             }
         }
     }
-    o
 }
