@@ -113,106 +113,122 @@ struct Table {
     note: Option<String>,
 }
 
-/// The audit's tables of one checker: one per suite, then the tables across suites (the sweep
-/// section goes between the two).
+/// The audit's tables of one checker: one per suite with the missed faults and false alarms,
+/// then the tables across suites (the sweep section goes between the two).
 fn tables(a: &CheckerAudit) -> (Vec<Table>, Vec<Table>) {
+    let mut per_suite: Vec<Table> = a
+        .suites
+        .iter()
+        .map(|(run, summary)| suite_table(run, summary))
+        .collect();
+    wrong_table(a, &mut per_suite);
     let mut out = Vec::new();
-    for (run, summary) in &a.suites {
-        let pct = (summary.confidence * 100.0).round();
-        let mut rows = Vec::new();
-        let (k, r, ci) = rate(&summary.false_alarms);
-        rows.push(vec![
-            "false alarms on faithful cases".into(),
-            k,
-            r,
-            ci,
-            "-".into(),
-            "-".into(),
-            "-".into(),
-            "-".into(),
-        ]);
-        for ft in &summary.fault_types {
-            if ft.mutants == 0 && ft.hard_cases == 0 {
-                rows.push(vec![
-                    format!("{} caught", ft.fault_type),
-                    "no mutants".into(),
-                    "-".into(),
-                    "-".into(),
-                    "-".into(),
-                    "-".into(),
-                    "0".into(),
-                    "0".into(),
-                ]);
-                continue;
-            }
-            let (k, r, ci) = rate(&ft.caught);
+    hard_tables(a, &mut out);
+    review_and_fingerprint_tables(a, &mut out);
+    (per_suite, out)
+}
+
+/// One suite's table: false alarms, each fault type, all faults, with Wilson and clustered
+/// intervals, detectable drops, equivalent and unreviewed counts.
+fn suite_table(run: &RecordRun, summary: &Summary) -> Table {
+    let pct = (summary.confidence * 100.0).round();
+    let mut rows = Vec::new();
+    let (k, r, ci) = rate(&summary.false_alarms);
+    rows.push(vec![
+        "false alarms on faithful cases".into(),
+        k,
+        r,
+        ci,
+        "-".into(),
+        "-".into(),
+        "-".into(),
+        "-".into(),
+    ]);
+    for ft in &summary.fault_types {
+        if ft.mutants == 0 && ft.hard_cases == 0 {
             rows.push(vec![
                 format!("{} caught", ft.fault_type),
-                k,
-                r,
-                ci,
-                fmt_ci(ft.clustered.ci_low, ft.clustered.ci_high),
-                ft.detectable_drop
-                    .map(|d| format!("{d:.2}"))
-                    .unwrap_or_else(|| "none".into()),
-                ft.equivalent.to_string(),
-                ft.unreviewed.to_string(),
+                "no mutants".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "0".into(),
+                "0".into(),
             ]);
+            continue;
         }
-        let (k, r, ci) = rate(&summary.all_faults);
+        let (k, r, ci) = rate(&ft.caught);
         rows.push(vec![
-            "all faults caught".into(),
+            format!("{} caught", ft.fault_type),
             k,
             r,
             ci,
-            fmt_ci(
-                summary.all_faults_clustered.ci_low,
-                summary.all_faults_clustered.ci_high,
-            ),
-            "-".into(),
-            summary
-                .fault_types
-                .iter()
-                .map(|f| f.equivalent)
-                .sum::<usize>()
-                .to_string(),
-            summary
-                .fault_types
-                .iter()
-                .map(|f| f.unreviewed)
-                .sum::<usize>()
-                .to_string(),
+            fmt_ci(ft.clustered.ci_low, ft.clustered.ci_high),
+            ft.detectable_drop
+                .map(|d| format!("{d:.2}"))
+                .unwrap_or_else(|| "none".into()),
+            ft.equivalent.to_string(),
+            ft.unreviewed.to_string(),
         ]);
-        out.push(Table {
-            title: format!(
-                "Suite {} (sha256 {}…)",
-                run.suite,
-                &run.suite_sha256[..12.min(run.suite_sha256.len())]
-            ),
-            head: vec![
-                "measure".into(),
-                "k/n".into(),
-                "rate".into(),
-                format!("{pct}% CI"),
-                "clustered CI".into(),
-                "detectable drop".into(),
-                "equivalent".into(),
-                "unreviewed".into(),
-            ],
-            rows,
-            note: Some(format!(
-                "Clustered CI: the Wilson interval on the effective number of cases, since the mutants of one claim tend to be caught or missed together. Detectable drop: the smallest fall in a catch rate that a paired comparison of this many faults detects with 80% power (exact McNemar, alpha 0.05 shared by Holm over the rows); \"none\" means a comparison of this row cannot show any drop.{}",
-                if summary.errors > 0 {
-                    format!(
-                        " {} case(s) could not be scored: in no rate, never a pass.",
-                        summary.errors
-                    )
-                } else {
-                    String::new()
-                }
-            )),
-        });
     }
+    let (k, r, ci) = rate(&summary.all_faults);
+    rows.push(vec![
+        "all faults caught".into(),
+        k,
+        r,
+        ci,
+        fmt_ci(
+            summary.all_faults_clustered.ci_low,
+            summary.all_faults_clustered.ci_high,
+        ),
+        "-".into(),
+        summary
+            .fault_types
+            .iter()
+            .map(|f| f.equivalent)
+            .sum::<usize>()
+            .to_string(),
+        summary
+            .fault_types
+            .iter()
+            .map(|f| f.unreviewed)
+            .sum::<usize>()
+            .to_string(),
+    ]);
+    Table {
+        title: format!(
+            "Suite {} (sha256 {}…)",
+            run.suite,
+            &run.suite_sha256[..12.min(run.suite_sha256.len())]
+        ),
+        head: vec![
+            "measure".into(),
+            "k/n".into(),
+            "rate".into(),
+            format!("{pct}% CI"),
+            "clustered CI".into(),
+            "detectable drop".into(),
+            "equivalent".into(),
+            "unreviewed".into(),
+        ],
+        rows,
+        note: Some(format!(
+            "Clustered CI: the Wilson interval on the effective number of cases, since the mutants of one claim tend to be caught or missed together. Detectable drop: the smallest fall in a catch rate that a paired comparison of this many faults detects with 80% power (exact McNemar, alpha 0.05 shared by Holm over the rows); \"none\" means a comparison of this row cannot show any drop.{}",
+            if summary.errors > 0 {
+                format!(
+                    " {} case(s) could not be scored: in no rate, never a pass.",
+                    summary.errors
+                )
+            } else {
+                String::new()
+            }
+        )),
+    }
+}
+
+/// Each missed fault and each false alarm, case by case: what a person acts on.
+fn wrong_table(a: &CheckerAudit, out: &mut Vec<Table>) {
     // what a person acts on: each missed fault and each false alarm, case by case
     let wrong: Vec<Vec<String>> = a
         .suites
@@ -262,7 +278,10 @@ fn tables(a: &CheckerAudit) -> (Vec<Table>, Vec<Table>) {
             .then(|| "None: every fault was caught and no faithful case was flagged.".into()),
         rows: wrong,
     });
-    let per_suite = std::mem::take(&mut out);
+}
+
+/// The hard cases and the agreement with a person on them.
+fn hard_tables(a: &CheckerAudit, out: &mut Vec<Table>) {
     let hard = hard_cases(a);
     if !hard.is_empty() {
         out.push(Table {
@@ -305,6 +324,10 @@ fn tables(a: &CheckerAudit) -> (Vec<Table>, Vec<Table>) {
             )),
         });
     }
+}
+
+/// Unreviewed mutants, flaky cases and the fingerprints of checker and suites.
+fn review_and_fingerprint_tables(a: &CheckerAudit, out: &mut Vec<Table>) {
     let unreviewed: Vec<Vec<String>> = a
         .suites
         .iter()
@@ -359,7 +382,6 @@ fn tables(a: &CheckerAudit) -> (Vec<Table>, Vec<Table>) {
         rows: fp,
         note: None,
     });
-    (per_suite, out)
 }
 
 /// The audit as one self-contained HTML page.
