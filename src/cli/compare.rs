@@ -3,7 +3,7 @@
 
 use super::{CacheArgs, ConfidenceArg, Ctx};
 use clap::{Args, ValueEnum};
-use faithprobe::answers::score::{compare_answers, AnswerCompareOptions, Definition};
+use faithprobe::answers::score::{compare_answers, AnswerCompareOptions, Definition, ScoreRecord};
 use faithprobe::compare;
 use faithprobe::error::{Error, Exit};
 use faithprobe::record::{AnyRecord, Record};
@@ -106,126 +106,14 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         .into());
     }
     let (base, candidate) = match args.checkers.len() {
-        0 => {
-            if args.inputs.len() != 2 {
-                return Err(Error::Usage(
-                    "compare takes two records (BASE.json CANDIDATE.json), or --checker A --checker B and suites".into(),
-                )
-                .into());
-            }
-            // each file is read once and says what it is
-            let (b, c) = (
-                AnyRecord::load(&args.inputs[0])?,
-                AnyRecord::load(&args.inputs[1])?,
-            );
-            // a shard's record is part of a run, not the run: comparing it would pass on half
-            for (path, r) in [(&args.inputs[0], &b), (&args.inputs[1], &c)] {
-                let shard = match r {
-                    AnyRecord::Run(x) => x.runs.iter().find_map(|run| run.shard),
-                    AnyRecord::Score(x) => x.shard,
-                };
-                if let Some(sh) = shard {
-                    return Err(Error::Usage(format!(
-                        "{} is the record of shard {sh} only, not of the whole run; join every shard first: faithprobe merge SHARD.json... --out WHOLE.json",
-                        path.display()
-                    ))
-                    .into());
-                }
-            }
-            match (b, c) {
-                (AnyRecord::Run(b), AnyRecord::Run(c)) => (b, c),
-                (AnyRecord::Score(b), AnyRecord::Score(c)) => {
-                    for (path, r) in [(&args.inputs[0], &b), (&args.inputs[1], &c)] {
-                        if r.lines_not_read > 0 {
-                            eprintln!(
-                                "warning: {}: {} line(s) of its log could not be read when it was scored; those answers are in neither side of the comparison",
-                                path.display(),
-                                r.lines_not_read
-                            );
-                        }
-                    }
-                    if args.pair_by.is_none()
-                        && !b.log_sha256.is_empty()
-                        && !c.log_sha256.is_empty()
-                        && b.log_sha256 != c.log_sha256
-                    {
-                        eprintln!(
-                            "warning: the two records scored different logs (sha256 {}… and {}…); answers are paired by id, so check that the ids mean the same answers, or pair by a key with --pair-by",
-                            &b.log_sha256[..12],
-                            &c.log_sha256[..12]
-                        );
-                    }
-                    let definitions = if args.definitions.is_empty() {
-                        vec![Definition::Strict, Definition::NonContradiction]
-                    } else {
-                        let mut d: Vec<Definition> = Vec::new();
-                        for x in &args.definitions {
-                            let x: Definition = (*x).into();
-                            if !d.contains(&x) {
-                                d.push(x);
-                            }
-                        }
-                        d
-                    };
-                    let cmp = compare_answers(
-                        &b,
-                        &c,
-                        &AnswerCompareOptions {
-                            definitions,
-                            alpha,
-                            max_new_broken: args.max_new_misses,
-                            confidence,
-                            adjust: args.adjust.into(),
-                            pair_by: args.pair_by.clone(),
-                        },
-                    )?;
-                    let text = match args.format {
-                        CompareFormat::Json => serde_json::to_string(&cmp)? + "\n",
-                        CompareFormat::Human => report::answers::comparison(&cmp, ctx.paint()),
-                        CompareFormat::Markdown => report::answers::comparison_markdown(&cmp),
-                        CompareFormat::Junit => report::answers::comparison_junit(&cmp),
-                    };
-                    return super::out::emit_then(&text, cmp.exit_code());
-                }
-                _ => {
-                    return Err(Error::Usage(format!(
-                        "{} and {} are records of different kinds (one a run record, one a score record); compare two of the same kind",
-                        args.inputs[0].display(),
-                        args.inputs[1].display()
-                    ))
-                    .into())
-                }
-            }
-        }
-        2 => {
-            let mut outputs: Vec<(&str, &std::path::Path)> = Vec::new();
-            if let Some(c) = args.cache.path() {
-                outputs.push(("--cache", c));
-            }
-            let inputs: Vec<(&str, &std::path::Path)> = args
-                .inputs
-                .iter()
-                .map(|p| ("the input", p.as_path()))
-                .collect();
-            super::guard_outputs(ctx, &inputs, &outputs)?;
-            let config = ctx.config()?;
-            let suites = super::SuiteArgs {
-                suites: args.inputs.clone(),
-                mutators: args.mutators.clone(),
-            };
-            let loaded = super::load_all(&config, &suites)?;
-            let mut records = Vec::new();
-            for name in &args.checkers {
-                let checker = config.checker(name, args.cache.path())?;
-                let runs = super::score_suites(&loaded, checker.as_ref());
-                if faithprobe::interrupt::requested() {
-                    return Ok(super::interrupted(&runs, args.cache.path()));
-                }
-                records.push(Record::new(super::records(&loaded, &runs)));
-            }
-            let c = records.pop().expect("two records");
-            (records.pop().expect("two records"), c)
-        }
+        0 => match read_records(&args)? {
+            Pair::Runs(b, c) => (b, c),
+            Pair::Scores(b, c) => return compare_scores(&args, ctx, &b, &c, confidence),
+        },
+        2 => match run_checkers(&args, ctx)? {
+            Some(pair) => pair,
+            None => return Ok(Exit::Interrupted),
+        },
         n => {
             return Err(Error::Usage(format!(
                 "compare takes --checker exactly twice (base, then candidate), not {n} times"
@@ -269,6 +157,141 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         CompareFormat::Json => serde_json::to_string(&cmp)? + "\n",
         CompareFormat::Markdown => report::compare::markdown(&cmp),
         CompareFormat::Junit => report::compare::junit(&cmp),
+    };
+    super::out::emit_then(&text, cmp.exit_code())
+}
+
+/// Two records of one kind.
+enum Pair {
+    Runs(Record, Record),
+    Scores(Box<ScoreRecord>, Box<ScoreRecord>),
+}
+
+/// The two record files, each read once; a shard's record or two records of different kinds
+/// are errors.
+fn read_records(args: &CompareArgs) -> Result<Pair, Error> {
+    if args.inputs.len() != 2 {
+        return Err(Error::Usage(
+            "compare takes two records (BASE.json CANDIDATE.json), or --checker A --checker B and suites".into(),
+        ));
+    }
+    let (b, c) = (
+        AnyRecord::load(&args.inputs[0])?,
+        AnyRecord::load(&args.inputs[1])?,
+    );
+    // a shard's record is part of a run, not the run: comparing it would pass on half
+    for (path, r) in [(&args.inputs[0], &b), (&args.inputs[1], &c)] {
+        let shard = match r {
+            AnyRecord::Run(x) => x.runs.iter().find_map(|run| run.shard),
+            AnyRecord::Score(x) => x.shard,
+        };
+        if let Some(sh) = shard {
+            return Err(Error::Usage(format!(
+                "{} is the record of shard {sh} only, not of the whole run; join every shard first: faithprobe merge SHARD.json... --out WHOLE.json",
+                path.display()
+            )));
+        }
+    }
+    match (b, c) {
+        (AnyRecord::Run(b), AnyRecord::Run(c)) => Ok(Pair::Runs(b, c)),
+        (AnyRecord::Score(b), AnyRecord::Score(c)) => Ok(Pair::Scores(Box::new(b), Box::new(c))),
+        _ => Err(Error::Usage(format!(
+            "{} and {} are records of different kinds (one a run record, one a score record); compare two of the same kind",
+            args.inputs[0].display(),
+            args.inputs[1].display()
+        ))),
+    }
+}
+
+/// Runs both configured checkers on the suites given; `None` after Ctrl-C.
+fn run_checkers(args: &CompareArgs, ctx: &Ctx) -> Result<Option<(Record, Record)>, Error> {
+    let mut outputs: Vec<(&str, &std::path::Path)> = Vec::new();
+    if let Some(c) = args.cache.path() {
+        outputs.push(("--cache", c));
+    }
+    let inputs: Vec<(&str, &std::path::Path)> = args
+        .inputs
+        .iter()
+        .map(|p| ("the input", p.as_path()))
+        .collect();
+    super::guard_outputs(ctx, &inputs, &outputs)?;
+    let config = ctx.config()?;
+    let suites = super::SuiteArgs {
+        suites: args.inputs.clone(),
+        mutators: args.mutators.clone(),
+    };
+    let loaded = super::load_all(&config, &suites)?;
+    let mut records = Vec::new();
+    for name in &args.checkers {
+        let checker = config.checker(name, args.cache.path())?;
+        let runs = super::score_suites(&loaded, checker.as_ref());
+        if faithprobe::interrupt::requested() {
+            super::interrupted(&runs, args.cache.path());
+            return Ok(None);
+        }
+        records.push(Record::new(super::records(&loaded, &runs)));
+    }
+    let c = records.pop().expect("two records");
+    Ok(Some((records.pop().expect("two records"), c)))
+}
+
+/// Compares two score records answer by answer under each definition.
+fn compare_scores(
+    args: &CompareArgs,
+    ctx: &Ctx,
+    b: &ScoreRecord,
+    c: &ScoreRecord,
+    confidence: f64,
+) -> anyhow::Result<Exit> {
+    for (path, r) in [(&args.inputs[0], b), (&args.inputs[1], c)] {
+        if r.lines_not_read > 0 {
+            eprintln!(
+                "warning: {}: {} line(s) of its log could not be read when it was scored; those answers are in neither side of the comparison",
+                path.display(),
+                r.lines_not_read
+            );
+        }
+    }
+    if args.pair_by.is_none()
+        && !b.log_sha256.is_empty()
+        && !c.log_sha256.is_empty()
+        && b.log_sha256 != c.log_sha256
+    {
+        eprintln!(
+            "warning: the two records scored different logs (sha256 {}… and {}…); answers are paired by id, so check that the ids mean the same answers, or pair by a key with --pair-by",
+            &b.log_sha256[..12],
+            &c.log_sha256[..12]
+        );
+    }
+    let definitions = if args.definitions.is_empty() {
+        vec![Definition::Strict, Definition::NonContradiction]
+    } else {
+        let mut d: Vec<Definition> = Vec::new();
+        for x in &args.definitions {
+            let x: Definition = (*x).into();
+            if !d.contains(&x) {
+                d.push(x);
+            }
+        }
+        d
+    };
+    let cmp = compare_answers(
+        b,
+        c,
+        &AnswerCompareOptions {
+            definitions,
+            alpha: args.alpha,
+            max_new_broken: args.max_new_misses,
+            confidence,
+            adjust: args.adjust.into(),
+            pair_by: args.pair_by.clone(),
+        },
+    )?;
+    let text = match args.format {
+        CompareFormat::Json => serde_json::to_string(&cmp)? + "\n",
+        CompareFormat::Human => report::answers::comparison(&cmp, ctx.paint()),
+        CompareFormat::Markdown => report::answers::comparison_markdown(&cmp),
+        CompareFormat::Junit => report::answers::comparison_junit(&cmp),
     };
     super::out::emit_then(&text, cmp.exit_code())
 }

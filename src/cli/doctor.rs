@@ -36,6 +36,127 @@ fn try_one(config: &faithprobe::config::Config, name: &str) -> Result<String, St
     }
 }
 
+/// What doctor says about one configured checker: its problems, its server or model, and one
+/// real claim through it. False when anything is wrong.
+fn report_checker(
+    o: &mut String,
+    config: &faithprobe::config::Config,
+    name: &str,
+    c: &CheckerConfig,
+) -> bool {
+    let mut ok = true;
+    let problems = config.problems(name);
+    if !problems.is_empty() {
+        ok = false;
+        for p in problems {
+            outln!(o, "checker {name}: PROBLEM: {p}");
+        }
+        return ok;
+    }
+    if let CheckerConfig::Judge(j) = c {
+        match faithprobe::llm::ping(&j.endpoint.base_url, std::time::Duration::from_secs(3)) {
+            Ok(status) => outln!(
+                o,
+                "checker {name}: kind judge, server {} answers (HTTP {status} on /models)",
+                faithprobe::llm::display_url(&j.endpoint.base_url)
+            ),
+            Err(e) => {
+                ok = false;
+                outln!(
+                    o,
+                    "checker {name}: PROBLEM: the server does not answer: {e}"
+                );
+            }
+        }
+        return ok;
+    }
+    let Some(dir) = config.model_dir(name) else {
+        outln!(o, "checker {name}: kind {}", c.kind());
+        return ok;
+    };
+    let providers = match c {
+        CheckerConfig::Nli(m) | CheckerConfig::Similarity(m) => {
+            m.providers.clone().unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
+    match Model::load_on(&dir, 1, &providers) {
+        Ok(m) => {
+            outln!(
+                o,
+                "checker {name}: kind {}, model {} (sha256 {}…)",
+                c.kind(),
+                dir.display(),
+                m.hash,
+            );
+            outln!(o, "  family {}", m.family);
+            outln!(
+                o,
+                "  runs on {}{}",
+                m.providers.join(", "),
+                if providers.is_empty() {
+                    " (no `providers:` in the config)"
+                } else {
+                    ""
+                }
+            );
+            outln!(
+            o,
+                "  limit  {} tokens per input, special tokens included (longer sentences are scored in overlapping pieces; nothing is truncated)",
+                m.max_len
+            );
+            for p in &m.inputs {
+                let fed = match p.name.as_str() {
+                    "input_ids" | "attention_mask" | "token_type_ids" => "fed",
+                    _ => "NOT FED: faithprobe feeds input_ids, attention_mask and token_type_ids only",
+                };
+                outln!(o, "  input  {:<20} {} ({fed})", p.name, p.description);
+            }
+            for p in &m.outputs {
+                outln!(o, "  output {:<20} {}", p.name, p.description);
+            }
+            if let CheckerConfig::Nli(mc) = c {
+                if !m.labels.is_empty() {
+                    outln!(o, "  id2label {}", m.labels.join(", "));
+                }
+                match faithprobe::check::nli::resolve_head(&m, mc.labels.as_ref()) {
+                    Ok(h) => outln!(
+                        o,
+                        "  reads  {}{}",
+                        h.describe(&m.labels),
+                        if mc.labels.is_some() {
+                            " (from `labels:` in the config)"
+                        } else {
+                            " (from id2label)"
+                        }
+                    ),
+                    Err(e) => {
+                        ok = false;
+                        outln!(o, "checker {name}: PROBLEM: {e}");
+                    }
+                }
+                match &mc.template {
+                    Some(t) => outln!(o, "  input text: the template {t:?} (one text per pair)"),
+                    None => outln!(o, "  input text: the pair (premise, claim) through the tokenizer's pair template"),
+                }
+            }
+            // all good only after one real input went through the model as a run sends it
+            match try_one(config, name) {
+                Ok(line) => outln!(o, "  tried  {line}"),
+                Err(e) => {
+                    ok = false;
+                    outln!(o, "checker {name}: PROBLEM: {e}");
+                }
+            }
+        }
+        Err(e) => {
+            ok = false;
+            outln!(o, "checker {name}: PROBLEM: {e}");
+        }
+    }
+    ok
+}
+
 pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
     let mut o = String::new();
     let mut ok = true;
@@ -104,115 +225,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
     }
     outln!(o, "checker lexical: built in, always available");
     for (name, c) in &config.checkers {
-        let problems = config.problems(name);
-        if !problems.is_empty() {
-            ok = false;
-            for p in problems {
-                outln!(o, "checker {name}: PROBLEM: {p}");
-            }
-            continue;
-        }
-        if let CheckerConfig::Judge(j) = c {
-            match faithprobe::llm::ping(&j.endpoint.base_url, std::time::Duration::from_secs(3)) {
-                Ok(status) => outln!(
-                    o,
-                    "checker {name}: kind judge, server {} answers (HTTP {status} on /models)",
-                    faithprobe::llm::display_url(&j.endpoint.base_url)
-                ),
-                Err(e) => {
-                    ok = false;
-                    outln!(
-                        o,
-                        "checker {name}: PROBLEM: the server does not answer: {e}"
-                    );
-                }
-            }
-            continue;
-        }
-        let Some(dir) = config.model_dir(name) else {
-            outln!(o, "checker {name}: kind {}", c.kind());
-            continue;
-        };
-        let providers = match c {
-            CheckerConfig::Nli(m) | CheckerConfig::Similarity(m) => {
-                m.providers.clone().unwrap_or_default()
-            }
-            _ => Vec::new(),
-        };
-        match Model::load_on(&dir, 1, &providers) {
-            Ok(m) => {
-                outln!(
-                    o,
-                    "checker {name}: kind {}, model {} (sha256 {}…)",
-                    c.kind(),
-                    dir.display(),
-                    m.hash,
-                );
-                outln!(o, "  family {}", m.family);
-                outln!(
-                    o,
-                    "  runs on {}{}",
-                    m.providers.join(", "),
-                    if providers.is_empty() {
-                        " (no `providers:` in the config)"
-                    } else {
-                        ""
-                    }
-                );
-                outln!(
-                o,
-                    "  limit  {} tokens per input, special tokens included (longer sentences are scored in overlapping pieces; nothing is truncated)",
-                    m.max_len
-                );
-                for p in &m.inputs {
-                    let fed = match p.name.as_str() {
-                        "input_ids" | "attention_mask" | "token_type_ids" => "fed",
-                        _ => "NOT FED: faithprobe feeds input_ids, attention_mask and token_type_ids only",
-                    };
-                    outln!(o, "  input  {:<20} {} ({fed})", p.name, p.description);
-                }
-                for p in &m.outputs {
-                    outln!(o, "  output {:<20} {}", p.name, p.description);
-                }
-                if let CheckerConfig::Nli(mc) = c {
-                    if !m.labels.is_empty() {
-                        outln!(o, "  id2label {}", m.labels.join(", "));
-                    }
-                    match faithprobe::check::nli::resolve_head(&m, mc.labels.as_ref()) {
-                        Ok(h) => outln!(
-                            o,
-                            "  reads  {}{}",
-                            h.describe(&m.labels),
-                            if mc.labels.is_some() {
-                                " (from `labels:` in the config)"
-                            } else {
-                                " (from id2label)"
-                            }
-                        ),
-                        Err(e) => {
-                            ok = false;
-                            outln!(o, "checker {name}: PROBLEM: {e}");
-                        }
-                    }
-                    match &mc.template {
-                        Some(t) => outln!(o, "  input text: the template {t:?} (one text per pair)"),
-                        None => outln!(o, "  input text: the pair (premise, claim) through the tokenizer's pair template"),
-                    }
-                }
-                // all good only after one real input went through the model as a run sends it
-                match try_one(&config, name) {
-                    Ok(line) => outln!(o, "  tried  {line}"),
-                    Err(e) => {
-                        ok = false;
-                        outln!(o, "checker {name}: PROBLEM: {e}");
-                    }
-                }
-            }
-            Err(e) => {
-                ok = false;
-                outln!(o, "checker {name}: PROBLEM: {e}");
-            }
-        }
+        ok &= report_checker(&mut o, &config, name, c);
     }
     if ok {
         outln!(o, "all good");
