@@ -265,28 +265,26 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     }
     .and_then(|_| out.flush());
     written.map_err(|e| Error::write(std::path::Path::new("<stdout>"), e))?;
-    if !bad_lines.is_empty() {
-        for e in &bad_lines {
-            eprintln!("error: {e}");
-        }
-        if more_bad > 0 {
-            eprintln!(
-                "error: {more_bad} more records of {} are not logged answers",
-                args.log.display()
-            );
-        }
-        // the rest ran and was written: not "nothing was run" (2); a failed checker says more
-        return Ok(if any_error {
-            Exit::CheckerFailed
-        } else {
-            Exit::PartialInput
-        });
+    Ok(finish(&bad_lines, more_bad, any_error, &args.log))
+}
+
+/// Reports the malformed records and picks the exit code: 3 when the checker failed on some
+/// answer, 5 when some records were skipped (the rest ran and was written), else 0.
+fn finish(bad_lines: &[Error], more_bad: usize, any_error: bool, log: &std::path::Path) -> Exit {
+    for e in bad_lines {
+        eprintln!("error: {e}");
     }
-    Ok(if any_error {
-        Exit::CheckerFailed
-    } else {
-        Exit::Ok
-    })
+    if more_bad > 0 {
+        eprintln!(
+            "error: {more_bad} more records of {} are not logged answers",
+            log.display()
+        );
+    }
+    match (any_error, bad_lines.is_empty()) {
+        (true, _) => Exit::CheckerFailed,
+        (false, false) => Exit::PartialInput,
+        (false, true) => Exit::Ok,
+    }
 }
 
 /// Refuses, before any work, an output that is an input or another output.

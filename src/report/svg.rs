@@ -14,25 +14,27 @@ const PALETTE: [&str; 8] = [
 ];
 
 /// Renders the chart; `marker` is a recommended threshold's point, if any.
-pub fn sweep_chart(title: &str, points: &[SweepPoint], marker: Option<&SweepPoint>) -> String {
-    let (w, h) = (720.0, 460.0);
-    let (left, right, top, bottom) = (64.0, 190.0, 40.0, 56.0);
-    let pw = w - left - right;
-    let ph = h - top - bottom;
+/// Where the plot area is in the chart.
+#[derive(Clone, Copy)]
+struct Frame {
+    left: f64,
+    top: f64,
+    pw: f64,
+    ph: f64,
+    h: f64,
+}
+
+/// The grid lines, tick labels and axis titles.
+fn grid(o: &mut String, f: &Frame) {
+    let Frame {
+        left,
+        top,
+        pw,
+        ph,
+        h,
+    } = *f;
     let x = |fa: f64| left + fa * pw;
     let y = |d: f64| top + (1.0 - d) * ph;
-    let mut o = String::new();
-    let _ = writeln!(
-        o,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(o, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
-    let _ = writeln!(
-        o,
-        r#"<text x="{left}" y="24" font-size="15" font-weight="bold">{}</text>"#,
-        escape_markup(title)
-    );
-    // grid and axes
     for i in 0..=4 {
         let v = i as f64 / 4.0;
         let _ = writeln!(
@@ -73,7 +75,36 @@ pub fn sweep_chart(title: &str, points: &[SweepPoint], marker: Option<&SweepPoin
         r#"<text transform="translate(18 {:.1}) rotate(-90)" text-anchor="middle">detection (catch rate)</text>"#,
         top + ph / 2.0
     );
+}
 
+pub fn sweep_chart(title: &str, points: &[SweepPoint], marker: Option<&SweepPoint>) -> String {
+    let (w, h) = (720.0, 460.0);
+    let (left, right, top, bottom) = (64.0, 190.0, 40.0, 56.0);
+    let pw = w - left - right;
+    let ph = h - top - bottom;
+    let x = |fa: f64| left + fa * pw;
+    let y = |d: f64| top + (1.0 - d) * ph;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(o, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
+    let _ = writeln!(
+        o,
+        r#"<text x="{left}" y="24" font-size="15" font-weight="bold">{}</text>"#,
+        escape_markup(title)
+    );
+    grid(
+        &mut o,
+        &Frame {
+            left,
+            top,
+            pw,
+            ph,
+            h,
+        },
+    );
     // fault types with fewer than 3 labelled faults would draw bands over the whole chart; they
     // stay in the tables and in "all faults"
     let mut types: Vec<String> = points
