@@ -54,9 +54,20 @@ fn json_output_has_cases_and_summary_with_intervals() {
     assert_eq!(mutants, 25);
     let equivalent = cases.iter().filter(|c| c["review"] == "equivalent").count();
     assert_eq!(equivalent, 2);
+    // the record's typed row: every key a record case has is in the JSON case
     for c in cases {
         for key in [
-            "id", "kind", "claim", "expected", "verdict", "score", "evidence", "outcome",
+            "id",
+            "kind",
+            "claim",
+            "expected",
+            "verdict",
+            "score",
+            "evidence_passage",
+            "evidence_window",
+            "outcome",
+            "role",
+            "reason",
         ] {
             assert!(c.get(key).is_some(), "case lacks {key}: {c}");
         }

@@ -93,7 +93,7 @@ fn good_replies_per_claim_one_call_each_with_cost_reported() {
     assert_eq!(s.requests().len(), CLAIMS);
     let f1 = cases(&v).into_iter().find(|c| c["id"] == "f1").unwrap();
     assert_eq!(f1["verdict"], "supported");
-    assert_eq!(f1["evidence"]["passage"], "billing");
+    assert_eq!(f1["evidence_passage"], "billing");
     let h1 = cases(&v).into_iter().find(|c| c["id"] == "h1").unwrap();
     assert_eq!(h1["verdict"], "not_found");
     assert!(
@@ -635,7 +635,7 @@ fn a_command_checker_that_behaves_gives_its_verdicts() {
     assert_eq!(code, 0, "{err}");
     let f1 = cases(&v).into_iter().find(|c| c["id"] == "f1").unwrap();
     assert_eq!(f1["verdict"], "supported");
-    assert_eq!(f1["evidence"]["passage"], "billing");
+    assert_eq!(f1["evidence_passage"], "billing");
     assert!(err.contains("[ext] checked"), "its stderr is kept: {err}");
 }
 

@@ -136,8 +136,8 @@ fn evidence_windows_never_cross_passages() {
         })
         .collect();
     for c in v["cases"].as_array().expect(&err) {
-        let pid = c["evidence"]["passage"].as_str().unwrap();
-        let window = c["evidence"]["window"].as_str().unwrap();
+        let pid = c["evidence_passage"].as_str().unwrap();
+        let window = c["evidence_window"].as_str().unwrap();
         let text = &passages.iter().find(|(id, _)| id == pid).unwrap().1;
         assert!(
             text.contains(window),
@@ -246,7 +246,7 @@ fn an_over_long_window_is_narrowed_to_single_sentences() {
     assert_eq!(code, 0, "{err}");
     for c in v["cases"].as_array().unwrap() {
         assert_ne!(c["outcome"], "error", "{c}");
-        let w = c["evidence"]["window"].as_str().unwrap();
+        let w = c["evidence_window"].as_str().unwrap();
         assert!(
             w.matches('.').count() <= 1,
             "a window over the limit was used: {w}"
@@ -280,7 +280,7 @@ fn a_sentence_too_long_for_the_model_is_scored_in_overlapping_pieces() {
         assert!(cases.len() > 1, "the claim and its mutants");
         for c in cases {
             assert_ne!(c["outcome"], "error", "{c}");
-            let w = c["evidence"]["window"].as_str().unwrap();
+            let w = c["evidence_window"].as_str().unwrap();
             assert!(
                 w.starts_with("[words ") && w.contains("of a sentence too long for the model]"),
                 "evidence does not say it is a piece: {w}"

@@ -1,54 +1,40 @@
 //! Machine output: one JSON object per suite, one per line (JSON Lines).
 
+use crate::case::Role;
 use crate::mutate::MutantReview;
+use crate::record::{RecordCase, RecordRun};
 use crate::run::SuiteRun;
 use crate::summary::Summary;
+use serde::Serialize;
 use serde_json::{json, Value};
+
+/// One case of `--format json`: the record's typed row (so machine output and records cannot
+/// drift apart), plus what the record leaves out: the checker's reason, an equivalent mutant's
+/// `why`, and the case's role.
+#[derive(Serialize)]
+pub struct CaseRow {
+    #[serde(flatten)]
+    pub case: RecordCase,
+    pub why: Option<String>,
+    pub reason: Option<String>,
+    pub role: Role,
+}
 
 /// The JSON object for one suite's run.
 pub fn to_value(run: &SuiteRun, summary: &Summary) -> Value {
-    let cases: Vec<Value> = run
-        .results
-        .iter()
-        .map(|r| {
-            let (verdict, score, evidence, reason, error) = match &r.result {
-                Ok(v) => (
-                    json!(v.label.as_str()),
-                    json!(v.score),
-                    json!(v.evidence),
-                    json!(v.reason),
-                    Value::Null,
-                ),
-                Err(e) => (
-                    Value::Null,
-                    Value::Null,
-                    Value::Null,
-                    Value::Null,
-                    json!(e.to_string()),
-                ),
-            };
-            let (review, why) = match &r.case.review {
-                None => (Value::Null, Value::Null),
-                Some(MutantReview::Equivalent { why }) => (json!("equivalent"), json!(why)),
-                Some(other) => (json!(other.as_str()), Value::Null),
-            };
-            json!({
-                "id": r.case.id,
-                "kind": r.case.kind.as_str(),
-                "fault_type": r.case.fault_type,
-                "parent": r.case.parent,
-                "claim": r.case.claim,
-                "expected": r.case.expected.as_str(),
-                "review": review,
-                "why": why,
-                "verdict": verdict,
-                "score": score,
-                "evidence": evidence,
-                "reason": reason,
-                "error": error,
-                "role": r.case.role(),
-                "outcome": r.outcome.as_str(),
-            })
+    let record = RecordRun::from_run(run, "");
+    let cases: Vec<CaseRow> = record
+        .cases
+        .into_iter()
+        .zip(&run.results)
+        .map(|(case, r)| CaseRow {
+            why: match &r.case.review {
+                Some(MutantReview::Equivalent { why }) => Some(why.clone()),
+                _ => None,
+            },
+            reason: r.result.as_ref().ok().map(|v| v.reason.clone()),
+            role: case.role(),
+            case,
         })
         .collect();
     json!({
