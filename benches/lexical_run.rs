@@ -10,7 +10,7 @@
 
 use faithprobe::check::lexical::{LexicalChecker, LexicalSettings};
 use faithprobe::mutate::{generate, Rules};
-use faithprobe::report::{human, Paint};
+use faithprobe::report::{run::human, Paint};
 use faithprobe::run::run_suite;
 use faithprobe::suite::Suite;
 use faithprobe::summary::summarize;

@@ -99,18 +99,18 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         let summary = summarize(run, confidence);
         match args.format {
             RunFormat::Human => {
-                out.push_str(&report::human::render(run, &summary, ctx.paint()));
+                out.push_str(&report::run::human::render(run, &summary, ctx.paint()));
                 if loaded.len() > 1 {
                     out.push('\n');
                 }
             }
-            RunFormat::Json => out.push_str(&report::json::render(run, &summary)),
-            RunFormat::Markdown => out.push_str(&report::markdown::render(run, &summary)),
-            RunFormat::Junit => junit.push(report::junit::testsuite(run)),
+            RunFormat::Json => out.push_str(&report::run::json::render(run, &summary)),
+            RunFormat::Markdown => out.push_str(&report::run::markdown::render(run, &summary)),
+            RunFormat::Junit => junit.push(report::run::junit::testsuite(run)),
         }
     }
     if args.format == RunFormat::Junit {
-        out.push_str(&report::junit::document(&junit));
+        out.push_str(&report::run::junit::document(&junit));
     }
     // files first, all or nothing: a failed write is exit 4 and nothing half-written
     if let Some(path) = &args.record {

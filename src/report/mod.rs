@@ -3,10 +3,7 @@
 pub mod answers;
 pub mod audit;
 pub mod compare;
-pub mod human;
-pub mod json;
-pub mod junit;
-pub mod markdown;
+pub mod run;
 pub mod svg;
 pub mod sweep;
 

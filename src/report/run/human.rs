@@ -1,8 +1,8 @@
 //! The terminal report: what a person reads after `faithprobe run`. Writes to a `String` so
 //! tests can snapshot it.
 
-use super::{fmt_ci, fmt_rate, fmt_score, fmt_settings, Paint};
 use crate::mutate::MutantReview;
+use crate::report::{fmt_ci, fmt_rate, fmt_score, fmt_settings, Paint};
 use crate::run::{CaseKind, Outcome, Role, SuiteRun};
 use crate::summary::Summary;
 use crate::text::printable;
@@ -54,14 +54,14 @@ fn header(o: &mut String, run: &SuiteRun, _summary: &Summary, paint: Paint) {
     let _ = writeln!(
         o,
         "{}: {}, {}, {} ({} faults, {} equivalent, {} unreviewed)",
-        super::count(run.results.len() as u64, "case", "cases"),
-        super::count(
+        crate::report::count(run.results.len() as u64, "case", "cases"),
+        crate::report::count(
             count(CaseKind::Original) as u64,
             "verified claim",
             "verified claims"
         ),
-        super::count(count(CaseKind::HardCase) as u64, "hard case", "hard cases"),
-        super::count(count(CaseKind::Mutant) as u64, "mutant", "mutants"),
+        crate::report::count(count(CaseKind::HardCase) as u64, "hard case", "hard cases"),
+        crate::report::count(count(CaseKind::Mutant) as u64, "mutant", "mutants"),
         review_count(&|r| *r == MutantReview::Fault),
         review_count(&|r| matches!(r, MutantReview::Equivalent { .. })),
         review_count(&|r| *r == MutantReview::Unreviewed),

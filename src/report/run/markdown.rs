@@ -1,6 +1,6 @@
 //! Markdown: a summary fit for a pull-request comment.
 
-use super::{fmt_ci, fmt_rate, fmt_score, fmt_settings};
+use crate::report::{fmt_ci, fmt_rate, fmt_score, fmt_settings};
 use crate::run::{Outcome, Role, SuiteRun};
 use crate::summary::Summary;
 use crate::text::escape_md_cell;

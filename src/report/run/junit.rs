@@ -1,8 +1,8 @@
 //! JUnit XML for `run`: one test case per case; missed faults and false alarms fail, cases the
 //! checker could not score are errors, equivalent and unreviewed mutants are skipped (not scored).
 
-use super::fmt_score;
 use crate::mutate::MutantReview;
+use crate::report::fmt_score;
 use crate::run::{Outcome, SuiteRun};
 use crate::text::escape_markup;
 use std::fmt::Write;
