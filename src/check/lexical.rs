@@ -405,29 +405,44 @@ impl LexicalChecker {
             passage: ctx.passages[w.window.passage].id.clone(),
             window: w.window.text.clone(),
         });
-        let covered = (cov * total as f64).round() as usize;
-        let cover_note = format!("covers {covered}/{total} content words and numbers");
-        if !found.is_empty() && cov >= self.settings.topic_floor {
-            return Verdict {
-                label: Label::Contradicted,
-                score: Some(cov * 0.3),
-                evidence,
-                reason: format!("{cover_note}; {}", found.join("; ")),
-            };
-        }
-        let (label, score) = if found.is_empty() && cov >= self.settings.threshold {
-            (Label::Supported, cov)
-        } else if found.is_empty() {
-            (Label::NotFound, cov)
-        } else {
-            (Label::NotFound, cov * 0.3)
-        };
-        Verdict {
-            label,
-            score: Some(score),
+        decide(&self.settings, cov, total, &found, evidence)
+    }
+}
+
+/// The verdict rule of the lexical checker, given the best window's coverage of the claim's
+/// content words and numbers (`cov` of `total`) and the conflicts found with it: `contradicted`
+/// when a conflict is found and the window is on the claim's topic (`cov` at least
+/// `topic_floor`); else `supported` when nothing conflicts and `cov` reaches `threshold`; else
+/// `not_found` (a conflict lowers the score).
+pub fn decide(
+    settings: &LexicalSettings,
+    cov: f64,
+    total: usize,
+    found: &[String],
+    evidence: Option<Evidence>,
+) -> Verdict {
+    let covered = (cov * total as f64).round() as usize;
+    let cover_note = format!("covers {covered}/{total} content words and numbers");
+    if !found.is_empty() && cov >= settings.topic_floor {
+        return Verdict {
+            label: Label::Contradicted,
+            score: Some(cov * 0.3),
             evidence,
-            reason: cover_note,
-        }
+            reason: format!("{cover_note}; {}", found.join("; ")),
+        };
+    }
+    let (label, score) = if found.is_empty() && cov >= settings.threshold {
+        (Label::Supported, cov)
+    } else if found.is_empty() {
+        (Label::NotFound, cov)
+    } else {
+        (Label::NotFound, cov * 0.3)
+    };
+    Verdict {
+        label,
+        score: Some(score),
+        evidence,
+        reason: cover_note,
     }
 }
 

@@ -456,6 +456,92 @@ pub fn resolve_head(model: &Model, map: Option<&LabelMap>) -> Result<Head, Strin
     }
 }
 
+/// The verdict rule of the nli checker, apart from the model: `supported` when the best window's
+/// P(supported) reaches `threshold`; else `contradicted` when a window of the passage the claim is
+/// about (the one sharing most words with it) has contradiction as its top output; else
+/// `not_found`. `scored` holds every window scored for the claim with the model's outputs.
+pub fn decide(
+    head: &Head,
+    threshold: f64,
+    claim: &str,
+    ctx: &super::ContextSet,
+    passage_words: &[HashSet<String>],
+    scored_windows: &[(&Window, &Vec<f32>)],
+) -> CheckResult {
+    let Some(&(best_w, best_p)) = scored_windows
+        .iter()
+        .max_by(|a, b| a.1[head.supported()].total_cmp(&b.1[head.supported()]))
+    else {
+        return Err(CheckError::Input(
+            "the context set has no sentence to check against".into(),
+        ));
+    };
+    // a softmax or sigmoid can round a hair past 1 in f32: scores are in [0, 1]
+    let score = (best_p[head.supported()] as f64).clamp(0.0, 1.0);
+    let evidence = |w: &Window| Evidence {
+        passage: ctx.passages[w.passage].id.clone(),
+        // a piece of an over-long sentence says so
+        window: w.evidence_text(),
+    };
+    if score >= threshold {
+        return Ok(Verdict {
+            label: Label::Supported,
+            score: Some(score),
+            evidence: Some(evidence(best_w)),
+            reason: format!(
+                "entailment {score:.3} in {}",
+                ctx.passages[best_w.passage].id
+            ),
+        });
+    }
+    // contradiction is read only from the passage the claim is about
+    let claim_words = topic_words(claim);
+    let overlap = |pi: usize| claim_words.intersection(&passage_words[pi]).count();
+    let best_entail_of = |pi: usize| {
+        scored_windows
+            .iter()
+            .filter(|(w, _)| w.passage == pi)
+            .map(|(_, p)| p[head.supported()])
+            .fold(f32::NEG_INFINITY, f32::max)
+    };
+    let topic = (0..ctx.passages.len())
+        .filter(|pi| scored_windows.iter().any(|(w, _)| w.passage == *pi))
+        .max_by(|a, b| {
+            overlap(*a)
+                .cmp(&overlap(*b))
+                .then(best_entail_of(*a).total_cmp(&best_entail_of(*b)))
+        })
+        .unwrap_or(best_w.passage);
+    if let Some(ci) = head.contradicted() {
+        let contradicting = scored_windows
+            .iter()
+            .filter(|(w, p)| {
+                w.passage == topic && p.iter().enumerate().all(|(i, x)| i == ci || p[ci] > *x)
+            })
+            .max_by(|a, b| a.1[ci].total_cmp(&b.1[ci]));
+        if let Some((w, p)) = contradicting {
+            return Ok(Verdict {
+                label: Label::Contradicted,
+                score: Some(score),
+                evidence: Some(evidence(w)),
+                reason: format!(
+                    "best entailment {score:.3}; contradiction {:.3} in {}, the passage the claim is about",
+                    p[ci], ctx.passages[topic].id
+                ),
+            });
+        }
+    }
+    Ok(Verdict {
+        label: Label::NotFound,
+        score: Some(score),
+        evidence: Some(evidence(best_w)),
+        reason: format!(
+            "best entailment {score:.3} is below the threshold {}",
+            threshold
+        ),
+    })
+}
+
 impl NliChecker {
     pub fn new(
         name: &str,
@@ -846,72 +932,14 @@ impl Checker for NliChecker {
                         Err(e) => return Err(e.clone()),
                     }
                 }
-                let Some(&(best_w, best_p)) = scored_windows
-                    .iter()
-                    .max_by(|a, b| a.1[self.head.supported()].total_cmp(&b.1[self.head.supported()]))
-                else {
-                    return Err(CheckError::Input(
-                        "the context set has no sentence to check against".into(),
-                    ));
-                };
-                // a softmax or sigmoid can round a hair past 1 in f32: scores are in [0, 1]
-                let score = (best_p[self.head.supported()] as f64).clamp(0.0, 1.0);
-                let evidence = |w: &Window| Evidence {
-                    passage: ctx.passages[w.passage].id.clone(),
-                    // a piece of an over-long sentence says so
-                    window: w.evidence_text(),
-                };
-                if score >= self.settings.threshold {
-                    return Ok(Verdict {
-                        label: Label::Supported,
-                        score: Some(score),
-                        evidence: Some(evidence(best_w)),
-                        reason: format!("entailment {score:.3} in {}", ctx.passages[best_w.passage].id),
-                    });
-                }
-                // contradiction is read only from the passage the claim is about
-                let claim_words = topic_words(c.text);
-                let overlap = |pi: usize| claim_words.intersection(&prep.passage_words[pi]).count();
-                let best_entail_of = |pi: usize| {
-                    scored_windows
-                        .iter()
-                        .filter(|(w, _)| w.passage == pi)
-                        .map(|(_, p)| p[self.head.supported()])
-                        .fold(f32::NEG_INFINITY, f32::max)
-                };
-                let topic = (0..ctx.passages.len())
-                    .filter(|pi| scored_windows.iter().any(|(w, _)| w.passage == *pi))
-                    .max_by(|a, b| {
-                        overlap(*a)
-                            .cmp(&overlap(*b))
-                            .then(best_entail_of(*a).total_cmp(&best_entail_of(*b)))
-                    })
-                    .unwrap_or(best_w.passage);
-                if let Some(ci) = self.head.contradicted() {
-                    let contradicting = scored_windows
-                        .iter()
-                        .filter(|(w, p)| {
-                            w.passage == topic && p.iter().enumerate().all(|(i, x)| i == ci || p[ci] > *x)
-                        })
-                        .max_by(|a, b| a.1[ci].total_cmp(&b.1[ci]));
-                    if let Some((w, p)) = contradicting {
-                        return Ok(Verdict {
-                            label: Label::Contradicted,
-                            score: Some(score),
-                            evidence: Some(evidence(w)),
-                            reason: format!(
-                                "best entailment {score:.3}; contradiction {:.3} in {}, the passage the claim is about",
-                                p[ci], ctx.passages[topic].id
-                            ),
-                        });
-                    }
-                }
-                Ok(Verdict {
-                    label: Label::NotFound,
-                    score: Some(score),
-                    evidence: Some(evidence(best_w)),
-                    reason: format!("best entailment {score:.3} is below the threshold {}", self.settings.threshold),
-                })
+                decide(
+                    &self.head,
+                    self.settings.threshold,
+                    c.text,
+                    ctx,
+                    &prep.passage_words,
+                    &scored_windows,
+                )
             })
             .collect();
         progress(total_claims);

@@ -78,6 +78,31 @@ fn cosine(a: &[f32], b: &[f32]) -> f64 {
         .sum()
 }
 
+/// The verdict rule of the similarity checker: `supported` when the cosine of the claim and its
+/// closest window reaches `threshold`, else `not_found` (a cosine cannot tell a contradiction).
+pub fn decide(
+    threshold: f64,
+    ctx: &super::ContextSet,
+    best: Option<(f64, &Window)>,
+) -> CheckResult {
+    let (score, w) = best.ok_or_else(|| {
+        CheckError::Input("the context set has no sentence to compare with".into())
+    })?;
+    Ok(Verdict {
+        label: if score >= threshold {
+            Label::Supported
+        } else {
+            Label::NotFound
+        },
+        score: Some(score),
+        evidence: Some(Evidence {
+            passage: ctx.passages[w.passage].id.clone(),
+            window: w.evidence_text(),
+        }),
+        reason: format!("cosine {score:.3} with the closest window"),
+    })
+}
+
 impl SimilarityChecker {
     pub fn new(
         name: &str,
@@ -336,18 +361,7 @@ impl Checker for SimilarityChecker {
                         best = Some((s, w));
                     }
                 }
-                let (score, w) = best.ok_or_else(|| {
-                    CheckError::Input("the context set has no sentence to compare with".into())
-                })?;
-                Ok(Verdict {
-                    label: if score >= self.settings.threshold { Label::Supported } else { Label::NotFound },
-                    score: Some(score),
-                    evidence: Some(Evidence {
-                        passage: ctx.passages[w.passage].id.clone(),
-                        window: w.evidence_text(),
-                    }),
-                    reason: format!("cosine {score:.3} with the closest window"),
-                })
+                decide(self.settings.threshold, ctx, best)
             })
             .collect();
         progress(input.claims.len());
