@@ -4,7 +4,7 @@
 //! ([`Role`], defined once here) and how it came out ([`Outcome`]). Engines (`run`, `check`,
 //! `mutate`), records and reporters import these from here, not from each other.
 
-use crate::suite::HumanLabel;
+use crate::suite::HardCaseLabel;
 use serde::{Deserialize, Serialize};
 
 /// What a checker says about a claim.
@@ -18,11 +18,7 @@ pub enum Label {
 
 impl Label {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Label::Supported => "supported",
-            Label::Contradicted => "contradicted",
-            Label::NotFound => "not_found",
-        }
+        crate::case::serde_name(&self)
     }
 
     /// A verdict other than `supported`.
@@ -43,11 +39,7 @@ pub enum ReviewState {
 
 impl ReviewState {
     pub fn as_str(self) -> &'static str {
-        match self {
-            ReviewState::Fault => "fault",
-            ReviewState::Equivalent => "equivalent",
-            ReviewState::Unreviewed => "unreviewed",
-        }
+        crate::case::serde_name(&self)
     }
 }
 
@@ -65,11 +57,7 @@ pub enum CaseKind {
 
 impl CaseKind {
     pub fn as_str(self) -> &'static str {
-        match self {
-            CaseKind::Original => "original",
-            CaseKind::HardCase => "hard_case",
-            CaseKind::Mutant => "mutant",
-        }
+        crate::case::serde_name(&self)
     }
 }
 
@@ -87,23 +75,17 @@ pub enum Expected {
 
 impl Expected {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Expected::Supported => "supported",
-            Expected::Contradicted => "contradicted",
-            Expected::NotFound => "not_found",
-            Expected::Misleading => "misleading",
-            Expected::Flagged => "flagged",
-        }
+        crate::case::serde_name(&self)
     }
 }
 
-impl From<HumanLabel> for Expected {
-    fn from(l: HumanLabel) -> Self {
+impl From<HardCaseLabel> for Expected {
+    fn from(l: HardCaseLabel) -> Self {
         match l {
-            HumanLabel::Supported => Expected::Supported,
-            HumanLabel::Contradicted => Expected::Contradicted,
-            HumanLabel::NotFound => Expected::NotFound,
-            HumanLabel::Misleading => Expected::Misleading,
+            HardCaseLabel::Supported => Expected::Supported,
+            HardCaseLabel::Contradicted => Expected::Contradicted,
+            HardCaseLabel::NotFound => Expected::NotFound,
+            HardCaseLabel::Misleading => Expected::Misleading,
         }
     }
 }
@@ -126,12 +108,7 @@ pub enum Role {
 
 impl Role {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Role::FalseAlarmOpportunity => "false_alarm_opportunity",
-            Role::Fault => "fault",
-            Role::Equivalent => "equivalent",
-            Role::Unreviewed => "unreviewed",
-        }
+        crate::case::serde_name(&self)
     }
 
     /// The role of a case of `kind` with `expected` label and, for mutants, `review`.
@@ -171,15 +148,7 @@ pub enum Outcome {
 
 impl Outcome {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Passed => "passed",
-            Outcome::FalseAlarm => "false_alarm",
-            Outcome::Caught => "caught",
-            Outcome::Missed => "missed",
-            Outcome::FlaggedUnreviewed => "flagged_unreviewed",
-            Outcome::PassedUnreviewed => "passed_unreviewed",
-            Outcome::Error => "error",
-        }
+        crate::case::serde_name(&self)
     }
 
     /// The outcome of a case of `role` whose verdict was flagged or not (`None`: no verdict).
@@ -200,5 +169,161 @@ impl Outcome {
     /// The outcome the case should have: passed for a faithful case, caught for a fault.
     pub fn good(self) -> bool {
         matches!(self, Outcome::Passed | Outcome::Caught)
+    }
+}
+
+/// The name serde writes for a unit variant (`Outcome::FalseAlarm` → `false_alarm`): what every
+/// `as_str` of these enums returns, so a name is spelled once, by `rename_all`, never again by
+/// hand.
+pub fn serde_name<T: Serialize>(value: &T) -> &'static str {
+    use serde::ser::{Impossible, Serializer};
+    #[derive(Debug)]
+    struct NotUnit;
+    impl std::fmt::Display for NotUnit {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("not a unit variant")
+        }
+    }
+    impl std::error::Error for NotUnit {}
+    impl serde::ser::Error for NotUnit {
+        fn custom<M: std::fmt::Display>(_: M) -> Self {
+            NotUnit
+        }
+    }
+    struct Name;
+    macro_rules! refuse {
+        ($($f:ident($($t:ty),*)),* $(,)?) => {
+            $(fn $f(self, $(_: $t),*) -> Result<&'static str, NotUnit> { Err(NotUnit) })*
+        };
+    }
+    impl Serializer for Name {
+        type Ok = &'static str;
+        type Error = NotUnit;
+        type SerializeSeq = Impossible<&'static str, NotUnit>;
+        type SerializeTuple = Impossible<&'static str, NotUnit>;
+        type SerializeTupleStruct = Impossible<&'static str, NotUnit>;
+        type SerializeTupleVariant = Impossible<&'static str, NotUnit>;
+        type SerializeMap = Impossible<&'static str, NotUnit>;
+        type SerializeStruct = Impossible<&'static str, NotUnit>;
+        type SerializeStructVariant = Impossible<&'static str, NotUnit>;
+        fn serialize_unit_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+        ) -> Result<&'static str, NotUnit> {
+            Ok(variant)
+        }
+        refuse!(
+            serialize_bool(bool),
+            serialize_i8(i8),
+            serialize_i16(i16),
+            serialize_i32(i32),
+            serialize_i64(i64),
+            serialize_u8(u8),
+            serialize_u16(u16),
+            serialize_u32(u32),
+            serialize_u64(u64),
+            serialize_f32(f32),
+            serialize_f64(f64),
+            serialize_char(char),
+            serialize_str(&str),
+            serialize_bytes(&[u8]),
+            serialize_none(),
+            serialize_unit(),
+            serialize_unit_struct(&'static str),
+        );
+        fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<&'static str, NotUnit> {
+            Err(NotUnit)
+        }
+        fn serialize_newtype_struct<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            _: &T,
+        ) -> Result<&'static str, NotUnit> {
+            Err(NotUnit)
+        }
+        fn serialize_newtype_variant<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<&'static str, NotUnit> {
+            Err(NotUnit)
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, NotUnit> {
+            Err(NotUnit)
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, NotUnit> {
+            Err(NotUnit)
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct, NotUnit> {
+            Err(NotUnit)
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant, NotUnit> {
+            Err(NotUnit)
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, NotUnit> {
+            Err(NotUnit)
+        }
+        fn serialize_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStruct, NotUnit> {
+            Err(NotUnit)
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant, NotUnit> {
+            Err(NotUnit)
+        }
+    }
+    value.serialize(Name).unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn as_str_is_the_name_serde_writes() {
+        for o in [
+            Outcome::Passed,
+            Outcome::FalseAlarm,
+            Outcome::Caught,
+            Outcome::Missed,
+            Outcome::FlaggedUnreviewed,
+            Outcome::PassedUnreviewed,
+            Outcome::Error,
+        ] {
+            assert_eq!(
+                serde_json::to_value(o).unwrap(),
+                serde_json::Value::from(o.as_str())
+            );
+        }
+        assert_eq!(
+            Role::FalseAlarmOpportunity.as_str(),
+            "false_alarm_opportunity"
+        );
+        assert_eq!(Label::NotFound.as_str(), "not_found");
+        assert_eq!(CaseKind::HardCase.as_str(), "hard_case");
+        assert_eq!(ReviewState::Unreviewed.as_str(), "unreviewed");
+        assert_eq!(Expected::Flagged.as_str(), "flagged");
     }
 }

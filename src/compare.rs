@@ -113,10 +113,7 @@ pub enum ChangeKind {
 
 impl ChangeKind {
     pub fn as_str(self) -> &'static str {
-        match self {
-            ChangeKind::NewlyMissed => "newly_missed",
-            ChangeKind::NewFalseAlarm => "new_false_alarm",
-        }
+        crate::case::serde_name(&self)
     }
 }
 

@@ -22,7 +22,7 @@ pub const HELP: &str = "each answer needs `id` (a string or an integer), `answer
     deny_unknown_fields,
     expecting = "a label: {hallucinated: true|false, types: [...]}, or just true or false"
 )]
-pub struct HumanLabel {
+pub struct AnswerLabel {
     /// True when the answer states something its passages do not support.
     pub hallucinated: bool,
     /// The kinds of error the person marked (e.g. `Evident Conflict`, `Baseless Info`).
@@ -76,7 +76,7 @@ pub fn load_contexts(path: &Path) -> Result<HashMap<String, std::sync::Arc<[Logg
 }
 
 /// Labels from a side file: JSON Lines of `{"id": ..., "hallucinated": bool, "types": [...]}`.
-pub fn load_labels(path: &Path) -> Result<HashMap<String, HumanLabel>> {
+pub fn load_labels(path: &Path) -> Result<HashMap<String, AnswerLabel>> {
     let help = "one JSON object per line: {\"id\": \"a-1\", \"hallucinated\": true, \"types\": [\"Evident Conflict\"]}";
     load_by_id(path, help, "label for", |_, m| {
         serde_json::from_value(Value::Object(m)).map_err(|e| format!("not a label: {e}"))
@@ -182,12 +182,12 @@ fn parse_answer(
     let tag = opt_string(&mut m, "tag")?;
     let label = match m.remove("label") {
         None | Some(Value::Null) => None,
-        Some(Value::Bool(b)) => Some(HumanLabel {
+        Some(Value::Bool(b)) => Some(AnswerLabel {
             hallucinated: b,
             types: Vec::new(),
         }),
         Some(v) => Some(
-            serde_json::from_value::<HumanLabel>(v)
+            serde_json::from_value::<AnswerLabel>(v)
                 .map_err(|e| format!("`label` is not {{hallucinated, types}}: {e}"))?,
         ),
     };
@@ -266,7 +266,7 @@ pub struct LogReader {
     source: Source,
     contexts: HashMap<String, std::sync::Arc<[LoggedPassage]>>,
     contexts_path: Option<PathBuf>,
-    labels: Option<HashMap<String, HumanLabel>>,
+    labels: Option<HashMap<String, AnswerLabel>>,
     seen: HashMap<String, usize>,
     shard: Option<Shard>,
     position: usize,

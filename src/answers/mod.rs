@@ -12,7 +12,7 @@ pub mod tally;
 
 use crate::error::{Error, Result};
 use crate::suite::Passage;
-pub use log::HumanLabel;
+pub use log::AnswerLabel;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -31,7 +31,7 @@ pub struct LoggedAnswer {
     /// The contexts-file id(s) the passages came from, when referenced.
     pub context: Option<String>,
     /// A person's judgement of the answer, from the log or `--labels`.
-    pub label: Option<HumanLabel>,
+    pub label: Option<AnswerLabel>,
     /// Every other key of the log record, carried into the score record.
     pub metadata: BTreeMap<String, serde_json::Value>,
     /// Index of the answer in the whole log (before any sharding).

@@ -4,7 +4,7 @@
 use super::decompose::{is_refusal, Decomposer};
 use super::numbers::{check as check_numbers, NumberNote};
 pub use super::tally::{aggregate, Aggregate};
-use super::{HumanLabel, LoggedAnswer};
+use super::{AnswerLabel, LoggedAnswer};
 use crate::check::{CheckError, CheckInput, Checker, ClaimToCheck, ContextSet, Evidence, Label};
 use crate::error::{Error, Exit, Result};
 use crate::shard::Shard;
@@ -33,10 +33,7 @@ impl Definition {
         }
     }
     pub fn as_str(self) -> &'static str {
-        match self {
-            Definition::Strict => "strict",
-            Definition::NonContradiction => "non-contradiction",
-        }
+        crate::case::serde_name(&self)
     }
 }
 
@@ -112,7 +109,7 @@ pub struct AnswerResult {
     pub context: Option<String>,
     /// A person's judgement of the answer, when the log or `--labels` has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<HumanLabel>,
+    pub label: Option<AnswerLabel>,
     /// The log record's other keys, as they were.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metadata: BTreeMap<String, serde_json::Value>,

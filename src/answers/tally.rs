@@ -39,9 +39,9 @@ pub struct TagRates {
     pub unsupported_answers: Vec<Rate>,
 }
 
-/// Agreement of the checker with the labels under one definition.
+/// LabelAgreement of the checker with the labels under one definition.
 #[derive(Debug, Clone, Serialize)]
-pub struct Agreement {
+pub struct LabelAgreement {
     pub definition: Definition,
     pub all: Confusion,
     pub by_tag: BTreeMap<String, Confusion>,
@@ -72,7 +72,7 @@ pub struct LabelReport {
     pub labelled_not_scored: usize,
     /// Scored answers with no label.
     pub unlabelled: usize,
-    pub by_definition: Vec<Agreement>,
+    pub by_definition: Vec<LabelAgreement>,
     /// AUROC of the lowest claim score; None when the checker gives no scores or one class is
     /// missing.
     pub auroc: Option<Auroc>,
@@ -303,7 +303,7 @@ impl Tally {
                         }
                     }
                 }
-                Agreement {
+                LabelAgreement {
                     definition: *d,
                     all: Confusion::of(rows.iter().map(|r| (r.hallucinated, r.flagged[i])), c),
                     by_tag: tags

@@ -224,14 +224,14 @@ pub struct NliChecker {
     name: String,
     model: Model,
     settings: ModelSettings,
-    head: Head,
+    head: OutputHead,
     cache: Option<Arc<Cache>>,
     usage: Mutex<ModelUse>,
 }
 
 /// How the model's outputs become probabilities and which one is which.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Head {
+pub enum OutputHead {
     /// Softmax over the outputs; the supported and (if any) contradicted positions.
     Softmax {
         width: usize,
@@ -242,7 +242,7 @@ pub enum Head {
     Sigmoid { inverted: bool },
 }
 
-impl Head {
+impl OutputHead {
     /// What the head reads, for `doctor` and the cache fingerprint.
     pub fn describe(&self, labels: &[String]) -> String {
         let name = |i: usize| {
@@ -252,7 +252,7 @@ impl Head {
                 .unwrap_or_else(|| format!("output {i}"))
         };
         match self {
-            Head::Softmax {
+            OutputHead::Softmax {
                 width,
                 supported,
                 contradicted,
@@ -261,10 +261,10 @@ impl Head {
                 name(*supported),
                 contradicted.map(name).unwrap_or_else(|| "none (unsupported claims are not_found)".into())
             ),
-            Head::Sigmoid { inverted: false } => {
+            OutputHead::Sigmoid { inverted: false } => {
                 "one logit; sigmoid = probability of supported; no contradiction".into()
             }
-            Head::Sigmoid { inverted: true } => {
+            OutputHead::Sigmoid { inverted: true } => {
                 "one logit; sigmoid = probability of unsupported (1 - it is supported); no contradiction".into()
             }
         }
@@ -273,8 +273,8 @@ impl Head {
     /// The row of probabilities stored and read: softmax, or [P(supported)] for one logit.
     fn probabilities(&self, logits: &[f32]) -> Output {
         match self {
-            Head::Softmax { .. } => softmax(logits),
-            Head::Sigmoid { inverted } => {
+            OutputHead::Softmax { .. } => softmax(logits),
+            OutputHead::Sigmoid { inverted } => {
                 let x = logits[0];
                 if !x.is_finite() {
                     return Err(CheckError::NonFinite(format!(
@@ -289,22 +289,22 @@ impl Head {
 
     fn supported(&self) -> usize {
         match self {
-            Head::Softmax { supported, .. } => *supported,
-            Head::Sigmoid { .. } => 0,
+            OutputHead::Softmax { supported, .. } => *supported,
+            OutputHead::Sigmoid { .. } => 0,
         }
     }
 
     fn contradicted(&self) -> Option<usize> {
         match self {
-            Head::Softmax { contradicted, .. } => *contradicted,
-            Head::Sigmoid { .. } => None,
+            OutputHead::Softmax { contradicted, .. } => *contradicted,
+            OutputHead::Sigmoid { .. } => None,
         }
     }
 
     fn width(&self) -> usize {
         match self {
-            Head::Softmax { width, .. } => *width,
-            Head::Sigmoid { .. } => 1,
+            OutputHead::Softmax { width, .. } => *width,
+            OutputHead::Sigmoid { .. } => 1,
         }
     }
 }
@@ -332,7 +332,7 @@ fn find_label(labels: &[String], names: &[&str]) -> Option<usize> {
 /// The head of a model: from the `labels:` mapping when given, else from id2label's NLI words.
 /// A model whose outputs faithprobe cannot read is an error that lists them and shows the mapping
 /// to write; nothing is guessed.
-pub fn resolve_head(model: &Model, map: Option<&LabelMap>) -> Result<Head, String> {
+pub fn resolve_head(model: &Model, map: Option<&LabelMap>) -> Result<OutputHead, String> {
     let config = model.dir.join("config.json");
     let width = model
         .output_width
@@ -376,12 +376,12 @@ pub fn resolve_head(model: &Model, map: Option<&LabelMap>) -> Result<Head, Strin
                 supported: Some(r),
                 unsupported: None,
                 contradicted: None,
-            }) => index_of(r, "supported").map(|_| Head::Sigmoid { inverted: false }),
+            }) => index_of(r, "supported").map(|_| OutputHead::Sigmoid { inverted: false }),
             Some(LabelMap {
                 supported: None,
                 unsupported: Some(r),
                 contradicted: None,
-            }) => index_of(r, "unsupported").map(|_| Head::Sigmoid { inverted: true }),
+            }) => index_of(r, "unsupported").map(|_| OutputHead::Sigmoid { inverted: true }),
             Some(_) => Err(format!(
                 "model {}: it has one output (a score), so `labels:` takes exactly one of `supported: 0` or `unsupported: 0`, and no `contradicted`",
                 model.dir.display()
@@ -418,7 +418,7 @@ pub fn resolve_head(model: &Model, map: Option<&LabelMap>) -> Result<Head, Strin
                     model.dir.display()
                 ));
             }
-            Ok(Head::Softmax {
+            Ok(OutputHead::Softmax {
                 width,
                 supported,
                 contradicted,
@@ -447,7 +447,7 @@ pub fn resolve_head(model: &Model, map: Option<&LabelMap>) -> Result<Head, Strin
                     config.display()
                 ));
             };
-            Ok(Head::Softmax {
+            Ok(OutputHead::Softmax {
                 width: model.labels.len(),
                 supported,
                 contradicted: find_label(&model.labels, CONTRADICTED_NAMES),
@@ -461,7 +461,7 @@ pub fn resolve_head(model: &Model, map: Option<&LabelMap>) -> Result<Head, Strin
 /// about (the one sharing most words with it) has contradiction as its top output; else
 /// `not_found`. `scored` holds every window scored for the claim with the model's outputs.
 pub fn decide(
-    head: &Head,
+    head: &OutputHead,
     threshold: f64,
     claim: &str,
     ctx: &super::ContextSet,
@@ -565,7 +565,7 @@ impl NliChecker {
         &self.model
     }
 
-    pub fn head(&self) -> &Head {
+    pub fn head(&self) -> &OutputHead {
         &self.head
     }
 
@@ -654,8 +654,8 @@ impl NliChecker {
         let key = (premise.to_string(), claim.to_string());
         let probs = self.infer(self.encode(&[&key])?)?.remove(0)?;
         Ok(match self.head {
-            Head::Sigmoid { .. } => vec![("supported".to_string(), probs[0] as f64)],
-            Head::Softmax { width, .. } => (0..width)
+            OutputHead::Sigmoid { .. } => vec![("supported".to_string(), probs[0] as f64)],
+            OutputHead::Softmax { width, .. } => (0..width)
                 .map(|i| {
                     (
                         self.model
@@ -883,7 +883,7 @@ impl Checker for NliChecker {
                 valid: &|row| {
                     row.len() == self.head.width()
                         && row.iter().all(|x| x.is_finite() && (0.0..=1.0).contains(x))
-                        && (matches!(self.head, Head::Sigmoid { .. })
+                        && (matches!(self.head, OutputHead::Sigmoid { .. })
                             || (row.iter().sum::<f32>() - 1.0).abs() < 1e-3)
                 },
             },

@@ -42,7 +42,7 @@ pub struct ModelSettings {
 }
 
 /// An ONNX Runtime execution provider a checker may ask for (`providers:` in its config).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Provider {
     Cpu,
@@ -62,13 +62,7 @@ impl Provider {
     ];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Provider::Cpu => "cpu",
-            Provider::Cuda => "cuda",
-            Provider::Tensorrt => "tensorrt",
-            Provider::Rocm => "rocm",
-            Provider::Openvino => "openvino",
-        }
+        crate::case::serde_name(&self)
     }
 
     /// True when the loaded ONNX Runtime was built with this provider (the CPU one always is).

@@ -27,7 +27,7 @@ pub struct CheckerAudit {
 
 /// Precision and recall of "not supported" for one hard-case type.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Agreement {
+pub struct HardCaseAgreement {
     pub case_type: String,
     pub n: usize,
     /// Flagged by the checker and not supported per the person.
@@ -36,7 +36,7 @@ pub struct Agreement {
     pub not_supported: usize,
 }
 
-impl Agreement {
+impl HardCaseAgreement {
     pub fn precision(&self) -> Option<f64> {
         (self.flagged > 0).then(|| self.true_flags as f64 / self.flagged as f64)
     }
@@ -72,12 +72,12 @@ pub fn kappa(a: &CheckerAudit) -> Option<f64> {
 }
 
 /// Precision and recall for "not supported" per hard-case type.
-pub fn agreement(a: &CheckerAudit) -> Vec<Agreement> {
-    let mut by: BTreeMap<String, Agreement> = BTreeMap::new();
+pub fn agreement(a: &CheckerAudit) -> Vec<HardCaseAgreement> {
+    let mut by: BTreeMap<String, HardCaseAgreement> = BTreeMap::new();
     for (_, c) in hard_cases(a) {
         let Some(f) = flagged(c) else { continue };
         let t = c.fault_type.clone().unwrap_or_default();
-        let e = by.entry(t.clone()).or_insert(Agreement {
+        let e = by.entry(t.clone()).or_insert(HardCaseAgreement {
             case_type: t,
             n: 0,
             true_flags: 0,

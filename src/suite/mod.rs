@@ -8,7 +8,7 @@ pub mod schema;
 
 use crate::error::{Error, Result};
 pub use locate::Locator;
-pub use schema::{HumanLabel, ReviewKind};
+pub use schema::{HardCaseLabel, ReviewKind};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -32,7 +32,7 @@ pub struct HardCase {
     pub id: String,
     pub case_type: String,
     pub text: String,
-    pub label: HumanLabel,
+    pub label: HardCaseLabel,
 }
 
 /// The passages of one prompt and the claims checked against them.

@@ -139,27 +139,22 @@ pub struct HardCaseFile {
     pub case_type: String,
     #[serde(deserialize_with = "text")]
     pub claim: String,
-    pub label: HumanLabel,
+    pub label: HardCaseLabel,
 }
 
 /// What a person says about a hard case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum HumanLabel {
+pub enum HardCaseLabel {
     Supported,
     Contradicted,
     NotFound,
     Misleading,
 }
 
-impl HumanLabel {
+impl HardCaseLabel {
     pub fn as_str(self) -> &'static str {
-        match self {
-            HumanLabel::Supported => "supported",
-            HumanLabel::Contradicted => "contradicted",
-            HumanLabel::NotFound => "not_found",
-            HumanLabel::Misleading => "misleading",
-        }
+        crate::case::serde_name(&self)
     }
 }
 

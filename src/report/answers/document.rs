@@ -5,7 +5,7 @@
 
 use super::{
     html_answer, html_head, human_answer, human_queue, human_summary, markdown_answer_row,
-    markdown_summary, Head, HTML_END, MARKDOWN_ANSWERS_HEAD,
+    markdown_summary, AnswerHead, HTML_END, MARKDOWN_ANSWERS_HEAD,
 };
 use crate::answers::pipeline::Omissions;
 use crate::answers::score::{AnswerResult, Definition, ScoreRecord};
@@ -71,7 +71,7 @@ pub fn write_human(
     paint: Paint,
     answers: Answers<'_>,
 ) -> Result<(), std::io::Error> {
-    let rhead = Head::of(d.head);
+    let rhead = AnswerHead::of(d.head);
     out.write_all(human_summary(&rhead, d.summary, d.confidence, paint).as_bytes())?;
     if !d.queue.is_empty() {
         out.write_all(human_queue(d.queue, paint).as_bytes())?;
@@ -114,7 +114,7 @@ pub fn write_markdown(
     show: Show,
     answers: Answers<'_>,
 ) -> Result<(), std::io::Error> {
-    out.write_all(markdown_summary(&Head::of(d.head), d.summary).as_bytes())?;
+    out.write_all(markdown_summary(&AnswerHead::of(d.head), d.summary).as_bytes())?;
     let rows: Answers<'_> = match show {
         Show::All => answers,
         Show::Worst => Box::new(d.tally.worst().into_iter().map(Ok)),
@@ -144,7 +144,7 @@ pub fn write_html(
     summary: &ScoreSummary,
     answers: Answers<'_>,
 ) -> Result<(), std::io::Error> {
-    out.write_all(html_head(&Head::of(head), summary).as_bytes())?;
+    out.write_all(html_head(&AnswerHead::of(head), summary).as_bytes())?;
     for a in answers {
         let a = a.map_err(std::io::Error::other)?;
         out.write_all(html_answer(&a).as_bytes())?;

@@ -16,16 +16,16 @@ fn opt(x: Option<f64>) -> String {
 }
 
 /// What every score report opens with.
-pub struct Head<'a> {
+pub struct AnswerHead<'a> {
     pub log: &'a str,
     pub checker: &'a str,
     pub decomposer: &'a str,
     pub shard: Option<crate::shard::Shard>,
 }
 
-impl<'a> Head<'a> {
-    pub fn of(r: &'a ScoreRecord) -> Head<'a> {
-        Head {
+impl<'a> AnswerHead<'a> {
+    pub fn of(r: &'a ScoreRecord) -> AnswerHead<'a> {
+        AnswerHead {
             log: &r.log,
             checker: &r.checker,
             decomposer: &r.decomposer,
@@ -208,7 +208,7 @@ fn fmt_est(e: &Estimate) -> String {
 
 /// The summary of the human report: across answers under each definition, per tag, and the
 /// agreement with the labels when there are labels.
-pub fn human_summary(head: &Head, s: &ScoreSummary, confidence: f64, paint: Paint) -> String {
+pub fn human_summary(head: &AnswerHead, s: &ScoreSummary, confidence: f64, paint: Paint) -> String {
     let mut o = String::new();
     let pct = (confidence * 100.0).round();
     let _ = writeln!(o, "{} · {}", paint.head(head.log), head.line());
@@ -414,7 +414,7 @@ fn human_labels(o: &mut String, l: &LabelReport, pct: f64, paint: Paint) {
 
 /// The summary for a pull-request comment: across answers, per tag and agreement with labels.
 /// Answer rows follow from [`markdown_answer_row`] under [`MARKDOWN_ANSWERS_HEAD`].
-pub fn markdown_summary(head: &Head, s: &ScoreSummary) -> String {
+pub fn markdown_summary(head: &AnswerHead, s: &ScoreSummary) -> String {
     let cell = crate::text::escape_md_cell;
     let mut o = format!(
         "### faithprobe score: `{}`\n\n{}\n\n| measure |",
@@ -733,7 +733,7 @@ pub fn comparison_junit(c: &AnswerComparison) -> String {
 
 /// The top of the self-contained HTML page: the summary under each definition and per tag.
 /// Answers follow from [`html_answer`], then [`HTML_END`].
-pub fn html_head(head: &Head, s: &ScoreSummary) -> String {
+pub fn html_head(head: &AnswerHead, s: &ScoreSummary) -> String {
     let mut o = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>faithprobe score: {0}</title><style>
 body{{font-family:system-ui,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;color:#222}}
