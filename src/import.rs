@@ -20,7 +20,7 @@ use std::path::Path;
 
 /// One labelled span of a response, in byte offsets of the response.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Span {
+pub(crate) struct Span {
     pub start: usize,
     pub end: usize,
     pub label_type: String,
@@ -35,7 +35,7 @@ impl Span {
 
 /// One response as read.
 #[derive(Debug, Clone)]
-pub struct Response {
+pub(crate) struct Response {
     pub id: String,
     pub source_id: String,
     pub model: Option<String>,
@@ -47,7 +47,7 @@ pub struct Response {
 
 /// One source as read: its text, and the question for QA sources.
 #[derive(Debug, Clone)]
-pub struct Source {
+pub(crate) struct Source {
     pub id: String,
     pub task_type: Option<String>,
     pub question: Option<String>,
@@ -95,7 +95,7 @@ fn byte_at(s: &str, chars: usize) -> usize {
         .unwrap_or(s.len())
 }
 
-pub fn read_sources(path: &Path) -> Result<BTreeMap<String, Source>> {
+pub(crate) fn read_sources(path: &Path) -> Result<BTreeMap<String, Source>> {
     let text = crate::error::read_input(path)?;
     let mut out = BTreeMap::new();
     for (i, line) in text.lines().enumerate() {
@@ -153,7 +153,7 @@ pub fn read_sources(path: &Path) -> Result<BTreeMap<String, Source>> {
     Ok(out)
 }
 
-pub fn read_responses(path: &Path) -> Result<Vec<Response>> {
+pub(crate) fn read_responses(path: &Path) -> Result<Vec<Response>> {
     let text = crate::error::read_input(path)?;
     let mut out = Vec::new();
     let mut seen = HashSet::new();

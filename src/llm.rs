@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The longest any single wait (backoff or `Retry-After`) may last unless configured otherwise.
-pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(60);
 
 /// Connection settings for one endpoint and prompt template.
 #[derive(Debug, Clone)]
@@ -100,7 +100,7 @@ fn jitter(attempt: u32) -> f64 {
 }
 
 /// Sleeps for `d`, waking every 100 ms to see whether Ctrl-C asked to stop. True if it did.
-pub fn sleep_interruptibly(d: Duration) -> bool {
+pub(crate) fn sleep_interruptibly(d: Duration) -> bool {
     let until = Instant::now() + d;
     loop {
         if crate::interrupt::requested() {
@@ -211,7 +211,7 @@ fn cut(s: &str, n: usize) -> String {
 
 /// Fills `{name}` placeholders of a template in one pass: values are inserted as they are and
 /// never scanned again, so a passage that contains `{claims}` stays text.
-pub fn render_template(template: &str, values: &[(&str, &str)]) -> String {
+pub(crate) fn render_template(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(open) = rest.find('{') {
@@ -261,7 +261,7 @@ pub fn display_url(url: &str) -> String {
 
 /// The secret parts of a URL (user information, password, query string, fragment), to remove
 /// from every message that may quote it.
-pub fn url_secrets(url: &str) -> Vec<String> {
+pub(crate) fn url_secrets(url: &str) -> Vec<String> {
     let rest = url.find("://").map_or(url, |i| &url[i + 3..]);
     let auth_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, path) = rest.split_at(auth_end);

@@ -376,7 +376,7 @@ pub fn tokenize(text: &str) -> Vec<Token> {
 }
 
 /// Writes a number without a trailing `.0`.
-pub fn format_number(v: f64) -> String {
+pub(crate) fn format_number(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
     } else {
@@ -426,7 +426,7 @@ pub fn stem(word: &str) -> String {
 
 /// Tidies a claim after a piece was cut out: single spaces, no space before punctuation, and a
 /// capital first letter.
-pub fn tidy(text: &str) -> String {
+pub(crate) fn tidy(text: &str) -> String {
     let mut s = text.split_whitespace().collect::<Vec<_>>().join(" ");
     for p in [" .", " ,", " ;", " :", " !", " ?"] {
         while let Some(pos) = s.find(p) {
@@ -469,7 +469,11 @@ pub fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
 
 /// Like [`find_word`], ignoring case: the first whole-word match of `word` at or after byte
 /// `from`, as (start, end) byte offsets into `text` (the match may differ in length from `word`).
-pub fn find_word_ignoring_case(text: &str, word: &str, from: usize) -> Option<(usize, usize)> {
+pub(crate) fn find_word_ignoring_case(
+    text: &str,
+    word: &str,
+    from: usize,
+) -> Option<(usize, usize)> {
     if word.is_empty() || from > text.len() || !text.is_char_boundary(from) {
         return None;
     }

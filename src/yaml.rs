@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// The most bytes all aliases of one file may expand to: 16 MiB, or four times the file.
-pub fn expansion_limit(text_len: usize) -> usize {
+pub(crate) fn expansion_limit(text_len: usize) -> usize {
     (16 << 20).max(4 * text_len)
 }
 

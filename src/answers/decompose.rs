@@ -60,7 +60,7 @@ fn starts_with_phrase(s: &str, phrase: &str) -> bool {
 }
 
 /// True when the answer contains a phrase that declines to answer.
-pub fn is_refusal(answer: &str) -> bool {
+pub(crate) fn is_refusal(answer: &str) -> bool {
     let a = lower(answer);
     rules().refusals.iter().any(|r| a.contains(r.as_str()))
 }

@@ -16,9 +16,9 @@ use crate::llm::LlmClient;
 /// Answers scored per checker call: large enough to batch, small enough to bound memory.
 pub const CHUNK: usize = 256;
 /// Malformed log lines kept one by one for the report; the rest are counted.
-pub const MAX_SHOWN_ERRORS: usize = 20;
+pub(crate) const MAX_SHOWN_ERRORS: usize = 20;
 /// Answers kept for the omissions review queue of the human report.
-pub const MAX_QUEUE: usize = 500;
+pub(crate) const MAX_QUEUE: usize = 500;
 
 /// One answer's omissions: the conditions found, or why the check failed.
 pub type Omissions = (String, std::result::Result<Vec<String>, String>);

@@ -27,7 +27,7 @@ use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The longest output line read; the rest of a longer line is skipped and the line counted.
-pub const MAX_LINE: usize = 1 << 20;
+pub(crate) const MAX_LINE: usize = 1 << 20;
 /// How many unreadable lines are kept for the message (the rest are counted).
 const KEPT_BAD_LINES: usize = 5;
 

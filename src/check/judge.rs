@@ -103,7 +103,7 @@ pub fn render_passages(passages: &[Passage]) -> String {
 /// or a list with a short line of prose before or after it that holds no bracket, brace or tag.
 /// A reply that carries the prompt's passage markup (a server that echoes the prompt) is
 /// refused whatever else it holds. The JSON itself is parsed strictly.
-pub fn extract_json(reply: &str) -> Result<Vec<Value>, String> {
+pub(crate) fn extract_json(reply: &str) -> Result<Vec<Value>, String> {
     let t = reply.trim();
     if t.contains("<passages>") || t.contains("</passage>") {
         return Err(
@@ -156,8 +156,8 @@ pub fn extract_json(reply: &str) -> Result<Vec<Value>, String> {
 
 /// The least a `supported` verdict's quote must be: this many words and characters (after
 /// whitespace is normalised), found in the passages, and sharing a content word with the claim.
-pub const MIN_QUOTE_WORDS: usize = 2;
-pub const MIN_QUOTE_CHARS: usize = 8;
+pub(crate) const MIN_QUOTE_WORDS: usize = 2;
+pub(crate) const MIN_QUOTE_CHARS: usize = 8;
 
 /// Content words (three letters or more, not stop words), stemmed.
 fn content_words(s: &str) -> HashSet<String> {

@@ -105,7 +105,7 @@ impl LexicalChecker {
 }
 
 /// A function word, which says nothing about what a text is about.
-pub fn is_stopword(w: &str) -> bool {
+pub(crate) fn is_stopword(w: &str) -> bool {
     static SET: std::sync::OnceLock<HashSet<&'static str>> = std::sync::OnceLock::new();
     SET.get_or_init(|| STOPWORDS.iter().copied().collect())
         .contains(w)

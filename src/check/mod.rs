@@ -37,7 +37,7 @@ impl SettingsProblem {
 }
 
 /// A setting that must lie in [0, 1] (a threshold, a routing bound).
-pub fn unit(field: &str, v: Option<f64>) -> Result<(), SettingsProblem> {
+pub(crate) fn unit(field: &str, v: Option<f64>) -> Result<(), SettingsProblem> {
     match v {
         Some(v) if !(0.0..=1.0).contains(&v) => Err(SettingsProblem::new(
             format!("{field} {v} is outside [0, 1]"),
@@ -48,7 +48,7 @@ pub fn unit(field: &str, v: Option<f64>) -> Result<(), SettingsProblem> {
 }
 
 /// A count that must be from 1 to `most`.
-pub fn positive(field: &str, v: Option<usize>, most: usize) -> Result<(), SettingsProblem> {
+pub(crate) fn positive(field: &str, v: Option<usize>, most: usize) -> Result<(), SettingsProblem> {
     match v {
         Some(0) => Err(SettingsProblem::new(
             format!("{field} is 0"),

@@ -96,10 +96,10 @@ pub type Output = Result<Vec<f32>, CheckError>;
 /// Scores one batch of keys: one output per key, or an error for the whole batch.
 /// Turns a batch of keys into model input (tokenising): runs on its own thread, one batch ahead
 /// of inference.
-pub type Prepare<'a, P> = dyn Fn(&[&(String, String)]) -> Result<P, CheckError> + Sync + 'a;
+pub(crate) type Prepare<'a, P> = dyn Fn(&[&(String, String)]) -> Result<P, CheckError> + Sync + 'a;
 
 /// Runs the model on a prepared batch and returns one output per key.
-pub type Infer<'a, P> = dyn FnMut(P) -> Result<Vec<Output>, CheckError> + 'a;
+pub(crate) type Infer<'a, P> = dyn FnMut(P) -> Result<Vec<Output>, CheckError> + 'a;
 
 pub(crate) struct Stored<'a> {
     pub cache: Option<&'a Cache>,
@@ -312,9 +312,9 @@ impl OutputHead {
 /// The id2label names read as "supported" without a `labels:` mapping (compared whole, in any
 /// case, after `-`, `_` and spaces are removed): never a substring, so `not_entailment` is not
 /// entailment.
-pub const SUPPORTED_NAMES: &[&str] = &["entailment", "entail", "entailed", "entails"];
+pub(crate) const SUPPORTED_NAMES: &[&str] = &["entailment", "entail", "entailed", "entails"];
 /// The id2label names read as "contradicted".
-pub const CONTRADICTED_NAMES: &[&str] =
+pub(crate) const CONTRADICTED_NAMES: &[&str] =
     &["contradiction", "contradict", "contradicted", "contradicts"];
 
 fn find_label(labels: &[String], names: &[&str]) -> Option<usize> {

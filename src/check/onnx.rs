@@ -15,10 +15,10 @@ use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer};
 
 /// The ONNX Runtime version the `ort` crate's API (feature `api-31`) is built against; the setup
 /// installs the matching `onnxruntime` wheel.
-pub const ORT_WHEEL: &str = "onnxruntime==1.31.1";
+pub(crate) const ORT_WHEEL: &str = "onnxruntime==1.31.1";
 
 /// How to install ONNX Runtime, for error messages and `doctor`.
-pub fn install_hint() -> String {
+pub(crate) fn install_hint() -> String {
     format!("install it with `python3 -m pip install {ORT_WHEEL}`, or set ORT_DYLIB_PATH to a libonnxruntime.so")
 }
 
@@ -288,7 +288,7 @@ pub fn runtime_version(path: &Path) -> String {
 }
 
 /// A tokenised batch: input_ids, attention_mask, token_type_ids, each [batch, longest].
-pub type Encoded = (Array2<i64>, Array2<i64>, Array2<i64>);
+pub(crate) type Encoded = (Array2<i64>, Array2<i64>, Array2<i64>);
 
 /// One input or output of a model, for `doctor`.
 #[derive(Debug, Clone)]

@@ -28,7 +28,7 @@ pub struct SimilarityChecker {
 
 /// Mean over the attention mask of [batch, seq, hidden] states, L2-normalised; a [batch, hidden]
 /// output is taken as already pooled and only normalised.
-pub fn pool(
+pub(crate) fn pool(
     shape: &[usize],
     data: &[f32],
     mask: &ndarray::Array2<i64>,
@@ -69,7 +69,7 @@ pub fn pool(
 }
 
 /// The fewest values an embedding has: real sentence embeddings have hundreds.
-pub const MIN_EMBEDDING_WIDTH: usize = 16;
+pub(crate) const MIN_EMBEDDING_WIDTH: usize = 16;
 
 fn cosine(a: &[f32], b: &[f32]) -> f64 {
     a.iter()

@@ -9,7 +9,7 @@ use crate::text::{split_sentences, tokenize};
 use std::collections::HashSet;
 
 /// The words of a text that say what it is about (normalised, longer than two letters).
-pub fn topic_words(text: &str) -> HashSet<String> {
+pub(crate) fn topic_words(text: &str) -> HashSet<String> {
     tokenize(text)
         .into_iter()
         .map(|t| t.norm)
@@ -66,7 +66,7 @@ impl Window {
 /// words `w` whose piece `fits`, then pieces of `w` words every `w / 2` words (the last aligned
 /// to the end), so any stretch of `w / 2` words is whole in some piece. None when not even one
 /// word fits (the claim itself is too long).
-pub fn sentence_parts(
+pub(crate) fn sentence_parts(
     window: &Window,
     fits: &mut dyn FnMut(&str) -> Result<bool, String>,
 ) -> Result<Option<Vec<Window>>, String> {

@@ -144,7 +144,7 @@ impl MutantSet {
 
 /// The stable id of a mutant: `m-` and the first 16 hex digits (64 bits) of a SHA-256 over the
 /// operator, the parent claim id and the mutant text.
-pub fn mutant_id(operator: &str, parent_id: &str, text: &str) -> String {
+pub(crate) fn mutant_id(operator: &str, parent_id: &str, text: &str) -> String {
     let mut h = Sha256::new();
     for part in [operator, parent_id, text] {
         h.update(part.as_bytes());

@@ -52,12 +52,12 @@ pub fn fmt_rate(r: Option<f64>) -> String {
 }
 
 /// `[lo, hi]` to two decimals.
-pub fn fmt_ci(lo: f64, hi: f64) -> String {
+pub(crate) fn fmt_ci(lo: f64, hi: f64) -> String {
     format!("[{lo:.2}, {hi:.2}]")
 }
 
 /// `k/n rate [lo, hi]`: a rate with its count and interval, as every table prints it.
-pub fn fmt_kn(r: &crate::stats::Rate) -> String {
+pub(crate) fn fmt_kn(r: &crate::stats::Rate) -> String {
     format!(
         "{}/{} {} {}",
         r.k,
@@ -68,12 +68,12 @@ pub fn fmt_kn(r: &crate::stats::Rate) -> String {
 }
 
 /// A score to three decimals, or `-`.
-pub fn fmt_score(s: Option<f64>) -> String {
+pub(crate) fn fmt_score(s: Option<f64>) -> String {
     s.map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into())
 }
 
 /// Settings as `k=v, k=v`.
-pub fn fmt_settings(s: &std::collections::BTreeMap<String, String>) -> String {
+pub(crate) fn fmt_settings(s: &std::collections::BTreeMap<String, String>) -> String {
     s.iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()

@@ -7,7 +7,7 @@ use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal};
 
 /// The two-sided normal quantile for a confidence level, e.g. 1.96 for 0.95.
-pub fn z_for(confidence: f64) -> f64 {
+pub(crate) fn z_for(confidence: f64) -> f64 {
     let normal = Normal::standard();
     normal.inverse_cdf(1.0 - (1.0 - confidence) / 2.0)
 }
@@ -20,7 +20,7 @@ pub fn wilson(k: u64, n: u64, confidence: f64) -> (f64, f64) {
 
 /// Wilson interval for a proportion `k / n` observed on an effective sample of `n` (which need
 /// not be whole, as after a design-effect adjustment). `k` is the same proportion of `n`.
-pub fn wilson_effective(k: f64, n: f64, confidence: f64) -> (f64, f64) {
+pub(crate) fn wilson_effective(k: f64, n: f64, confidence: f64) -> (f64, f64) {
     if n <= 0.0 || !n.is_finite() {
         return (0.0, 1.0);
     }

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 /// Line indexes of a YAML text, built in one pass so that locating thousands of ids stays linear.
-pub struct Locator {
+pub(crate) struct Locator {
     /// First line of each mapping key (`key:` at the start of a line, after `- `).
     keys: HashMap<String, usize>,
     /// Every line holding `id: VALUE`, per value, in order.

@@ -7,7 +7,7 @@ mod locate;
 pub mod schema;
 
 use crate::error::{Error, Result};
-pub use locate::Locator;
+pub(crate) use locate::Locator;
 pub use schema::{HardCaseLabel, ReviewKind};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};

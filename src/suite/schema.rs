@@ -26,7 +26,7 @@ pub fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
 }
 
 /// An optional text field: a YAML string, or `null` / absent for none.
-pub fn opt_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+pub(crate) fn opt_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     struct OptText;
     impl<'de> Visitor<'de> for OptText {
         type Value = Option<String>;
@@ -54,7 +54,7 @@ pub fn opt_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Er
 
 /// The first `!!binary` tag in a YAML text, as (1-based line, 1-based column): binary data is
 /// never a text, so an input that carries one is refused rather than decoded into a claim.
-pub fn binary_tag(text: &str) -> Option<(usize, usize)> {
+pub(crate) fn binary_tag(text: &str) -> Option<(usize, usize)> {
     for (i, line) in text.lines().enumerate() {
         let mut from = 0;
         while let Some(p) = line[from..].find("!!binary") {
@@ -79,7 +79,7 @@ pub fn binary_tag(text: &str) -> Option<(usize, usize)> {
     deny_unknown_fields,
     expecting = "a suite: a mapping with `suite`, `contexts` and optional `description`, `entities` and `reviews`"
 )]
-pub struct SuiteFile {
+pub(crate) struct SuiteFile {
     pub suite: String,
     #[serde(default, deserialize_with = "opt_text")]
     pub description: Option<String>,
@@ -95,7 +95,7 @@ pub struct SuiteFile {
     deny_unknown_fields,
     expecting = "a context set: a mapping with `id`, `passages` and optional `question`, `faithful` and `hard_cases`"
 )]
-pub struct ContextFile {
+pub(crate) struct ContextFile {
     pub id: String,
     #[serde(default, deserialize_with = "opt_text")]
     pub question: Option<String>,
@@ -111,7 +111,7 @@ pub struct ContextFile {
     deny_unknown_fields,
     expecting = "a passage: a mapping such as {id: plans, text: \"...\"}"
 )]
-pub struct PassageFile {
+pub(crate) struct PassageFile {
     pub id: String,
     #[serde(deserialize_with = "text")]
     pub text: String,
@@ -122,7 +122,7 @@ pub struct PassageFile {
     deny_unknown_fields,
     expecting = "a verified claim: a mapping such as {id: f1, claim: \"...\"}"
 )]
-pub struct FaithfulFile {
+pub(crate) struct FaithfulFile {
     pub id: String,
     #[serde(deserialize_with = "text")]
     pub claim: String,
@@ -133,7 +133,7 @@ pub struct FaithfulFile {
     deny_unknown_fields,
     expecting = "a hard case: a mapping such as {id: h1, type: paraphrase, claim: \"...\", label: supported}"
 )]
-pub struct HardCaseFile {
+pub(crate) struct HardCaseFile {
     pub id: String,
     #[serde(rename = "type")]
     pub case_type: String,
@@ -163,7 +163,7 @@ impl HardCaseLabel {
     deny_unknown_fields,
     expecting = "a review: {review: fault} or {review: equivalent, why: \"...\"}"
 )]
-pub struct ReviewFile {
+pub(crate) struct ReviewFile {
     pub review: ReviewKind,
     #[serde(default, deserialize_with = "opt_text")]
     pub why: Option<String>,

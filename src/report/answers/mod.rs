@@ -47,7 +47,7 @@ impl<'a> AnswerHead<'a> {
 }
 
 /// Evidence on one line: whitespace runs folded to one space, cut at 200 characters.
-pub fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     let folded = crate::text::printable(&s.split_whitespace().collect::<Vec<_>>().join(" "));
     match folded.char_indices().nth(200) {
         Some((i, _)) => format!("{}…", &folded[..i]),
