@@ -1168,6 +1168,9 @@ fn a_closed_stdout_ends_every_command_quietly_with_exit_0() {
         vec!["score", "tests/fixtures/answers.jsonl", "--show", "all"],
         vec!["score", "tests/fixtures/answers.jsonl", "--format", "json"],
         vec!["decompose-eval", "tests/fixtures/hand-decomposition.yaml"],
+        vec!["stats", "mcnemar", "18", "7"],
+        vec!["stats", "sample-size", "--rate", "0.9", "--margin", "0.05"],
+        vec!["man", "run"],
     ];
     for args in commands {
         let (reader, writer) = std::io::pipe().unwrap();
@@ -1293,4 +1296,63 @@ fn snapshot_accept_never_replaces_a_symlink() {
         .file_type()
         .is_symlink());
     assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "kept\n");
+}
+
+#[test]
+fn commands_that_also_write_files_end_quietly_on_a_closed_stdout() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    let suite = root().join("suites/larkspur.yaml");
+    let suite = suite.to_str().unwrap();
+    for (name, shard) in [("s1.json", "1/2"), ("s2.json", "2/2")] {
+        faithprobe()
+            .args(["run", suite, "--shard", shard, "--record", &p(name)])
+            .assert()
+            .success();
+    }
+    std::fs::create_dir(d.path().join("snaps")).unwrap();
+    std::fs::write(d.path().join("snaps/x.lexical.snap.new"), "new\n").unwrap();
+    let ragtruth = root().join("tests/fixtures/ragtruth");
+    let commands: Vec<Vec<String>> = vec![
+        vec!["report".into(), suite.into(), "--out".into(), p("audit")],
+        vec![
+            "merge".into(),
+            p("s1.json"),
+            p("s2.json"),
+            "--out".into(),
+            p("m.json"),
+        ],
+        vec!["snapshot".into(), "accept".into(), p("snaps")],
+        vec!["init".into(), p("starter")],
+        vec![
+            "import".into(),
+            "ragtruth".into(),
+            ragtruth.to_str().unwrap().into(),
+            "--log".into(),
+            p("log.jsonl"),
+        ],
+        vec!["man".into(), "--dir".into(), p("man")],
+        vec!["sweep".into(), suite.into(), "--svg".into(), p("chart.svg")],
+    ];
+    for args in commands {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = plain(&args).stdout(writer).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // and the files were written all the same
+    for f in [
+        "audit/report.html",
+        "m.json",
+        "snaps/x.lexical.snap",
+        "starter/faithprobe.yaml",
+        "log.jsonl",
+        "man/faithprobe.1",
+        "chart.svg",
+    ] {
+        assert!(d.path().join(f).is_file(), "{f}");
+    }
 }
