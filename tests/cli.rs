@@ -2,19 +2,9 @@
 
 use crate::common;
 
-use crate::common::{faithprobe, root};
+use crate::common::{faithprobe, plain, root, stdout_of};
 use predicates::prelude::*;
 use std::path::Path;
-
-fn stdout_of(args: &[&str]) -> String {
-    let out = faithprobe().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 #[test]
 fn the_larkspur_table_reads_as_the_seed_describes() {
@@ -1115,22 +1105,6 @@ fn an_output_that_is_an_input_or_another_output_is_refused_before_any_work() {
         );
     }
     let _ = shard;
-}
-
-/// The binary as a std Command (whose stdout can be any file), set up as `faithprobe()` is.
-fn plain(args: &[&str]) -> std::process::Command {
-    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"));
-    c.current_dir(root())
-        .args(args)
-        .env_remove("CI")
-        .env("NO_COLOR", "1")
-        .env(
-            "FAITHPROBE_CONFIG",
-            root().join("tests/fixtures/empty-config.yaml"),
-        )
-        .envs(common::ort_env())
-        .stdin(std::process::Stdio::null());
-    c
 }
 
 #[test]

@@ -2,18 +2,9 @@
 
 use crate::common;
 
-use crate::common::{faithprobe_in as faithprobe, root};
-use assert_cmd::Command;
+use crate::common::{combined, faithprobe_in as faithprobe, root};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn stdout(c: &mut Command) -> (i32, String) {
-    let out = c.output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
-    )
-}
 
 /// Writes the base record of the Larkspur suite with the lexical checker.
 fn base_record(dir: &Path) -> PathBuf {
@@ -40,13 +31,13 @@ fn edit(record: &Path, out: &Path, f: impl Fn(&mut Value)) {
 #[test]
 fn calculators_reproduce_the_seed_figures() {
     let d = tempfile::tempdir().unwrap();
-    let (_, o) = stdout(faithprobe(d.path()).args(["stats", "mcnemar", "18", "7"]));
+    let (_, o) = combined(faithprobe(d.path()).args(["stats", "mcnemar", "18", "7"]));
     assert!(o.contains("p = 0.0433"), "{o}");
-    let (_, o) = stdout(faithprobe(d.path()).args(["stats", "wilson", "9", "9"]));
+    let (_, o) = combined(faithprobe(d.path()).args(["stats", "wilson", "9", "9"]));
     assert!(o.contains("[0.7009, 1.0000]"), "{o}");
-    let (_, o) = stdout(faithprobe(d.path()).args(["stats", "wilson", "0", "12"]));
+    let (_, o) = combined(faithprobe(d.path()).args(["stats", "wilson", "0", "12"]));
     assert!(o.contains("[0.0000, 0.2425]"), "{o}");
-    let (_, o) = stdout(faithprobe(d.path()).args([
+    let (_, o) = combined(faithprobe(d.path()).args([
         "stats",
         "sample-size",
         "--rate",
@@ -55,7 +46,7 @@ fn calculators_reproduce_the_seed_figures() {
         "0.05",
     ]));
     assert!(o.starts_with("139 labelled cases"), "{o}");
-    let (code, o) = stdout(faithprobe(d.path()).args(["stats", "wilson", "5", "3"]));
+    let (code, o) = combined(faithprobe(d.path()).args(["stats", "wilson", "5", "3"]));
     assert_eq!(code, 2, "{o}");
 }
 
@@ -63,7 +54,7 @@ fn calculators_reproduce_the_seed_figures() {
 fn identical_records_pass_the_gate() {
     let d = tempfile::tempdir().unwrap();
     let base = base_record(d.path());
-    let (code, o) = stdout(faithprobe(d.path()).args([
+    let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         base.to_str().unwrap(),
@@ -90,7 +81,7 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
         case["verdict"] = "supported".into();
         case["score"] = 0.97.into();
     });
-    let (code, o) = stdout(faithprobe(d.path()).args([
+    let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
@@ -103,7 +94,7 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
     );
     assert!(o.contains("gate failed: 1 fault(s) newly missed"), "{o}");
     // allowed by --max-new-misses, and one miss is far from significant
-    let (code, o) = stdout(faithprobe(d.path()).args([
+    let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
@@ -112,7 +103,7 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
     ]));
     assert_eq!(code, 0, "{o}");
     // the machine formats carry the same regression
-    let (_, md) = stdout(faithprobe(d.path()).args([
+    let (_, md) = combined(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
@@ -123,7 +114,7 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
         md.contains("❌ gate failed") && md.contains("| newly_missed | m-c96bcca3cf7684fe |"),
         "{md}"
     );
-    let (_, xml) = stdout(faithprobe(d.path()).args([
+    let (_, xml) = combined(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
@@ -134,7 +125,7 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
         xml.contains("name=\"m-c96bcca3cf7684fe\"><failure message=\"newly_missed\""),
         "{xml}"
     );
-    let (_, json) = stdout(faithprobe(d.path()).args([
+    let (_, json) = combined(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
@@ -170,7 +161,7 @@ fn a_significantly_worse_fault_type_fails_even_when_misses_are_allowed() {
             }
         }
     });
-    let (code, o) = stdout(faithprobe(d.path()).args([
+    let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
@@ -203,7 +194,7 @@ fn an_error_in_the_candidate_is_never_a_pass() {
         assert_eq!(case["id"], "f01");
         as_error(case);
     });
-    let (code, o) = stdout(faithprobe(d.path()).args([
+    let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
@@ -233,7 +224,7 @@ fn a_candidate_that_failed_on_every_case_or_dead_against_dead_is_an_error_never_
         }
     });
     for (b, c) in [(&base, &dead), (&dead, &dead)] {
-        let (code, o) = stdout(faithprobe(d.path()).args([
+        let (code, o) = combined(faithprobe(d.path()).args([
             "compare",
             b.to_str().unwrap(),
             c.to_str().unwrap(),
@@ -250,7 +241,7 @@ fn a_candidate_that_failed_on_every_case_or_dead_against_dead_is_an_error_never_
             }
         }
     });
-    let (code, o) = stdout(faithprobe(d.path()).args([
+    let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         partly.to_str().unwrap(),
@@ -266,7 +257,7 @@ fn a_candidate_that_failed_on_every_case_or_dead_against_dead_is_an_error_never_
         "checkers:\n  dead: {kind: command, argv: [\"false\"]}\n  dead2: {kind: command, argv: [\"false\"]}\n",
     )
     .unwrap();
-    let (code, o) = stdout(faithprobe(d.path()).args([
+    let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
         "--checker",
         "dead",
@@ -294,7 +285,7 @@ fn a_shard_record_is_not_a_whole_record() {
         ])
         .assert()
         .success();
-    let (code, o) = stdout(faithprobe(d.path()).args([
+    let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         shard.to_str().unwrap(),
@@ -317,7 +308,7 @@ fn cases_in_only_one_record_are_listed_not_dropped() {
             .unwrap()
             .retain(|c| c["id"] != "h05");
     });
-    let (code, o) = stdout(faithprobe(d.path()).args([
+    let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
@@ -338,7 +329,7 @@ fn a_malformed_record_names_its_file_and_line() {
         "{\n  \"faithprobe_record\": 1,\n  \"runs\": [oops]\n}\n",
     )
     .unwrap();
-    let (code, o) = stdout(faithprobe(d.path()).args([
+    let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
         bad.to_str().unwrap(),
         bad.to_str().unwrap(),
@@ -356,7 +347,7 @@ fn compare_runs_two_configured_checkers_on_suites() {
     )
     .unwrap();
     let suite = root().join("suites/larkspur.yaml");
-    let (code, o) = stdout(faithprobe(d.path()).args([
+    let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
         "--checker",
         "lexical",
@@ -374,7 +365,7 @@ fn run_writes_junit_with_failures_for_missed_faults() {
     let d = tempfile::tempdir().unwrap();
     let suite = root().join("suites/larkspur.yaml");
     let (code, xml) =
-        stdout(faithprobe(d.path()).args(["run", suite.to_str().unwrap(), "--format", "junit"]));
+        combined(faithprobe(d.path()).args(["run", suite.to_str().unwrap(), "--format", "junit"]));
     assert_eq!(code, 0);
     assert_eq!(xml.matches("<testcase ").count(), 47, "{xml}");
     assert!(xml.contains("failure message=\"missed fault"), "{xml}");
@@ -390,7 +381,7 @@ fn sweep_writes_a_chart_and_recommends_a_threshold_under_the_false_alarm_bound()
     let d = tempfile::tempdir().unwrap();
     let suite = root().join("suites/larkspur.yaml");
     let svg = d.path().join("chart.svg");
-    let (code, o) = stdout(faithprobe(d.path()).args([
+    let (code, o) = combined(faithprobe(d.path()).args([
         "sweep",
         suite.to_str().unwrap(),
         "--max-false-alarm",
@@ -442,7 +433,7 @@ fn sweep_with_a_held_out_split_reports_the_chosen_threshold_on_unseen_claims() {
     let d = tempfile::tempdir().unwrap();
     let suite = root().join("suites/larkspur.yaml");
     let svg = d.path().join("c.svg");
-    let (code, o) = stdout(faithprobe(d.path()).args([
+    let (code, o) = combined(faithprobe(d.path()).args([
         "sweep",
         suite.to_str().unwrap(),
         "--max-false-alarm",
@@ -496,7 +487,7 @@ fn the_audit_report_is_self_contained_and_renders_in_a_real_browser() {
         root().join("suites/larkspur.yaml"),
         root().join("suites/audit-logs.yaml"),
     ];
-    let (code, o) = stdout(faithprobe(d.path()).args([
+    let (code, o) = combined(faithprobe(d.path()).args([
         "report",
         suites[0].to_str().unwrap(),
         suites[1].to_str().unwrap(),
@@ -801,7 +792,7 @@ fn records_with_nothing_in_common_give_no_verdict() {
     let empty = d.path().join("empty.json");
     edit(&base, &empty, |v| v["runs"] = serde_json::json!([]));
     for cand in [&other, &empty] {
-        let (code, o) = stdout(faithprobe(d.path()).args([
+        let (code, o) = combined(faithprobe(d.path()).args([
             "compare",
             base.to_str().unwrap(),
             cand.to_str().unwrap(),

@@ -2,19 +2,8 @@
 //! to any renderer shows up as a reviewed diff. Temp folders are redacted; nothing else varies
 //! (timings go to stderr).
 
-use crate::common::{faithprobe, faithprobe_in, output, root};
+use crate::common::{faithprobe, faithprobe_in, output, root, stdout_of, stdout_with};
 use std::path::Path;
-
-/// stdout of a command that must succeed (or end with `code`).
-fn out_with(code: i32, args: &[&str]) -> String {
-    let (c, out, err) = output(faithprobe().args(args));
-    assert_eq!(c, code, "{args:?}: {err}");
-    out
-}
-
-fn out(args: &[&str]) -> String {
-    out_with(0, args)
-}
 
 /// Snapshots `text` with temp-folder paths replaced by `[TMP]`.
 macro_rules! snap {
@@ -33,14 +22,20 @@ const CLINIC: &str = "tests/fixtures/clinic.yaml";
 
 #[test]
 fn run_in_every_format() {
-    snap!("run_json", out(&["run", LARKSPUR, "--format", "json"]));
+    snap!(
+        "run_json",
+        stdout_of(&["run", LARKSPUR, "--format", "json"])
+    );
     snap!(
         "run_markdown",
-        out(&["run", LARKSPUR, "--format", "markdown"])
+        stdout_of(&["run", LARKSPUR, "--format", "markdown"])
     );
-    snap!("run_junit", out(&["run", LARKSPUR, "--format", "junit"]));
+    snap!(
+        "run_junit",
+        stdout_of(&["run", LARKSPUR, "--format", "junit"])
+    );
     // a suite nobody reviewed yet: the provisional rate, labelled as such
-    snap!("run_unreviewed_human", out(&["run", CLINIC]));
+    snap!("run_unreviewed_human", stdout_of(&["run", CLINIC]));
 }
 
 /// A base record of Larkspur and a candidate that newly misses one entity swap.
@@ -70,25 +65,25 @@ fn records(dir: &Path) -> (String, String) {
 fn compare_in_every_format() {
     let d = tempfile::tempdir().unwrap();
     let (b, c) = records(d.path());
-    snap!("compare_human", out_with(1, &["compare", &b, &c]));
+    snap!("compare_human", stdout_with(1, &["compare", &b, &c]));
     snap!(
         "compare_markdown",
-        out_with(1, &["compare", &b, &c, "--format", "markdown"])
+        stdout_with(1, &["compare", &b, &c, "--format", "markdown"])
     );
     snap!(
         "compare_junit",
-        out_with(1, &["compare", &b, &c, "--format", "junit"])
+        stdout_with(1, &["compare", &b, &c, "--format", "junit"])
     );
     snap!(
         "compare_json",
-        out_with(1, &["compare", &b, &c, "--format", "json"])
+        stdout_with(1, &["compare", &b, &c, "--format", "json"])
     );
 }
 
 #[test]
 fn sweep_in_every_format() {
     let args = ["sweep", LARKSPUR, "--max-false-alarm", "0.3"];
-    let human = out(&args);
+    let human = stdout_of(&args);
     // the table fits a 100-column terminal (the findings below it are prose)
     for line in human.lines().filter(|l| l.starts_with("  ")) {
         assert!(
@@ -100,11 +95,11 @@ fn sweep_in_every_format() {
     snap!("sweep_human", human);
     snap!(
         "sweep_markdown",
-        out(&[&args[..], &["--format", "markdown"]].concat())
+        stdout_of(&[&args[..], &["--format", "markdown"]].concat())
     );
     snap!(
         "sweep_json",
-        out(&[&args[..], &["--format", "json"]].concat())
+        stdout_of(&[&args[..], &["--format", "json"]].concat())
     );
 }
 
@@ -112,7 +107,7 @@ fn sweep_in_every_format() {
 fn the_audit_report_markdown() {
     let d = tempfile::tempdir().unwrap();
     let dir = d.path().join("audit");
-    out(&["report", LARKSPUR, CLINIC, "--out", dir.to_str().unwrap()]);
+    stdout_of(&["report", LARKSPUR, CLINIC, "--out", dir.to_str().unwrap()]);
     snap!(
         "report_markdown",
         std::fs::read_to_string(dir.join("report.md")).unwrap()
@@ -121,14 +116,14 @@ fn the_audit_report_markdown() {
 
 #[test]
 fn mutants_in_every_format() {
-    snap!("mutants_human", out(&["mutants", CLINIC]));
+    snap!("mutants_human", stdout_of(&["mutants", CLINIC]));
     snap!(
         "mutants_yaml",
-        out(&["mutants", CLINIC, "--format", "yaml"])
+        stdout_of(&["mutants", CLINIC, "--format", "yaml"])
     );
     snap!(
         "mutants_json",
-        out(&["mutants", CLINIC, "--format", "json"])
+        stdout_of(&["mutants", CLINIC, "--format", "json"])
     );
 }
 
@@ -143,14 +138,14 @@ fn score_in_every_format() {
         "--definition",
         "non-contradiction",
     ];
-    snap!("score_human", out(&args));
+    snap!("score_human", stdout_of(&args));
     snap!(
         "score_markdown",
-        out(&[&args[..], &["--format", "markdown"]].concat())
+        stdout_of(&[&args[..], &["--format", "markdown"]].concat())
     );
     snap!(
         "score_json",
-        out(&[&args[..], &["--format", "json"]].concat())
+        stdout_of(&[&args[..], &["--format", "json"]].concat())
     );
 }
 
@@ -158,11 +153,11 @@ fn score_in_every_format() {
 fn decompose_eval_check_and_stats() {
     snap!(
         "decompose_eval_human",
-        out(&["decompose-eval", "tests/fixtures/hand-decomposition.yaml"])
+        stdout_of(&["decompose-eval", "tests/fixtures/hand-decomposition.yaml"])
     );
     snap!(
         "decompose_eval_json",
-        out(&[
+        stdout_of(&[
             "decompose-eval",
             "tests/fixtures/hand-decomposition.yaml",
             "--format",
@@ -171,7 +166,7 @@ fn decompose_eval_check_and_stats() {
     );
     snap!(
         "check_lexical",
-        out(&[
+        stdout_of(&[
             "check",
             "--premise",
             "Team plans are billed monthly.",
@@ -180,9 +175,9 @@ fn decompose_eval_check_and_stats() {
         ])
     );
     let stats = [
-        out(&["stats", "wilson", "9", "9"]),
-        out(&["stats", "mcnemar", "18", "7"]),
-        out(&["stats", "sample-size", "--rate", "0.9", "--margin", "0.05"]),
+        stdout_of(&["stats", "wilson", "9", "9"]),
+        stdout_of(&["stats", "mcnemar", "18", "7"]),
+        stdout_of(&["stats", "sample-size", "--rate", "0.9", "--margin", "0.05"]),
     ]
     .concat();
     snap!("stats", stats);
@@ -229,7 +224,7 @@ fn snapshot_accept_lists_what_it_promoted() {
     std::fs::create_dir(&dir).unwrap();
     std::fs::write(dir.join("a.lexical.snap.new"), "new").unwrap();
     std::fs::write(dir.join("a.lexical.snap"), "old").unwrap();
-    let text = out(&["snapshot", "accept", dir.to_str().unwrap()]);
+    let text = stdout_of(&["snapshot", "accept", dir.to_str().unwrap()]);
     assert_eq!(
         std::fs::read_to_string(dir.join("a.lexical.snap")).unwrap(),
         "new"
@@ -237,6 +232,6 @@ fn snapshot_accept_lists_what_it_promoted() {
     snap!("snapshot_accept", text);
     snap!(
         "snapshot_accept_nothing",
-        out(&["snapshot", "accept", dir.to_str().unwrap()])
+        stdout_of(&["snapshot", "accept", dir.to_str().unwrap()])
     );
 }

@@ -98,3 +98,48 @@ pub fn output(c: &mut Command) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// stdout of `faithprobe ARGS` run in the repository root with the empty config, which must
+/// succeed (its stderr is the failure message).
+pub fn stdout_of(args: &[&str]) -> String {
+    let out = faithprobe().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// stdout of `faithprobe ARGS` that must end with `code`.
+pub fn stdout_with(code: i32, args: &[&str]) -> String {
+    let (c, out, err) = output(faithprobe().args(args));
+    assert_eq!(c, code, "{args:?}: {err}");
+    out
+}
+
+/// (exit code, stdout then stderr) of a command.
+pub fn combined(c: &mut Command) -> (i32, String) {
+    let out = c.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+/// The binary as a std Command (whose stdout can be any file: a closed pipe, /dev/full), set up
+/// as [`faithprobe`] is.
+pub fn plain(args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"));
+    c.current_dir(root())
+        .args(args)
+        .env_remove("CI")
+        .env("NO_COLOR", "1")
+        .env(
+            "FAITHPROBE_CONFIG",
+            root().join("tests/fixtures/empty-config.yaml"),
+        )
+        .envs(ort_env())
+        .stdin(std::process::Stdio::null());
+    c
+}
