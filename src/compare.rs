@@ -518,13 +518,13 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
     let mut failures = Vec::new();
     for r in rows.iter().filter(|r| r.significantly_worse) {
         failures.push(format!(
-            "{}: significantly worse ({} worse, {} better, exact McNemar p = {:.4}, adjusted ({}) {:.4} < {alpha})",
+            "{}: significantly worse ({} worse, {} better, exact McNemar p = {}, adjusted ({}) {} < {alpha})",
             r.group,
             r.worse,
             r.better,
-            r.p_value,
+            crate::report::fmt_p(r.p_value),
             adjust_name(opts.adjust),
-            r.p_adjusted
+            crate::report::fmt_p(r.p_adjusted)
         ));
     }
     if newly_missed > max_new_misses {

@@ -609,8 +609,8 @@ pub fn compare_answers(
         r.significantly_worse = r.broken > r.fixed && p < opts.alpha;
         if r.significantly_worse {
             failures.push(format!(
-                "{}: significantly more answers broken ({}) than fixed ({}): exact McNemar p = {:.4}, adjusted {:.4} < {}",
-                r.definition.as_str(), r.broken, r.fixed, r.p_value, p, opts.alpha
+                "{}: significantly more answers broken ({}) than fixed ({}): exact McNemar p = {}, adjusted {} < {}",
+                r.definition.as_str(), r.broken, r.fixed, crate::report::fmt_p(r.p_value), crate::report::fmt_p(p), opts.alpha
             ));
         }
         if r.broken > opts.max_new_broken {

@@ -84,8 +84,8 @@ pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
             };
             outln!(
                 o,
-                "b={b} c={c}  exact two-sided McNemar p = {:.4} ({total} discordant pairs)",
-                stats::mcnemar_exact(b, c),
+                "b={b} c={c}  exact two-sided McNemar p = {} ({total} discordant pairs)",
+                faithprobe::report::fmt_p(stats::mcnemar_exact(b, c)),
             );
         }
         StatsCommand::Power {

@@ -27,7 +27,7 @@ fn verdict(v: &Option<Label>, s: Option<f64>) -> String {
 /// A row's adjusted p, or `not_gating` for a row outside the gate.
 fn adjusted(r: &GroupRow, not_gating: &str) -> String {
     if r.gating {
-        format!("{:.4}", r.p_adjusted)
+        super::fmt_p(r.p_adjusted)
     } else {
         not_gating.to_string()
     }
@@ -84,13 +84,13 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
     );
     for r in &c.rows {
         let line = format!(
-            "  {:<20} {:<24} {:<24} {:>6} {:>5} {:>7.4} {:>8} {:>6}",
+            "  {:<20} {:<24} {:<24} {:>6} {:>5} {:>7} {:>8} {:>6}",
             r.group,
             side(&r.base),
             side(&r.candidate),
             r.better,
             r.worse,
-            r.p_value,
+            super::fmt_p(r.p_value),
             adjusted(r, "no gate"),
             fmt_drop(r.detectable_drop)
         );
@@ -221,7 +221,7 @@ pub fn markdown(c: &Comparison) -> String {
     for r in &c.rows {
         let _ = writeln!(
             o,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.group,
             what(r),
             side(&r.base),
@@ -230,7 +230,7 @@ pub fn markdown(c: &Comparison) -> String {
             super::fmt_ci(r.candidate_clustered.ci_low, r.candidate_clustered.ci_high),
             r.better,
             r.worse,
-            r.p_value,
+            super::fmt_p(r.p_value),
             adjusted(r, "not gating"),
             fmt_drop(r.detectable_drop)
         );
@@ -290,10 +290,11 @@ pub fn junit(c: &Comparison) -> String {
             escape_markup(&r.group)
         );
         if r.significantly_worse {
-            let _ = write!(
+            let _ =
+                write!(
                 o,
-                "<failure message=\"significantly worse: p = {:.4}\">{} worse, {} better</failure>",
-                r.p_value, r.worse, r.better
+                "<failure message=\"significantly worse: p = {}\">{} worse, {} better</failure>",
+                super::fmt_p(r.p_value), r.worse, r.better
             );
         }
         let _ = writeln!(o, "</testcase>");

@@ -549,11 +549,11 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
         );
         let _ = writeln!(
             o,
-            "    fixed {}  broken {}  exact McNemar p = {:.4}, adjusted {:.4}  detectable rise with 80% power: {}{}",
+            "    fixed {}  broken {}  exact McNemar p = {}, adjusted {}  detectable rise with 80% power: {}{}",
             row.fixed,
             row.broken,
-            row.p_value,
-            row.p_adjusted,
+            crate::report::fmt_p(row.p_value),
+            crate::report::fmt_p(row.p_adjusted),
             drop_text(row.detectable_drop),
             if row.significantly_worse {
                 format!("  {}", paint.bad("significantly worse"))
@@ -672,15 +672,15 @@ pub fn comparison_markdown(c: &AnswerComparison) -> String {
     for r in &c.rows {
         let _ = writeln!(
             o,
-            "| {} | {} | {} | {} | {} | {} | {:.4} | {:.4}{} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {}{} | {} |",
             r.definition.as_str(),
             r.paired,
             super::fmt_kn(&r.base_unsupported),
             super::fmt_kn(&r.candidate_unsupported),
             r.fixed,
             r.broken,
-            r.p_value,
-            r.p_adjusted,
+            crate::report::fmt_p(r.p_value),
+            crate::report::fmt_p(r.p_adjusted),
             if r.significantly_worse {
                 " **worse**"
             } else {
@@ -721,8 +721,8 @@ pub fn comparison_junit(c: &AnswerComparison) -> String {
         if r.significantly_worse {
             let _ = write!(
                 o,
-                "<failure message=\"significantly worse: adjusted p = {:.4}\">{} broken, {} fixed of {} pairs</failure>",
-                r.p_adjusted, r.broken, r.fixed, r.paired
+                "<failure message=\"significantly worse: adjusted p = {}\">{} broken, {} fixed of {} pairs</failure>",
+                crate::report::fmt_p(r.p_adjusted), r.broken, r.fixed, r.paired
             );
         }
         let _ = writeln!(o, "</testcase>");
