@@ -858,3 +858,54 @@ fn import_writes_only_what_loads_and_never_verifies_a_sentence_an_annotator_flag
     ]));
     assert_eq!(code, 0, "{err}");
 }
+
+#[test]
+fn a_labels_file_as_it_comes_keeps_its_unknown_keys_and_checks_only_known_ones() {
+    let d = tempfile::tempdir().unwrap();
+    let fixture = root().join("tests/fixtures/answers.jsonl");
+    // labels as public sets ship them: annotator counts, spans, dataset fields
+    std::fs::write(
+        d.path().join("labels.jsonl"),
+        "{\"id\": \"order-4021\", \"hallucinated\": true, \"types\": [\"Evident Conflict\"], \"annotators\": 3, \"spans\": [[10, 24]], \"dataset\": \"x-sum\"}\n{\"id\": \"audit-s3\", \"hallucinated\": false, \"annotator_agreement\": 0.8}\n",
+    )
+    .unwrap();
+    let (code, _, err) = output(faithprobe_in(d.path()).args([
+        "score",
+        fixture.to_str().unwrap(),
+        "--labels",
+        "labels.jsonl",
+        "--record",
+        "r.json",
+        "--show",
+        "none",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
+    let a = rec["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == "order-4021")
+        .unwrap();
+    assert_eq!(a["label"]["annotators"], 3, "{a}");
+    assert_eq!(a["label"]["dataset"], "x-sum", "{a}");
+    assert_eq!(a["label"]["hallucinated"], true);
+    // a known key of the wrong type is still an error naming its line
+    std::fs::write(
+        d.path().join("bad.jsonl"),
+        "{\"id\": \"order-4021\", \"hallucinated\": \"yes\", \"annotators\": 3}\n",
+    )
+    .unwrap();
+    let (code, _, err) = output(faithprobe_in(d.path()).args([
+        "score",
+        fixture.to_str().unwrap(),
+        "--labels",
+        "bad.jsonl",
+    ]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("bad.jsonl:1") && err.contains("hallucinated"),
+        "{err}"
+    );
+}

@@ -18,16 +18,17 @@ pub const HELP: &str = "each answer needs `id` (a string or an integer), `answer
 
 /// A person's judgement of a whole answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a label: {hallucinated: true|false, types: [...]}, or just true or false"
-)]
+#[serde(expecting = "a label: {hallucinated: true|false, types: [...]}, or just true or false")]
 pub struct AnswerLabel {
     /// True when the answer states something its passages do not support.
     pub hallucinated: bool,
     /// The kinds of error the person marked (e.g. `Evident Conflict`, `Baseless Info`).
     #[serde(default)]
     pub types: Vec<String>,
+    /// Every other key of the label as it came (annotator counts, spans, dataset fields): kept
+    /// and carried into the record. Only the known keys are checked for their type.
+    #[serde(flatten, default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, Value>,
 }
 
 /// A side file of JSON Lines, each an object with a unique `id`: every (id, the other keys)
@@ -185,6 +186,7 @@ fn parse_answer(
         Some(Value::Bool(b)) => Some(AnswerLabel {
             hallucinated: b,
             types: Vec::new(),
+            extra: BTreeMap::new(),
         }),
         Some(v) => Some(
             serde_json::from_value::<AnswerLabel>(v)

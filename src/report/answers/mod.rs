@@ -266,8 +266,14 @@ pub fn human_summary(head: &AnswerHead, s: &ScoreSummary, confidence: f64, paint
             "\n{}",
             paint.head(&format!("By tag: unsupported-answer rate ({pct}% CI)"))
         );
+        let width = tag_width(s.by_tag.iter().map(|t| t.tag.as_str()), 28);
         for t in &s.by_tag {
-            let _ = write!(o, "  {:<28} {:>6} answers", one_line(&t.tag), t.answers);
+            let _ = write!(
+                o,
+                "  {:<width$} {:>6} answers",
+                tag_cell(&t.tag, width),
+                t.answers
+            );
             for (a, r) in s.definitions.iter().zip(&t.unsupported_answers) {
                 let _ = write!(o, "   {} {}", a.definition.as_str(), super::fmt_kn(r));
             }
@@ -278,6 +284,27 @@ pub fn human_summary(head: &AnswerHead, s: &ScoreSummary, confidence: f64, paint
         human_labels(&mut o, l, pct, paint);
     }
     o
+}
+
+/// The longest tag wider than a tag column may grow before tags are cut.
+const MAX_TAG_WIDTH: usize = 40;
+
+/// The width of a tag column: the longest tag (at least `least`, at most [`MAX_TAG_WIDTH`]).
+fn tag_width<'a>(tags: impl Iterator<Item = &'a str>, least: usize) -> usize {
+    tags.map(|t| one_line(t).chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(least, MAX_TAG_WIDTH)
+}
+
+/// A tag on one line, cut with an ellipsis when it is wider than `width`.
+fn tag_cell(tag: &str, width: usize) -> String {
+    let t = one_line(tag);
+    if t.chars().count() <= width {
+        t
+    } else {
+        t.chars().take(width - 1).collect::<String>() + "…"
+    }
 }
 
 fn human_labels(o: &mut String, l: &LabelReport, pct: f64, paint: Paint) {
@@ -335,11 +362,12 @@ fn human_labels(o: &mut String, l: &LabelReport, pct: f64, paint: Paint) {
                 "-".into()
             }
         );
+        let width = tag_width(g.by_tag.keys().map(|t| t.as_str()), 24);
         for (t, c) in &g.by_tag {
             let _ = writeln!(
                 o,
-                "    tag {:<24} precision {}  recall {}  F1 {}  balanced accuracy {}",
-                one_line(t),
+                "    tag {:<width$} precision {}  recall {}  F1 {}  balanced accuracy {}",
+                tag_cell(t, width),
                 super::fmt_rate(c.precision.rate),
                 super::fmt_rate(c.recall.rate),
                 fmt_est(&c.f1),
@@ -882,4 +910,30 @@ pub fn html_answer(a: &AnswerResult) -> String {
         }
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_tags_keep_the_columns_in_line() {
+        let tags = [
+            "gpt-4o/prompt-v7",
+            "meta-llama/Llama-3.1-70B-Instruct/prompt-v12-with-context",
+        ];
+        let w = tag_width(tags.iter().copied(), 28);
+        assert_eq!(w, MAX_TAG_WIDTH);
+        let cells: Vec<String> = tags
+            .iter()
+            .map(|t| format!("{:<w$}|", tag_cell(t, w)))
+            .collect();
+        // every cell ends at the same column, the long one cut with an ellipsis
+        assert!(
+            cells.iter().all(|c| c.chars().count() == w + 1),
+            "{cells:?}"
+        );
+        assert!(cells[1].contains('…'));
+        assert_eq!(tag_width(["a"].iter().copied(), 28), 28);
+    }
 }
