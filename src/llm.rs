@@ -52,6 +52,10 @@ pub struct LlmClient {
     failures_in_a_row: std::sync::atomic::AtomicU32,
     /// Set once the server is taken for down: every later call fails at once with this reason.
     down: Mutex<Option<String>>,
+    /// The secret parts of `base_url` (user, password, query), removed from every message.
+    url_secrets: Vec<String>,
+    /// `{base_url}/chat/completions` as messages may show it (secrets redacted).
+    shown_url: String,
 }
 
 /// Connection failures in a row (refused, unreachable, unresolvable, no connection within the
@@ -330,13 +334,18 @@ impl LlmClient {
             .build()
             .into();
         Ok(LlmClient {
-            s,
             version,
             key,
             agent,
             usage: Mutex::new(LlmUsage::default()),
             failures_in_a_row: std::sync::atomic::AtomicU32::new(0),
             down: Mutex::new(None),
+            url_secrets: url_secrets(&s.base_url),
+            shown_url: format!(
+                "{}/chat/completions",
+                display_url(s.base_url.trim_end_matches('/'))
+            ),
+            s,
         })
     }
 
@@ -365,8 +374,8 @@ impl LlmClient {
             Some(k) => redact(s, k),
             None => s.to_string(),
         };
-        for secret in url_secrets(&self.s.base_url) {
-            out = redact(&out, &secret);
+        for secret in &self.url_secrets {
+            out = redact(&out, secret);
         }
         out
     }
@@ -374,10 +383,7 @@ impl LlmClient {
     /// One HTTP request; returns the reply text. Every message is redacted, then cut.
     fn request(&self, prompt: &str) -> Result<String, CallError> {
         let url = format!("{}/chat/completions", self.s.base_url.trim_end_matches('/'));
-        let shown = format!(
-            "{}/chat/completions",
-            display_url(self.s.base_url.trim_end_matches('/'))
-        );
+        let shown = &self.shown_url;
         let body = json!({
             "model": self.s.model,
             "messages": [{"role": "user", "content": prompt}],

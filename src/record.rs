@@ -234,7 +234,13 @@ impl Record {
 
     /// Reads a run record; anything else is an error that says what the file is.
     pub fn load(path: &Path) -> Result<Record> {
-        match AnyRecord::load(path)? {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        Record::from_bytes(path, bytes)
+    }
+
+    /// [`Record::load`] on bytes already read from `path`.
+    pub fn from_bytes(path: &Path, bytes: Vec<u8>) -> Result<Record> {
+        match AnyRecord::from_bytes(path, bytes)? {
             AnyRecord::Run(r) => Ok(r),
             AnyRecord::Score(_) => Err(Error::input(
                 path,
@@ -354,6 +360,23 @@ impl AnyRecord {
     /// Reads any record once, says what the file is when it is not a record, and validates it.
     pub fn load(path: &Path) -> Result<AnyRecord> {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        AnyRecord::from_bytes(path, bytes)
+    }
+
+    /// Whether `bytes` are a JSON object with a `type` key: what a record is, as opposed to a
+    /// suite (scanned without building the document).
+    pub fn looks_like_record(bytes: &[u8]) -> bool {
+        #[derive(Deserialize)]
+        struct Sniff {
+            #[serde(rename = "type")]
+            kind: Option<serde::de::IgnoredAny>,
+        }
+        let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
+        serde_json::from_slice::<Sniff>(bytes).is_ok_and(|s| s.kind.is_some())
+    }
+
+    /// [`AnyRecord::load`] on bytes already read from `path`.
+    pub fn from_bytes(path: &Path, bytes: Vec<u8>) -> Result<AnyRecord> {
         let text = String::from_utf8(bytes).map_err(|e| {
             Error::input(
                 path,

@@ -342,20 +342,7 @@ fn editing_a_reviewed_claim_warns_of_every_stale_review_and_the_suggested_fix_wo
         .next()
         .unwrap()
         .to_string();
-    let bin = assert_cmd::cargo::cargo_bin("faithprobe");
-    let out = std::process::Command::new("sh")
-        .args(["-c", &fix])
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                bin.parent().unwrap().display(),
-                std::env::var("PATH").unwrap()
-            ),
-        )
-        .env_remove("FAITHPROBE_CONFIG")
-        .output()
-        .unwrap();
+    let out = common::as_printed(&fix, &root());
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -704,12 +691,6 @@ fn terminal_escape_sequences_in_a_suite_are_shown_not_sent() {
 /// Runs every command `init` printed after "next:", as printed, through `sh` in `cwd`, with the
 /// binary first on PATH; each must exit 0.
 fn run_printed_steps(printed: &str, cwd: &std::path::Path) {
-    let bin = assert_cmd::cargo::cargo_bin("faithprobe");
-    let path = format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
     let steps: Vec<&str> = printed
         .split("next:")
         .nth(1)
@@ -721,15 +702,7 @@ fn run_printed_steps(printed: &str, cwd: &std::path::Path) {
     assert_eq!(steps.len(), 3, "{printed}");
     for step in steps {
         assert!(step.starts_with("faithprobe "), "{step}");
-        let out = std::process::Command::new("sh")
-            .args(["-c", step])
-            .current_dir(cwd)
-            .env("PATH", &path)
-            .env_remove("CI")
-            .env_remove("FAITHPROBE_CONFIG")
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
+        let out = common::as_printed(step, cwd);
         assert_eq!(
             out.status.code(),
             Some(0),

@@ -25,7 +25,7 @@ use faithprobe::check::Checker;
 use faithprobe::config::Config;
 use faithprobe::error::{Error, Exit};
 use faithprobe::mutate::{self, MutantSet};
-use faithprobe::record::RecordRun;
+use faithprobe::record::{Record, RecordRun};
 use faithprobe::report::Paint;
 use faithprobe::run::{run_suite_part, SuiteRun};
 use faithprobe::suite::Suite;
@@ -141,22 +141,25 @@ pub fn check_confidence(c: f64) -> Result<f64, Error> {
 /// suites, else every record read and checked. A file is a record when it is a JSON object with
 /// a `type` key; suites and records cannot be mixed, and a shard's record is refused (it is not
 /// the whole run: `faithprobe merge` joins the shards first).
-pub fn record_inputs(args: &SuiteArgs) -> Result<Option<Vec<(PathBuf, RecordFile)>>, Error> {
-    let is_record = |p: &Path| -> bool {
-        std::fs::read(p)
-            .ok()
-            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-            .is_some_and(|v| v.get("type").is_some())
-    };
-    let flags: Vec<bool> = args.suites.iter().map(|p| is_record(p)).collect();
-    if !flags.iter().any(|f| *f) {
+pub fn record_inputs(args: &SuiteArgs) -> Result<Option<Vec<(PathBuf, Record)>>, Error> {
+    use faithprobe::record::AnyRecord;
+    // each file is read once: sniffed, then (a record) parsed from the same bytes
+    let read: Vec<(bool, Vec<u8>)> = args
+        .suites
+        .iter()
+        .map(|p| {
+            let bytes = std::fs::read(p).unwrap_or_default();
+            (AnyRecord::looks_like_record(&bytes), bytes)
+        })
+        .collect();
+    let Some(first_record) = read.iter().position(|(r, _)| *r) else {
         return Ok(None);
-    }
-    if let Some(i) = flags.iter().position(|f| !*f) {
+    };
+    if let Some(i) = read.iter().position(|(r, _)| !*r) {
         return Err(Error::Usage(format!(
             "{} is a suite but {} is a record: give either suites (to score them) or run records (to read them), not both",
             args.suites[i].display(),
-            args.suites[flags.iter().position(|f| *f).unwrap()].display()
+            args.suites[first_record].display()
         )));
     }
     if args.mutators.is_some() {
@@ -165,10 +168,9 @@ pub fn record_inputs(args: &SuiteArgs) -> Result<Option<Vec<(PathBuf, RecordFile
         ));
     }
     let mut out = Vec::new();
-    for p in &args.suites {
-        let record = faithprobe::record::Record::load(p)?;
-        if let Some(run) = record.runs.iter().find(|r| r.shard.is_some()) {
-            let sh = run.shard.unwrap();
+    for (p, (_, bytes)) in args.suites.iter().zip(read) {
+        let record = Record::from_bytes(p, bytes)?;
+        if let Some(sh) = record.runs.iter().find_map(|r| r.shard) {
             return Err(Error::Usage(format!(
                 "{} is the record of shard {sh} only, not of the whole run; join every shard first: faithprobe merge SHARD.json... --out WHOLE.json",
                 p.display()
@@ -182,13 +184,10 @@ pub fn record_inputs(args: &SuiteArgs) -> Result<Option<Vec<(PathBuf, RecordFile
     Ok(Some(out))
 }
 
-/// A run record read from a file.
-pub type RecordFile = faithprobe::record::Record;
-
 /// The checker a record's runs share (name and settings); two in one record is an error.
 pub fn record_checker(
     path: &Path,
-    record: &RecordFile,
+    record: &Record,
 ) -> Result<faithprobe::record::RecordChecker, Error> {
     let first = &record.runs[0].checker;
     if let Some(other) = record.runs.iter().find(|r| &r.checker != first) {

@@ -12,7 +12,7 @@ use owo_colors::OwoColorize;
 /// A p-value for reading: four decimals, and "< 0.0001" below that (never "0.0000", which reads
 /// as impossible).
 pub fn fmt_p(p: f64) -> String {
-    if p > 0.0 && p < 1e-4 || p == 0.0 {
+    if p < 1e-4 {
         "< 0.0001".into()
     } else {
         format!("{p:.4}")

@@ -143,3 +143,24 @@ pub fn plain(args: &[&str]) -> std::process::Command {
         .stdin(std::process::Stdio::null());
     c
 }
+
+/// Runs a command line faithprobe printed for a person, as printed, through `sh` in `cwd`, with
+/// the binary first on PATH (as an installed faithprobe would be) and no CI or config of the
+/// caller's.
+pub fn as_printed(line: &str, cwd: &Path) -> std::process::Output {
+    let bin = assert_cmd::cargo::cargo_bin("faithprobe");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    std::process::Command::new("sh")
+        .args(["-c", line])
+        .current_dir(cwd)
+        .env("PATH", path)
+        .env_remove("CI")
+        .env_remove("FAITHPROBE_CONFIG")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
