@@ -7,7 +7,6 @@
 
 use crate::check::CheckError;
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -323,11 +322,7 @@ impl LlmClient {
                 ));
             }
         }
-        let version: String = Sha256::digest(s.prompt.as_bytes())
-            .iter()
-            .take(6)
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let version = crate::text::sha256_hex(s.prompt.as_bytes(), 6);
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(s.timeout))
             .http_status_as_error(false)

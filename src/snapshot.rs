@@ -73,13 +73,7 @@ pub fn file_name(suite: &str, checker: &str) -> String {
         if f == s {
             f
         } else {
-            use sha2::{Digest, Sha256};
-            let h: String = Sha256::digest(s.as_bytes())
-                .iter()
-                .take(4)
-                .map(|b| format!("{b:02x}"))
-                .collect();
-            format!("{f}-{h}")
+            format!("{f}-{}", crate::text::sha256_hex(s.as_bytes(), 4))
         }
     };
     format!("{}.{}.snap", part(suite), part(checker))

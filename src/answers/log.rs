@@ -280,10 +280,6 @@ pub struct LogReader {
     contexts_sha: Option<String>,
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// A record of the log as read (or why it is not JSON) and its line.
 type RawRecord = (std::result::Result<Value, String>, Option<usize>);
 
@@ -357,9 +353,10 @@ impl LogReader {
             without_passages: Vec::new(),
             hasher,
             contexts_sha: match contexts {
-                Some(p) => Some(hex(&sha2::Sha256::digest(
-                    std::fs::read(p).map_err(|e| Error::io(p, e))?,
-                ))),
+                Some(p) => Some(crate::text::sha256_hex(
+                    &std::fs::read(p).map_err(|e| Error::io(p, e))?,
+                    usize::MAX,
+                )),
                 None => None,
             },
         })
@@ -370,10 +367,10 @@ impl LogReader {
     /// one value; two logs at one path give two.
     pub fn sha256(&self) -> String {
         use sha2::Digest;
-        let log = hex(&self.hasher.clone().finalize());
+        let log = crate::text::hex(&self.hasher.clone().finalize());
         match &self.contexts_sha {
             None => log,
-            Some(c) => hex(&sha2::Sha256::digest(format!("{log}+{c}").as_bytes())),
+            Some(c) => crate::text::sha256_hex(format!("{log}+{c}").as_bytes(), usize::MAX),
         }
     }
 

@@ -304,12 +304,7 @@ impl JudgeChecker {
             "per_claim"
         };
         // the URL by hash: a password or key in it never reaches the cache file
-        use sha2::{Digest, Sha256};
-        let url: String = Sha256::digest(self.s.llm.base_url.as_bytes())
-            .iter()
-            .take(8)
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let url = crate::text::sha256_hex(self.s.llm.base_url.as_bytes(), 8);
         format!(
             "judge|{url}|{}|{}|{mode}",
             self.s.llm.model,

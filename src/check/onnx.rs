@@ -8,7 +8,6 @@
 use ndarray::Array2;
 use ort::session::Session;
 use ort::value::TensorRef;
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer};
@@ -343,11 +342,7 @@ impl Model {
         let onnx_path = dir.join("model.onnx");
         let bytes = std::fs::read(&onnx_path)
             .map_err(|e| model_err(dir, format!("cannot read model.onnx: {e}")))?;
-        let hash: String = Sha256::digest(&bytes)
-            .iter()
-            .take(8)
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let hash = crate::text::sha256_hex(&bytes, 8);
 
         let config_path = dir.join("config.json");
         let config_text = std::fs::read_to_string(&config_path)

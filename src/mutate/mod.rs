@@ -151,8 +151,7 @@ pub(crate) fn mutant_id(operator: &str, parent_id: &str, text: &str) -> String {
         h.update([0u8]);
     }
     let digest = h.finalize();
-    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    format!("m-{hex}")
+    format!("m-{}", crate::text::hex(&digest[..8]))
 }
 
 /// The length of a mutant id from faithprobe 0.1 (`m-` and 8 hex digits): the same hash, cut

@@ -333,11 +333,7 @@ impl Suite {
             );
         }
 
-        use sha2::{Digest, Sha256};
-        let sha256 = Sha256::digest(text.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let sha256 = crate::text::sha256_hex(text.as_bytes(), usize::MAX);
         Ok(Suite {
             sha256,
             name: file.suite,
