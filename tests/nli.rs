@@ -224,6 +224,9 @@ fn verbatim_claims_under_a_similarity_checker_can_be_recorded_merged_and_compare
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("outside [0, 1]"), "{err}");
+    // the same verdicts on both sides: the gate passes
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("gate passed"));
 }
 
 fn write_suite(dir: &Path, passage: &str) -> PathBuf {
