@@ -35,6 +35,8 @@ pub enum ReviewState {
     Fault,
     Equivalent,
     Unreviewed,
+    /// A rewrite a person found changes the meaning: it is no case (never in a record's rates).
+    NotEquivalent,
 }
 
 impl ReviewState {
@@ -53,6 +55,8 @@ pub enum CaseKind {
     HardCase,
     /// A generated fault.
     Mutant,
+    /// A generated meaning-preserving rewrite of a verified claim (an invariance case).
+    Rewrite,
 }
 
 impl CaseKind {
@@ -100,8 +104,10 @@ pub enum Role {
     /// A real fault of the case's fault type: a mutant reviewed `fault`, or a hard case labelled
     /// anything but `supported` (its fault type is the hard case's `type`).
     Fault,
-    /// A mutant a person reviewed as still faithful: listed with the reason, in no rate.
-    Equivalent,
+    /// A claim that still says what a verified claim says: a rewrite, or a mutant a person
+    /// reviewed `equivalent`. Flagging it is a false alarm, counted in the invariance row (apart
+    /// from the verified claims' false alarms).
+    Invariance,
     /// A mutant nobody reviewed yet: counted apart, in no rate.
     Unreviewed,
 }
@@ -119,8 +125,12 @@ impl Role {
             CaseKind::HardCase => Role::Fault,
             CaseKind::Mutant => match review {
                 Some(ReviewState::Fault) => Role::Fault,
-                Some(ReviewState::Equivalent) => Role::Equivalent,
+                Some(ReviewState::Equivalent) => Role::Invariance,
                 _ => Role::Unreviewed,
+            },
+            CaseKind::Rewrite => match review {
+                Some(ReviewState::NotEquivalent) => Role::Unreviewed,
+                _ => Role::Invariance,
             },
         }
     }
@@ -157,8 +167,8 @@ impl Outcome {
             return Outcome::Error;
         };
         match (role, flagged) {
-            (Role::FalseAlarmOpportunity | Role::Equivalent, false) => Outcome::Passed,
-            (Role::FalseAlarmOpportunity | Role::Equivalent, true) => Outcome::FalseAlarm,
+            (Role::FalseAlarmOpportunity | Role::Invariance, false) => Outcome::Passed,
+            (Role::FalseAlarmOpportunity | Role::Invariance, true) => Outcome::FalseAlarm,
             (Role::Fault, true) => Outcome::Caught,
             (Role::Fault, false) => Outcome::Missed,
             (Role::Unreviewed, true) => Outcome::FlaggedUnreviewed,

@@ -79,7 +79,8 @@ impl GateOptions {
     }
 }
 
-/// A row's name as `--gate-on` spells it: `false_alarms`, `all_faults`, or the fault type.
+/// A row's name as `--gate-on` spells it: `false_alarms`, `invariance`, `all_faults`, or the
+/// fault type.
 pub fn row_key(group: &str) -> String {
     group.replace(' ', "_")
 }
@@ -316,6 +317,7 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
     let group_of = |c: &RecordCase| -> Option<Vec<(u8, String)>> {
         match c.role() {
             Role::FalseAlarmOpportunity => Some(vec![(0, "false alarms".into())]),
+            Role::Invariance => Some(vec![(0, "invariance".into())]),
             Role::Fault => Some(vec![
                 (1, c.fault_type.clone().unwrap_or_else(|| "unknown".into())),
                 (2, "all faults".into()),
@@ -355,6 +357,11 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
         if role == Role::FalseAlarmOpportunity {
             groups
                 .entry((0, "false alarms".into()))
+                .or_default()
+                .push((b, c));
+        } else if role == Role::Invariance {
+            groups
+                .entry((0, "invariance".into()))
                 .or_default()
                 .push((b, c));
         } else if role == Role::Fault {
@@ -485,7 +492,10 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
     let mut regressions = Vec::new();
     for (suite, b, c) in &pairs {
         let counted = b.role() == c.role()
-            && matches!(b.role(), Role::FalseAlarmOpportunity | Role::Fault)
+            && matches!(
+                b.role(),
+                Role::FalseAlarmOpportunity | Role::Invariance | Role::Fault
+            )
             && b.outcome != Outcome::Error
             && c.outcome != Outcome::Error;
         if counted && b.good() && !c.good() {
@@ -501,7 +511,7 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
                 candidate_verdict: c.verdict,
                 candidate_score: c.score,
                 candidate_error: c.error.clone(),
-                change: if c.role() == Role::FalseAlarmOpportunity {
+                change: if c.role() != Role::Fault {
                     ChangeKind::NewFalseAlarm
                 } else {
                     ChangeKind::NewlyMissed
@@ -534,8 +544,22 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
     }
     if let Some(max) = opts.max_new_false_alarms {
         if new_false_alarms > max {
+            let on_rewrites = regressions
+                .iter()
+                .filter(|r| {
+                    r.change == ChangeKind::NewFalseAlarm
+                        && matches!(r.kind, CaseKind::Rewrite | CaseKind::Mutant)
+                })
+                .count();
+            let on = if on_rewrites == 0 {
+                "on faithful cases".to_string()
+            } else {
+                format!(
+                    "on faithful cases ({on_rewrites} of them on rewrites or equivalent mutants)"
+                )
+            };
             failures.push(format!(
-                "{new_false_alarms} new false alarm(s) on faithful cases, more than --max-new-false-alarms {max}"
+                "{new_false_alarms} new false alarm(s) {on}, more than --max-new-false-alarms {max}"
             ));
         }
     }

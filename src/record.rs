@@ -147,7 +147,7 @@ impl RecordRun {
     /// recorded; an error keeps its message.
     pub fn to_run(&self) -> SuiteRun {
         use crate::check::{CheckError, Evidence, Verdict};
-        use crate::mutate::{MutantReview, OPERATORS};
+        use crate::mutate::{operator_names, MutantReview};
         use crate::run::{Case, CaseResult};
         let results: Vec<CaseResult> = self
             .cases
@@ -166,6 +166,9 @@ impl RecordRun {
                             why: "(the reason is in the suite's reviews)".into(),
                         },
                         ReviewState::Unreviewed => MutantReview::Unreviewed,
+                        ReviewState::NotEquivalent => MutantReview::NotEquivalent {
+                            why: "(the reason is in the suite's reviews)".into(),
+                        },
                     }),
                     context: 0,
                 },
@@ -184,15 +187,17 @@ impl RecordRun {
                 outcome: c.outcome,
             })
             .collect();
-        let operator_counts: Vec<(&'static str, usize)> = OPERATORS
-            .iter()
+        let operator_counts: Vec<(&'static str, usize)> = operator_names()
             .map(|op| {
                 let n = self
                     .cases
                     .iter()
-                    .filter(|c| c.kind == CaseKind::Mutant && c.fault_type.as_deref() == Some(*op))
+                    .filter(|c| {
+                        matches!(c.kind, CaseKind::Mutant | CaseKind::Rewrite)
+                            && c.fault_type.as_deref() == Some(op)
+                    })
                     .count();
-                (*op, n)
+                (op, n)
             })
             .collect();
         SuiteRun {
@@ -327,7 +332,7 @@ fn role_words(r: Role) -> &'static str {
     match r {
         Role::FalseAlarmOpportunity => "faithful case",
         Role::Fault => "fault",
-        Role::Equivalent => "equivalent mutant",
+        Role::Invariance => "invariance case (a rewrite or an equivalent mutant)",
         Role::Unreviewed => "unreviewed mutant",
     }
 }

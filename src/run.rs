@@ -173,13 +173,24 @@ pub fn cases(suite: &Suite, mutants: &MutantSet) -> Vec<Case> {
             });
         }
     }
-    for m in &mutants.mutants {
+    // a rewrite a person found changes the meaning is no case: `mutants` lists it
+    for m in mutants
+        .mutants
+        .iter()
+        .filter(|m| !matches!(m.review, MutantReview::NotEquivalent { .. }))
+    {
+        let rewrite = m.is_rewrite();
         out.push(Case {
             id: m.id.clone(),
-            kind: CaseKind::Mutant,
+            kind: if rewrite {
+                CaseKind::Rewrite
+            } else {
+                CaseKind::Mutant
+            },
             fault_type: Some(m.operator.to_string()),
             claim: m.text.clone(),
             expected: match m.review {
+                _ if rewrite => Expected::Supported,
                 MutantReview::Equivalent { .. } => Expected::Supported,
                 _ => Expected::Flagged,
             },

@@ -5,7 +5,6 @@
 //! a type are the mutants reviewed `fault` of that operator and the hard cases of that `type`
 //! labelled anything else.
 
-use crate::mutate::OPERATORS;
 use crate::run::{CaseKind, CaseResult, Outcome, Role, SuiteRun};
 use crate::stats::{cluster_rate_of, detectable_drop, ClusterRate, Rate};
 use serde::Serialize;
@@ -52,6 +51,9 @@ pub struct Summary {
     /// Flagged faithful cases out of faithful cases scored (verified claims and hard cases
     /// labelled supported).
     pub false_alarms: Rate,
+    /// Flagged invariance cases out of those scored: meaning-preserving rewrites and mutants
+    /// reviewed `equivalent`, which say what a verified claim says in other words.
+    pub invariance: Rate,
     pub fault_types: Vec<FaultTypeRow>,
     /// Every fault of every type together.
     pub all_faults: Rate,
@@ -104,13 +106,17 @@ fn rate<'a>(
 /// The fault types of a run in report order: the operators, then the hard-case types that are
 /// faults and not operator names, alphabetically.
 pub fn fault_types(run: &SuiteRun) -> Vec<String> {
-    let mut out: Vec<String> = OPERATORS.iter().map(|s| s.to_string()).collect();
+    let mut out: Vec<String> = crate::mutate::REGISTRY
+        .iter()
+        .filter(|op| op.purpose == crate::mutate::Purpose::Fault)
+        .map(|op| op.name.to_string())
+        .collect();
     let mut extra: Vec<String> = run
         .results
         .iter()
         .filter(|r| r.case.role() == Role::Fault)
         .filter_map(|r| r.case.fault_type.clone())
-        .filter(|t| !OPERATORS.contains(&t.as_str()))
+        .filter(|t| crate::mutate::operator(t).is_none())
         .collect();
     extra.sort();
     extra.dedup();
@@ -125,6 +131,11 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
         run.results
             .iter()
             .filter(|r| role(r) == Role::FalseAlarmOpportunity),
+        &[Outcome::FalseAlarm],
+        confidence,
+    );
+    let invariance = rate(
+        run.results.iter().filter(|r| role(r) == Role::Invariance),
         &[Outcome::FalseAlarm],
         confidence,
     );
@@ -150,7 +161,10 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
                     .iter()
                     .filter(|r| r.case.kind == CaseKind::HardCase)
                     .count(),
-                equivalent: with(Role::Equivalent).count(),
+                equivalent: of_type
+                    .iter()
+                    .filter(|r| r.case.kind == CaseKind::Mutant && role(r) == Role::Invariance)
+                    .count(),
                 unreviewed: with(Role::Unreviewed).count(),
                 unreviewed_flagged: with(Role::Unreviewed)
                     .filter(|r| r.outcome == Outcome::FlaggedUnreviewed)
@@ -174,7 +188,8 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
         confidence,
     );
     // the level a row must meet under Holm in the worst case: alpha over every row that has cases
-    let rows = 2 + fault_types.iter().filter(|r| r.caught.n > 0).count();
+    let rows =
+        2 + usize::from(invariance.n > 0) + fault_types.iter().filter(|r| r.caught.n > 0).count();
     let mut fault_types = fault_types;
     for r in &mut fault_types {
         r.detectable_drop = detectable_drop(r.caught.n, 0.05 / rows as f64, 0.8);
@@ -214,6 +229,7 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
     Summary {
         confidence,
         false_alarms,
+        invariance,
         fault_types,
         all_faults,
         all_faults_clustered,
@@ -408,14 +424,12 @@ mod tests {
         ]);
         let s = summarize(&run, 0.95);
         assert_eq!(s.false_alarms.n, 0);
-        assert_eq!(
-            (
-                s.fault_types[2].caught.k,
-                s.fault_types[2].caught.n,
-                s.fault_types[2].errors
-            ),
-            (1, 1, 1)
-        );
+        let row = s
+            .fault_types
+            .iter()
+            .find(|r| r.fault_type == "entity_swap")
+            .unwrap();
+        assert_eq!((row.caught.k, row.caught.n, row.errors), (1, 1, 1));
         assert_eq!(s.errors, 2);
     }
 }

@@ -36,7 +36,12 @@ pub fn items(runs: &[RecordRun]) -> (Vec<(String, SweepItem)>, usize) {
     for run in runs {
         for c in &run.cases {
             let role = c.role();
-            if !matches!(role, Role::FalseAlarmOpportunity | Role::Fault) {
+            // rewrites and equivalent mutants are faithful too: a threshold that flags them
+            // raises false alarms
+            if !matches!(
+                role,
+                Role::FalseAlarmOpportunity | Role::Invariance | Role::Fault
+            ) {
                 continue;
             }
             let Some(score) = c.score.filter(|s| s.is_finite()) else {
@@ -47,6 +52,7 @@ pub fn items(runs: &[RecordRun]) -> (Vec<(String, SweepItem)>, usize) {
             out.push((
                 group.clone(),
                 SweepItem {
+                    invariance: role == Role::Invariance,
                     score,
                     fault_type: (role == Role::Fault)
                         .then(|| c.fault_type.clone().unwrap_or_default()),

@@ -10,8 +10,9 @@ use std::path::Path;
 fn the_larkspur_table_reads_as_the_seed_describes() {
     let out = stdout_of(&["run", "suites/larkspur.yaml"]);
     assert!(
-        // the seed's 26 edits less one: dropping f07's limit gives exactly hard case h06
-        out.contains("25 mutants (23 faults, 2 equivalent, 0 unreviewed)"),
+        // the seed's 26 edits less one (dropping f07's limit gives exactly hard case h06), all
+        // reviewed, and 10 edits of the newer operators nobody has reviewed
+        out.contains("35 mutants (23 faults, 2 equivalent, 10 unreviewed)"),
         "{out}"
     );
     // faithful cases: 12 verified claims and 4 hard cases labelled supported (h02 and h09 flagged)
@@ -39,9 +40,9 @@ fn json_output_has_cases_and_summary_with_intervals() {
     let out = stdout_of(&["run", "suites/larkspur.yaml", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     let cases = v["cases"].as_array().unwrap();
-    assert_eq!(cases.len(), 47);
+    assert_eq!(cases.len(), common::LARKSPUR_CASES);
     let mutants = cases.iter().filter(|c| c["kind"] == "mutant").count();
-    assert_eq!(mutants, 25);
+    assert_eq!(mutants, 35);
     let equivalent = cases.iter().filter(|c| c["review"] == "equivalent").count();
     assert_eq!(equivalent, 2);
     // the record's typed row: every key a record case has is in the JSON case
@@ -74,11 +75,19 @@ fn json_output_has_cases_and_summary_with_intervals() {
             )
         })
         .collect();
+    // the newer operators' mutants are unreviewed on this suite: rows with nothing scored yet
     let want: Vec<(String, u64)> = [
         ("number_swap", 6),
         ("negation_flip", 9),
+        ("attribution_swap", 0),
         ("entity_swap", 9),
         ("dropped_condition", 2),
+        ("added_detail", 0),
+        ("predicate_shift", 0),
+        ("date_shift", 0),
+        ("hedge_drop", 0),
+        ("quantifier_shift", 0),
+        ("link_swap", 0),
         ("added_fact", 1),
         ("derived_number_wrong", 1),
         ("two_facts_one_wrong", 1),
@@ -125,7 +134,7 @@ fn markdown_output_is_a_table_for_a_pull_request() {
 }
 
 #[test]
-fn a_suite_from_a_new_domain_gets_mutants_of_all_four_kinds() {
+fn a_suite_from_a_new_domain_gets_mutants_of_every_kind_its_claims_allow() {
     let out = stdout_of(&["mutants", "tests/fixtures/clinic.yaml", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     for op in [
@@ -133,6 +142,10 @@ fn a_suite_from_a_new_domain_gets_mutants_of_all_four_kinds() {
         "negation_flip",
         "entity_swap",
         "dropped_condition",
+        "added_detail",
+        "quantifier_shift",
+        "number_rewrite",
+        "wording_rewrite",
     ] {
         assert!(
             v["mutants"]
@@ -143,7 +156,17 @@ fn a_suite_from_a_new_domain_gets_mutants_of_all_four_kinds() {
             "no {op} mutant: {out}"
         );
     }
-    assert_eq!(v["operators_without_mutants"].as_array().unwrap().len(), 0);
+    // the clinic's front-desk rules have no dates, quoted sources, hedges or causal links
+    assert_eq!(
+        v["operators_without_mutants"],
+        serde_json::json!([
+            "attribution_swap",
+            "predicate_shift",
+            "date_shift",
+            "hedge_drop",
+            "link_swap"
+        ])
+    );
     // its mutants are unreviewed, so the run counts them apart
     let run = stdout_of(&["run", "tests/fixtures/clinic.yaml"]);
     assert!(run.contains("Unreviewed mutants"), "{run}");
@@ -158,7 +181,8 @@ fn the_yaml_reviews_block_pastes_back_into_the_suite() {
     std::fs::write(&pasted, format!("{suite}{block}")).unwrap();
     let out = stdout_of(&["run", pasted.to_str().unwrap()]);
     assert!(
-        out.contains("10 mutants (10 faults, 0 equivalent, 0 unreviewed)"),
+        out.contains("13 mutants (13 faults, 0 equivalent, 0 unreviewed)")
+            && out.contains("and 4 rewrites"),
         "{out}"
     );
 }

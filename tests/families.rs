@@ -172,7 +172,7 @@ fn every_family_and_mapped_model_runs_on_larkspur() {
         let (code, v, err) = run_json(d.path(), &cfg, checker);
         assert!(code == 0 || code == 1, "{checker}: {err}");
         let cases = v["cases"].as_array().unwrap();
-        assert_eq!(cases.len(), 47, "{checker}");
+        assert_eq!(cases.len(), crate::common::LARKSPUR_CASES, "{checker}");
         assert_eq!(v["summary"]["errors"], 0, "{checker}: {err}");
         assert!(cases.iter().all(|c| c["score"]
             .as_f64()

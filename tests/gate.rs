@@ -368,12 +368,22 @@ fn run_writes_junit_with_failures_for_missed_faults() {
     let (code, xml) =
         combined(faithprobe(d.path()).args(["run", suite.to_str().unwrap(), "--format", "junit"]));
     assert_eq!(code, 0);
-    assert_eq!(xml.matches("<testcase ").count(), 47, "{xml}");
+    assert_eq!(
+        xml.matches("<testcase ").count(),
+        crate::common::LARKSPUR_CASES,
+        "{xml}"
+    );
     assert!(xml.contains("failure message=\"missed fault"), "{xml}");
     assert_eq!(
         xml.matches("<skipped").count(),
-        2,
-        "the two equivalent mutants"
+        10,
+        "the unreviewed mutants; equivalent mutants and rewrites are scored as invariance cases"
+    );
+    assert!(
+        xml.contains(
+            "false alarm: checker said contradicted (0.250) on a rewrite or equivalent mutant"
+        ),
+        "{xml}"
     );
 }
 
@@ -633,6 +643,8 @@ fn the_pre_merge_script_compares_the_base_branch_config_with_the_working_tree() 
 struct Denominators {
     false_alarms: u64,
     all_faults: u64,
+    /// Rewrites and equivalent mutants: false-alarm opportunities of their own row.
+    invariance: u64,
     by_type: std::collections::BTreeMap<String, u64>,
 }
 
@@ -658,6 +670,7 @@ fn every_command_counts_the_same_cases_as_false_alarms_and_faults() {
         let from_run = Denominators {
             false_alarms: n(&run["summary"]["false_alarms"]),
             all_faults: n(&run["summary"]["all_faults"]),
+            invariance: n(&run["summary"]["invariance"]),
             by_type: run["summary"]["fault_types"]
                 .as_array()
                 .unwrap()
@@ -672,6 +685,7 @@ fn every_command_counts_the_same_cases_as_false_alarms_and_faults() {
         let from_sweep = Denominators {
             false_alarms: n(&p["false_alarms"]),
             all_faults: n(&p["detection"]),
+            invariance: n(&p["invariance"]),
             by_type: p["by_fault_type"]
                 .as_object()
                 .unwrap()
@@ -703,9 +717,13 @@ fn every_command_counts_the_same_cases_as_false_alarms_and_faults() {
         let from_compare = Denominators {
             false_alarms: row("false alarms"),
             all_faults: row("all faults"),
+            invariance: row("invariance"),
             by_type: rows
                 .iter()
-                .filter(|r| r["group"] != "false alarms" && r["group"] != "all faults")
+                .filter(|r| {
+                    !["false alarms", "all faults", "invariance"]
+                        .contains(&r["group"].as_str().unwrap())
+                })
                 .map(|r| (r["group"].as_str().unwrap().to_string(), n(&r["base"])))
                 .collect(),
         };
@@ -739,6 +757,7 @@ fn every_command_counts_the_same_cases_as_false_alarms_and_faults() {
                 .filter(|r| r[4] == "false_alarm_opportunity")
                 .count() as u64,
             all_faults: rows.iter().filter(|r| r[4] == "fault").count() as u64,
+            invariance: rows.iter().filter(|r| r[4] == "invariance").count() as u64,
             by_type,
         };
 
@@ -769,7 +788,15 @@ fn every_command_counts_the_same_cases_as_false_alarms_and_faults() {
                 .as_array()
                 .is_some_and(|p| !p.is_empty()));
         } else {
-            assert_eq!((from_run.false_alarms, from_run.all_faults), (16, 29));
+            // 8 rewrites and the 2 mutants reviewed equivalent
+            assert_eq!(
+                (
+                    from_run.false_alarms,
+                    from_run.all_faults,
+                    from_run.invariance
+                ),
+                (16, 29, 10)
+            );
         }
     }
 }
@@ -800,7 +827,7 @@ fn records_with_nothing_in_common_give_no_verdict() {
         ]));
         assert_eq!(code, 2, "{o}");
         assert!(o.contains("nothing to compare"), "{o}");
-        assert!(o.contains("larkspur-help-center (47 cases)"), "{o}");
+        assert!(o.contains("larkspur-help-center (65 cases)"), "{o}");
     }
 }
 

@@ -14,7 +14,7 @@ fn suite() -> PathBuf {
 }
 
 /// The number of claims the small suite sends to a checker (originals, hard case, mutants).
-const CLAIMS: usize = 6;
+const CLAIMS: usize = 10;
 
 struct Env {
     dir: tempfile::TempDir,
@@ -380,7 +380,7 @@ fn a_dead_server_is_one_error_for_the_run_not_every_claims_retries() {
     );
     // every case is an error, and the report says why once
     assert!(
-        stdout.contains("Errors: the checker could not score 47 case(s)"),
+        stdout.contains("Errors: the checker could not score 65 case(s)"),
         "{stdout}"
     );
     let reasons = stdout
@@ -601,8 +601,15 @@ fn the_cascade_sends_only_what_the_front_does_not_clearly_support() {
         [
             "number_swap",
             "negation_flip",
+            "attribution_swap",
             "entity_swap",
             "dropped_condition",
+            "added_detail",
+            "predicate_shift",
+            "date_shift",
+            "hedge_drop",
+            "quantifier_shift",
+            "link_swap",
             "added_fact"
         ],
         "catch rates for the cascade: the operators, then the hard case's type"

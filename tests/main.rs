@@ -14,3 +14,4 @@ mod mutators_prop;
 mod nli;
 mod outputs;
 mod python_checkers;
+mod realism;

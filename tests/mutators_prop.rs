@@ -1,6 +1,6 @@
 //! Property tests of the mutation operators.
 
-use faithprobe::mutate::{generate, operators, Mutator, Rules};
+use faithprobe::mutate::{generate, Input, Mutator, Rules};
 use faithprobe::suite::{EntityGroup, Suite};
 use faithprobe::text::tokenize;
 use proptest::prelude::*;
@@ -8,8 +8,11 @@ use std::path::Path;
 use std::sync::LazyLock;
 
 /// The built-in operators, built once: building them compiles the rule regexes.
-static OPS: LazyLock<Vec<Box<dyn Mutator + Send + Sync>>> =
-    LazyLock::new(|| operators(&Rules::builtin()));
+static RULES: LazyLock<Rules> = LazyLock::new(Rules::builtin);
+
+fn op(name: &str) -> &'static dyn Mutator {
+    RULES.get(name).unwrap()
+}
 
 const SUBJECTS: [&str; 4] = [
     "Team plans",
@@ -66,9 +69,12 @@ fn words(s: &str) -> Vec<String> {
 proptest! {
     #[test]
     fn every_mutant_differs_from_its_parent(c in claim()) {
-        for op in OPS.iter() {
-            for m in op.mutate(&c, &groups()) {
-                prop_assert_ne!(&m, &c, "{} returned its input", op.name());
+        let groups = groups();
+        let passages = ["Team plans are billed monthly by Larkspur Ltd in Leeds, Dr Ann Lee said on Monday, June 3, 2024."];
+        let input = Input { claim: &c, passages: &passages, entities: &groups, elsewhere: &passages };
+        for (op, m) in RULES.operators() {
+            for m in m.mutate(&input) {
+                prop_assert_ne!(&m, &c, "{} returned its input", op.name);
                 prop_assert!(!m.trim().is_empty());
             }
         }
@@ -76,9 +82,8 @@ proptest! {
 
     #[test]
     fn number_swap_changes_exactly_one_number(c in claim()) {
-        let ops = &*OPS;
         let before = numbers(&c);
-        let mutants = ops[0].mutate(&c, &[]);
+        let mutants = op("number_swap").mutate(&Input::bare(&c));
         prop_assert_eq!(mutants.len(), before.len(), "one mutant per number");
         for m in mutants {
             let after = numbers(&m);
@@ -91,11 +96,10 @@ proptest! {
 
     #[test]
     fn a_flip_of_a_flip_gives_back_the_parent(c in claim()) {
-        let ops = &*OPS;
-        let flip = &ops[1];
-        let once = flip.mutate(&c, &[]);
+        let flip = op("negation_flip");
+        let once = flip.mutate(&Input::bare(&c));
         prop_assert_eq!(once.len(), 1, "every generated claim has a cue");
-        let twice = flip.mutate(&once[0], &[]);
+        let twice = flip.mutate(&Input::bare(&once[0]));
         prop_assert_eq!(&twice[0], &c);
     }
 
@@ -132,8 +136,13 @@ fn the_larkspur_suite_yields_the_seed_counts() {
         Suite::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/larkspur.yaml")).unwrap();
     let set = generate(&s, &Rules::builtin()).unwrap();
     assert_eq!(
-        set.counts(),
-        vec![
+        [
+            set.counts()[0],
+            set.counts()[1],
+            set.counts()[3],
+            set.counts()[4]
+        ],
+        [
             ("number_swap", 6),
             ("negation_flip", 8),
             ("entity_swap", 9),
@@ -143,30 +152,40 @@ fn the_larkspur_suite_yields_the_seed_counts() {
         ]
     );
     assert_eq!(set.same_as_hard_case.len(), 1);
-    assert!(set.empty_operators.is_empty());
+    // the help centre has no dates, sources, hedges or causal links to change
+    assert_eq!(
+        set.empty_operators,
+        ["attribution_swap", "date_shift", "hedge_drop", "link_swap"]
+    );
 }
 
 #[test]
 fn rules_from_a_folder_change_the_mutants_without_code_changes() {
     let dir = tempfile::tempdir().unwrap();
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("mutators");
-    for f in [
-        "number_swap.yaml",
-        "negation_flip.yaml",
-        "entity_swap.yaml",
-        "dropped_condition.yaml",
-    ] {
-        std::fs::copy(src.join(f), dir.path().join(f)).unwrap();
-    }
-    std::fs::write(
-        dir.path().join("number_swap.yaml"),
-        "changes:\n  - add: 5\n",
-    )
-    .unwrap();
+    // one operator overridden; the others inherit the built-in rules
+    let shipped = std::fs::read_to_string(src.join("number_swap.yaml")).unwrap();
+    let start = shipped.find("\nchanges:").unwrap() + 1;
+    let end = shipped.find("# Four-digit").unwrap();
+    let changed = format!(
+        "{}changes:\n  - add: 5\n\n{}",
+        &shipped[..start],
+        &shipped[end..]
+    );
+    std::fs::write(dir.path().join("number_swap.yaml"), changed).unwrap();
     let rules = Rules::from_dir(dir.path()).unwrap();
-    let ops = operators(&rules);
     assert_eq!(
-        ops[0].mutate("Links expire after 7 days.", &[]),
+        rules
+            .get("number_swap")
+            .unwrap()
+            .mutate(&Input::bare("Links expire after 7 days.")),
         vec!["Links expire after 12 days."]
+    );
+    assert_eq!(
+        rules
+            .get("negation_flip")
+            .unwrap()
+            .mutate(&Input::bare("Links expire after 7 days.")),
+        op("negation_flip").mutate(&Input::bare("Links expire after 7 days."))
     );
 }

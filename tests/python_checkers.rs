@@ -196,7 +196,7 @@ fn a_metric_that_finds_nothing_to_judge_gives_errors_never_verdicts() {
         let (code, v, err, _) = run_metric_with(name, script, finds_nothing);
         assert_eq!(code, 3, "{name}: {err}");
         let cases = v["cases"].as_array().unwrap();
-        assert_eq!(cases.len(), 47);
+        assert_eq!(cases.len(), crate::common::LARKSPUR_CASES);
         for c in cases {
             assert_eq!(c["outcome"], "error", "{name}: {c}");
         }
@@ -220,7 +220,10 @@ fn verdict_of<'a>(v: &'a Value, id: &str) -> &'a str {
 #[test]
 fn ragas_faithfulness_runs_as_a_command_checker_against_a_local_server() {
     let (v, err, requests) = run_metric("ragas", "ragas_faithfulness.py");
-    assert_eq!(v["cases"].as_array().unwrap().len(), 47);
+    assert_eq!(
+        v["cases"].as_array().unwrap().len(),
+        crate::common::LARKSPUR_CASES
+    );
     assert_eq!(v["summary"]["errors"], 0, "{err}");
     // Ragas asked for statements, then judged them: its own prompts reached the server
     let prompts: Vec<String> = requests.iter().map(user_prompt).collect();
@@ -242,7 +245,10 @@ fn ragas_faithfulness_runs_as_a_command_checker_against_a_local_server() {
 #[test]
 fn deepeval_faithfulness_runs_as_a_command_checker_against_a_local_server() {
     let (v, err, requests) = run_metric("deepeval", "deepeval_faithfulness.py");
-    assert_eq!(v["cases"].as_array().unwrap().len(), 47);
+    assert_eq!(
+        v["cases"].as_array().unwrap().len(),
+        crate::common::LARKSPUR_CASES
+    );
     assert_eq!(v["summary"]["errors"], 0, "{err}");
     let prompts: Vec<String> = requests.iter().map(user_prompt).collect();
     assert!(prompts

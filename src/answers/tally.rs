@@ -329,6 +329,7 @@ impl Tally {
                     (
                         id.clone(),
                         SweepItem {
+                            invariance: false,
                             score: *s,
                             fault_type: h.then(|| "hallucinated".to_string()),
                             cluster: id.clone(),

@@ -16,19 +16,71 @@ pub enum MutantFormat {
     Json,
 }
 
-/// List the mutants the rules generate for the suites, with their stable ids and reviews.
+/// List the mutants and rewrites the rules generate for the suites, with their stable ids and
+/// reviews; or, with `--list`, every operator with what it stands for and an example.
 #[derive(Args)]
 pub struct MutantsArgs {
-    #[command(flatten)]
-    pub suites: SuiteArgs,
+    /// Suite files (YAML).
+    #[arg(required_unless_present = "list")]
+    pub suites: Vec<std::path::PathBuf>,
+    /// Folder of mutator rule files (default: `mutators:` in faithprobe.yaml, else the built-in
+    /// rules from mutators/); a file there overrides its operator, the others stay built in.
+    #[arg(long)]
+    pub mutators: Option<std::path::PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = MutantFormat::Human)]
     pub format: MutantFormat,
+    /// List every operator: its fault type, what it stands for, its names in the public
+    /// typologies and one example.
+    #[arg(long, conflicts_with = "suites")]
+    pub list: bool,
+}
+
+/// Every operator of the registry with one example, as a table or JSON.
+fn list(format: MutantFormat) -> String {
+    use faithprobe::mutate::{Purpose, REGISTRY};
+    if matches!(format, MutantFormat::Json) {
+        let ops: Vec<serde_json::Value> = REGISTRY
+            .iter()
+            .map(|op| {
+                serde_json::json!({
+                    "operator": op.name,
+                    "purpose": op.purpose,
+                    "stands_for": op.stands_for,
+                    "typologies": op.typologies,
+                    "rules": format!("mutators/{}", op.rules),
+                    "example": {"claim": op.example[0], "mutant": op.example[1]},
+                })
+            })
+            .collect();
+        return serde_json::json!({ "operators": ops }).to_string() + "\n";
+    }
+    let mut o = String::new();
+    for purpose in [Purpose::Fault, Purpose::Invariance] {
+        o.push_str(match purpose {
+            Purpose::Fault => "Fault operators: each mutant is a fault of its type once a person reviews it `fault`\n",
+            Purpose::Invariance => "\nRewrite operators: each rewrite says the same as its claim; flagging it is a false alarm (the invariance row)\n",
+        });
+        for op in REGISTRY.iter().filter(|op| op.purpose == purpose) {
+            o.push_str(&format!(
+                "\n{}  ({})\n  {}\n  in the typologies: {}\n  e.g. {}\n    -> {}\n",
+                op.name, op.rules, op.stands_for, op.typologies, op.example[0], op.example[1]
+            ));
+        }
+    }
+    o
 }
 
 pub fn run(args: MutantsArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
+    if args.list {
+        return super::out::emit(&list(args.format));
+    }
     let config = ctx.config()?;
-    let loaded = super::load_all(&config, &args.suites)?;
+    let suite_args = SuiteArgs {
+        suites: args.suites,
+        mutators: args.mutators,
+    };
+    let loaded = super::load_all(&config, &suite_args)?;
     let mut out = String::new();
     for (suite, set) in &loaded {
         match args.format {
@@ -42,6 +94,7 @@ pub fn run(args: MutantsArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
                         "suite": suite.name,
                         "mutants": set.mutants,
                         "operators_without_mutants": set.empty_operators,
+                        "skipped": set.skipped,
                     })
                     .to_string(),
                 );
@@ -60,9 +113,10 @@ fn table(suite: &Suite, set: &MutantSet) -> String {
         .iter()
         .map(|(op, n)| format!("{op} {n}"))
         .collect();
+    let rewrites = set.mutants.iter().filter(|m| m.is_rewrite()).count();
     o.push_str(&format!(
-        "{} mutants: {}\n",
-        set.mutants.len(),
+        "{} mutants and {rewrites} rewrites: {}\n",
+        set.mutants.len() - rewrites,
         counts.join(", ")
     ));
     for op in &set.empty_operators {
@@ -75,13 +129,19 @@ fn table(suite: &Suite, set: &MutantSet) -> String {
             "note: {op} of {parent} gives exactly hard case {h}; it is counted once, as the hard case\n"
         ));
     }
+    for sk in &set.skipped {
+        o.push_str(&format!(
+            "note: skipped {} of {} ({}): {}\n",
+            sk.operator, sk.parent, sk.why, sk.text
+        ));
+    }
     o.push_str(&format!(
-        "{:<18} {:<18} {:<7} {:<11} {}\n",
+        "{:<18} {:<18} {:<7} {:<14} {}\n",
         "id", "operator", "parent", "review", "text"
     ));
     for m in &set.mutants {
         o.push_str(&format!(
-            "{:<18} {:<18} {:<7} {:<11} {}\n",
+            "{:<18} {:<18} {:<7} {:<14} {}\n",
             m.id,
             m.operator,
             m.parent,

@@ -1,10 +1,39 @@
 //! `dropped_condition`: remove a time limit or an if/unless clause the claim depends on.
 
-use super::rules::DroppedConditionRules;
-use super::Mutator;
-use crate::suite::EntityGroup;
+use super::rules::{line_of, parse};
+use super::{Input, Mutator, Operator, Purpose};
+use crate::error::{Error, Result};
 use crate::text::tidy;
 use regex::Regex;
+use serde::Deserialize;
+use std::path::Path;
+
+pub const OPERATOR: Operator = Operator {
+    name: "dropped_condition",
+    purpose: Purpose::Fault,
+    stands_for: "a time limit or an if/unless condition the claim depends on removed",
+    typologies: "FRANK CircE; RAGTruth subtle conflict; FaithBench intrinsic; TofuEval nuanced meaning shift",
+    rules: "dropped_condition.yaml",
+    builtin: include_str!("../../mutators/dropped_condition.yaml"),
+    build: |path, text| Ok(Box::new(DroppedCondition::load(path, text)?)),
+    example: [
+        "Refunds are issued within 14 days of purchase.",
+        "Refunds are issued.",
+    ],
+};
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Pattern {
+    name: String,
+    regex: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Rules {
+    patterns: Vec<Pattern>,
+}
 
 pub struct DroppedCondition {
     patterns: Vec<Regex>,
@@ -23,19 +52,39 @@ fn compiled(source: &str) -> Regex {
 }
 
 impl DroppedCondition {
-    pub fn new(rules: DroppedConditionRules) -> Self {
-        DroppedCondition {
-            patterns: rules.patterns.iter().map(|p| compiled(&p.regex)).collect(),
+    fn load(path: &Path, text: &str) -> Result<DroppedCondition> {
+        let rules: Rules = parse(path, text)?;
+        for p in &rules.patterns {
+            let at = line_of(text, &|l| l.contains(&p.name));
+            if p.regex.is_empty() {
+                return Err(Error::input(
+                    path,
+                    at,
+                    format!("pattern `{}` is empty", p.name),
+                    "write a regular expression that matches the condition to drop",
+                ));
+            }
+            if let Err(e) = Regex::new(&p.regex) {
+                return Err(Error::input(
+                    path,
+                    at,
+                    format!(
+                        "pattern `{}` is not a valid regular expression: {e}",
+                        p.name
+                    ),
+                    "fix the regex (Rust `regex` syntax: no look-around or back-references)",
+                ));
+            }
         }
+        Ok(DroppedCondition {
+            patterns: rules.patterns.iter().map(|p| compiled(&p.regex)).collect(),
+        })
     }
 }
 
 impl Mutator for DroppedCondition {
-    fn name(&self) -> &'static str {
-        "dropped_condition"
-    }
-
-    fn mutate(&self, claim: &str, _entities: &[EntityGroup]) -> Vec<String> {
+    fn mutate(&self, input: &Input<'_>) -> Vec<String> {
+        let claim = input.claim;
         let mut out: Vec<String> = Vec::new();
         for re in &self.patterns {
             for m in re.find_iter(claim) {
@@ -53,10 +102,26 @@ impl Mutator for DroppedCondition {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mutate::Rules;
 
     fn drop(s: &str) -> Vec<String> {
-        DroppedCondition::new(Rules::builtin().dropped_condition).mutate(s, &[])
+        DroppedCondition::load(Path::new("d.yaml"), OPERATOR.builtin)
+            .unwrap()
+            .mutate(&Input::bare(s))
+    }
+
+    #[test]
+    fn a_broken_pattern_is_named_with_its_line() {
+        let e = DroppedCondition::load(
+            Path::new("dropped_condition.yaml"),
+            "patterns:\n  - {name: broken, regex: \"(\"}\n",
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(
+            e.contains("dropped_condition.yaml:2") && e.contains("broken"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -1,17 +1,139 @@
-//! `entity_swap`: exchange a named entity for another member of its suite entity group.
+//! `entity_swap`: a misreferenced entity. A name is exchanged for another member of its suite
+//! entity group; where the suite declares no group the claim names, for another name of the same
+//! kind that the claim's own passages mention (people, organisations, places, found by the rule
+//! file's cues), and a pronoun for its counterpart where the passages use both.
 
-use super::rules::{Alternatives, EntitySwapRules};
-use super::Mutator;
-use crate::suite::EntityGroup;
+use super::rules::parse;
+use super::words::NameCues;
+use super::{Input, Mutator, Operator, Purpose};
+use crate::error::{Error, Result};
 use crate::text::find_name;
+use serde::Deserialize;
+use std::path::Path;
+
+pub const OPERATOR: Operator = Operator {
+    name: "entity_swap",
+    purpose: Purpose::Fault,
+    stands_for: "a misreferenced entity: what one person, organisation, place or product did or has given to another",
+    typologies: "FRANK EntE/CorefE; RAGTruth evident conflict; FaithBench intrinsic; TofuEval mis-referencing",
+    rules: "entity_swap.yaml",
+    builtin: include_str!("../../mutators/entity_swap.yaml"),
+    build: |path, text| Ok(Box::new(EntitySwap::load(path, text)?)),
+    example: [
+        "Maria Lopez, the finance director, approved the budget.",
+        "Tom Becker, the finance director, approved the budget.",
+    ],
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Alternatives {
+    Next,
+    All,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Articles {
+    before_vowel: String,
+    before_consonant: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Rules {
+    alternatives: Alternatives,
+    articles: Option<Articles>,
+    #[serde(default)]
+    vowels: String,
+    /// Names found in the passages when no declared group applies.
+    #[serde(default)]
+    automatic: Option<NameCues>,
+    /// Pronoun pairs swapped where the passages use both.
+    #[serde(default)]
+    pronouns: Vec<[String; 2]>,
+}
 
 pub struct EntitySwap {
-    rules: EntitySwapRules,
+    rules: Rules,
 }
 
 impl EntitySwap {
-    pub fn new(rules: EntitySwapRules) -> Self {
-        EntitySwap { rules }
+    fn load(path: &Path, text: &str) -> Result<EntitySwap> {
+        let rules: Rules = parse(path, text)?;
+        if let Some(a) = &rules.articles {
+            if crate::text::is_blank(&a.before_vowel) || crate::text::is_blank(&a.before_consonant)
+            {
+                return Err(Error::input(
+                    path,
+                    super::rules::line_of(text, &|l| l.contains("before_")),
+                    "an article is empty",
+                    "write both articles, e.g. `before_vowel: an` and `before_consonant: a`",
+                ));
+            }
+        }
+        if rules
+            .pronouns
+            .iter()
+            .flatten()
+            .any(|w| crate::text::is_blank(w))
+        {
+            return Err(super::rules::empty_word_error(path, text, "a pronoun"));
+        }
+        Ok(EntitySwap { rules })
+    }
+
+    /// Mutants from names the passages mention: each name of the claim given to the next other
+    /// name of its kind that the claim does not already mention.
+    fn names_of_the_passages(&self, input: &Input<'_>) -> Vec<String> {
+        let Some(cues) = &self.rules.automatic else {
+            return Vec::new();
+        };
+        let claim = input.claim;
+        let names = cues.names(input.passages);
+        let mut out = Vec::new();
+        for (i, n) in names.iter().enumerate() {
+            // a name with no kind cue may be anything (a product, a file format): not swapped
+            if n.kind == "other" || find_name(claim, &n.text, 0).is_none() {
+                continue;
+            }
+            let other = names[i + 1..].iter().chain(&names[..i]).find(|o| {
+                o.kind == n.kind
+                    && find_name(claim, &o.text, 0).is_none()
+                    && !o.text.contains(&n.text)
+                    && !n.text.contains(&o.text)
+            });
+            if let Some(o) = other {
+                out.push(self.exchange(claim, &n.text, &o.text));
+            }
+        }
+        out
+    }
+
+    /// Mutants from pronouns: "he" for "she" and so on, where the passages use both.
+    fn pronouns(&self, input: &Input<'_>) -> Vec<String> {
+        let used = |w: &str| {
+            input.passages.iter().any(|p| {
+                crate::text::find_word(p, w, 0).is_some()
+                    || crate::text::find_word(p, &super::words::capitalised(w), 0).is_some()
+            })
+        };
+        let mut out = Vec::new();
+        for [a, b] in &self.rules.pronouns {
+            if !(used(a) && used(b)) {
+                continue;
+            }
+            for (from, to) in [(a, b), (b, a)] {
+                if let Some(m) = super::words::replace_first(input.claim, from, to) {
+                    if !out.contains(&m) {
+                        out.push(m);
+                    }
+                    break;
+                }
+            }
+        }
+        out.truncate(1);
+        out
     }
 
     /// Rewrites the text with `from` and `to` exchanged (whole words, ignoring case unless the
@@ -30,7 +152,13 @@ impl EntitySwap {
             let Some((at, end, b)) = hit else { break };
             out.push_str(&text[i..at]);
             let replaced = &text[at..end];
+            // a capital only where the replaced word was capitalised as a word ("Books"), not
+            // where it is written in capitals ("DVDs")
+            let before = format!("{out}{}", &text[i..at]);
+            let starts_sentence =
+                before.trim_end().is_empty() || before.trim_end().ends_with(['.', '!', '?', ':']);
             let b = if replaced.chars().next().is_some_and(char::is_uppercase)
+                && (starts_sentence || !replaced.chars().skip(1).any(char::is_uppercase))
                 && b.chars().next().is_some_and(char::is_lowercase)
             {
                 let mut c = b.chars();
@@ -92,13 +220,10 @@ impl EntitySwap {
 }
 
 impl Mutator for EntitySwap {
-    fn name(&self) -> &'static str {
-        "entity_swap"
-    }
-
-    fn mutate(&self, claim: &str, entities: &[EntityGroup]) -> Vec<String> {
+    fn mutate(&self, input: &Input<'_>) -> Vec<String> {
+        let claim = input.claim;
         let mut out = Vec::new();
-        for group in entities {
+        for group in input.entities {
             let first = group
                 .members
                 .iter()
@@ -115,6 +240,11 @@ impl Mutator for EntitySwap {
                 out.push(self.exchange(claim, &group.members[idx], &group.members[t]));
             }
         }
+        // declared groups take precedence: names found in the passages only where none applies
+        if out.is_empty() {
+            out = self.names_of_the_passages(input);
+        }
+        out.extend(self.pronouns(input));
         out
     }
 }
@@ -122,7 +252,18 @@ impl Mutator for EntitySwap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mutate::Rules;
+    use crate::suite::EntityGroup;
+
+    fn op() -> EntitySwap {
+        EntitySwap::load(Path::new("e.yaml"), OPERATOR.builtin).unwrap()
+    }
+
+    fn with(s: &str, groups: &[EntityGroup]) -> Vec<String> {
+        op().mutate(&Input {
+            entities: groups,
+            ..Input::bare(s)
+        })
+    }
 
     fn plans() -> Vec<EntityGroup> {
         vec![EntityGroup {
@@ -132,7 +273,7 @@ mod tests {
     }
 
     fn swap(s: &str) -> Vec<String> {
-        EntitySwap::new(Rules::builtin().entity_swap).mutate(s, &plans())
+        with(s, &plans())
     }
 
     #[test]
@@ -157,11 +298,10 @@ mod tests {
             name: "region".into(),
             members: vec!["EU".into(), "US".into()],
         }];
-        let m = EntitySwap::new(Rules::builtin().entity_swap);
-        assert!(m.mutate("Call us on 1234.", &regions).is_empty());
-        assert!(m.mutate("Data from the eu- region.", &regions).is_empty());
+        assert!(with("Call us on 1234.", &regions).is_empty());
+        assert!(with("Data from the eu- region.", &regions).is_empty());
         assert_eq!(
-            m.mutate("Tell us: data stays in the EU.", &regions),
+            with("Tell us: data stays in the EU.", &regions),
             vec!["Tell us: data stays in the US."]
         );
         // a name in ordinary case still matches any case
@@ -192,7 +332,7 @@ mod tests {
             name: "item".into(),
             members: vec!["books".into(), "DVDs".into()],
         }];
-        let swap = |s: &str| EntitySwap::new(Rules::builtin().entity_swap).mutate(s, &items);
+        let swap = |s: &str| with(s, &items);
         assert_eq!(
             swap("Books are lent for 3 weeks."),
             vec!["DVDs are lent for 3 weeks."]
@@ -204,6 +344,52 @@ mod tests {
         assert_eq!(
             swap("Members borrow books and dvds."),
             vec!["Members borrow DVDs and books."]
+        );
+    }
+
+    #[test]
+    fn without_declared_groups_names_come_from_the_passages() {
+        let passages = ["The council's finance director, Maria Lopez, said the budget was approved on Tuesday. Her deputy, Tom Becker, said the vote was close. The plan was first proposed in Leeds, not in Bradford."];
+        let m = |claim: &str| {
+            op().mutate(&Input {
+                passages: &passages,
+                ..Input::bare(claim)
+            })
+        };
+        assert_eq!(
+            m("Maria Lopez said the budget was approved."),
+            vec!["Tom Becker said the budget was approved."]
+        );
+        assert_eq!(
+            m("The plan was first proposed in Leeds."),
+            vec!["The plan was first proposed in Bradford."]
+        );
+        // "Her" in the passages but no "his": no pronoun swap; a name the claim does not use: none
+        assert!(m("Her deputy said the vote was close.").is_empty());
+        // a declared group that applies takes precedence
+        let groups = [EntityGroup {
+            name: "city".into(),
+            members: vec!["Leeds".into(), "York".into()],
+        }];
+        assert_eq!(
+            op().mutate(&Input {
+                passages: &passages,
+                entities: &groups,
+                ..Input::bare("The plan was first proposed in Leeds.")
+            }),
+            vec!["The plan was first proposed in York."]
+        );
+    }
+
+    #[test]
+    fn pronouns_swap_where_the_passages_use_both() {
+        let passages = ["He founded the firm in 1998 and she joined him in 2001."];
+        assert_eq!(
+            op().mutate(&Input {
+                passages: &passages,
+                ..Input::bare("She joined the firm in 2001.")
+            }),
+            vec!["He joined the firm in 2001."]
         );
     }
 }

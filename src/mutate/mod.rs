@@ -5,11 +5,21 @@
 //! hash of its operator, its parent claim id and its text, so the same mutant keeps its id across
 //! runs, suite reorderings and faithprobe versions, and a person's review of it stays attached.
 
+mod added_detail;
+mod attribution_swap;
+mod date_shift;
 mod dropped_condition;
 mod entity_swap;
+mod hedge_drop;
+mod link_swap;
 mod negation_flip;
+mod number_rewrite;
 mod number_swap;
+mod predicate_shift;
+mod quantifier_shift;
 pub mod rules;
+mod wording_rewrite;
+pub mod words;
 
 pub use crate::case::ReviewState;
 use crate::error::{Error, Result};
@@ -18,23 +28,98 @@ pub use rules::Rules;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
+use std::path::Path;
 
-/// One mutation operator.
-pub trait Mutator {
-    /// The operator's name, which is also the fault type its mutants report under.
-    fn name(&self) -> &'static str;
-    /// Mutant texts for one claim; each differs from the claim. Empty when the operator does not
-    /// apply.
-    fn mutate(&self, claim: &str, entities: &[EntityGroup]) -> Vec<String>;
+/// What an operator sees of one claim.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    /// The verified claim to mutate.
+    pub claim: &'a str,
+    /// The passages of the claim's own context.
+    pub passages: &'a [&'a str],
+    /// The suite's declared entity groups.
+    pub entities: &'a [EntityGroup],
+    /// The passages of the suite's other contexts: where details the claim's own passages do not
+    /// support can come from.
+    pub elsewhere: &'a [&'a str],
 }
 
-/// The names of the built-in operators, in report order.
-pub const OPERATORS: [&str; 4] = [
-    "number_swap",
-    "negation_flip",
-    "entity_swap",
-    "dropped_condition",
+impl<'a> Input<'a> {
+    /// A claim with nothing around it (tests, fuzzing).
+    pub fn bare(claim: &'a str) -> Input<'a> {
+        Input {
+            claim,
+            passages: &[],
+            entities: &[],
+            elsewhere: &[],
+        }
+    }
+}
+
+/// One mutation operator, built from its rule file.
+pub trait Mutator: Send + Sync {
+    /// Mutant texts for one claim; each differs from the claim. Empty when the operator does not
+    /// apply.
+    fn mutate(&self, input: &Input<'_>) -> Vec<String>;
+}
+
+/// What an operator's cases are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Purpose {
+    /// Its mutants are faults the checker should flag (once a person reviews them).
+    Fault,
+    /// Its rewrites say the same as the claim: the checker should still pass them.
+    Invariance,
+}
+
+/// One entry of the operator registry: everything the rest of faithprobe knows of an operator.
+pub struct Operator {
+    /// The operator's name: its mutants' fault type and the name of its row.
+    pub name: &'static str,
+    pub purpose: Purpose,
+    /// What the fault type stands for, in a phrase.
+    pub stands_for: &'static str,
+    /// The same fault in the public typologies (FRANK, RAGTruth, FaithBench, TofuEval).
+    pub typologies: &'static str,
+    /// Its rule file's name, in `mutators/` and in a `--mutators DIR` folder.
+    pub rules: &'static str,
+    /// The shipped rule file's text.
+    pub builtin: &'static str,
+    /// Parses and checks a rule file (its path for errors) and builds the operator.
+    pub build: fn(&Path, &str) -> Result<Box<dyn Mutator>>,
+    /// A claim and one of its mutants, for `mutants --list` and the README.
+    pub example: [&'static str; 2],
+}
+
+/// Every operator, in report order: one line per operator file.
+pub static REGISTRY: &[Operator] = &[
+    number_swap::OPERATOR,
+    negation_flip::OPERATOR,
+    // before entity_swap: a source swapped in an attribution frame is an attribution fault, and
+    // of two operators that make the same edit the first keeps it
+    attribution_swap::OPERATOR,
+    entity_swap::OPERATOR,
+    dropped_condition::OPERATOR,
+    added_detail::OPERATOR,
+    predicate_shift::OPERATOR,
+    date_shift::OPERATOR,
+    hedge_drop::OPERATOR,
+    quantifier_shift::OPERATOR,
+    link_swap::OPERATOR,
+    number_rewrite::OPERATOR,
+    wording_rewrite::OPERATOR,
 ];
+
+/// The registry entry of `name`.
+pub fn operator(name: &str) -> Option<&'static Operator> {
+    REGISTRY.iter().find(|op| op.name == name)
+}
+
+/// The names of the operators, in report order.
+pub fn operator_names() -> impl Iterator<Item = &'static str> {
+    REGISTRY.iter().map(|op| op.name)
+}
 
 /// A person's review of a mutant, as the run sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -44,8 +129,11 @@ pub enum MutantReview {
     Fault,
     /// Still faithful; kept visible with the reason, never scored as a miss.
     Equivalent { why: String },
-    /// Nobody has looked yet: counted apart from the rates.
+    /// Nobody has looked yet: a mutant is counted apart from the rates; a rewrite counts in the
+    /// invariance row until a person says otherwise.
     Unreviewed,
+    /// A rewrite that changes the meaning after all: no case, listed with the reason.
+    NotEquivalent { why: String },
 }
 
 impl MutantReview {
@@ -59,6 +147,7 @@ impl MutantReview {
             MutantReview::Fault => ReviewState::Fault,
             MutantReview::Equivalent { .. } => ReviewState::Equivalent,
             MutantReview::Unreviewed => ReviewState::Unreviewed,
+            MutantReview::NotEquivalent { .. } => ReviewState::NotEquivalent,
         }
     }
 }
@@ -77,10 +166,55 @@ pub struct Mutant {
     pub review: MutantReview,
 }
 
+/// An edit an operator made that is not kept as a case, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Skipped {
+    pub operator: &'static str,
+    pub parent: String,
+    pub text: String,
+    pub why: &'static str,
+}
+
+/// Why an edit is not a case, or `None` when it is one: a fault that only reorders the claim's
+/// words (the members of a list swapped) says the same thing, and a fault that is word for word a
+/// sentence of the passages is supported by them.
+fn skip_reason(
+    op: &Operator,
+    claim: &str,
+    text: &str,
+    sentences: &[String],
+) -> Option<&'static str> {
+    let words = |s: &str| {
+        let mut w: Vec<String> = crate::text::tokenize(s)
+            .into_iter()
+            .map(|t| s[t.start..t.end].to_lowercase())
+            .collect();
+        w.sort();
+        w
+    };
+    if op.purpose == Purpose::Fault && words(claim) == words(text) {
+        return Some("it only reorders the claim's words (e.g. two members of a list swapped), so it says the same thing");
+    }
+    let norm = |s: &str| s.trim().trim_end_matches(['.', '!', '?']).to_lowercase();
+    if op.purpose == Purpose::Fault && sentences.iter().any(|p| norm(p) == norm(text)) {
+        return Some("it is word for word a sentence of the passages, so they support it");
+    }
+    None
+}
+
+impl Mutant {
+    /// A meaning-preserving rewrite (an invariance case), not a fault.
+    pub fn is_rewrite(&self) -> bool {
+        operator(self.operator).is_some_and(|op| op.purpose == Purpose::Invariance)
+    }
+}
+
 /// All mutants of a suite, and which operators produced none.
 #[derive(Debug, Clone)]
 pub struct MutantSet {
     pub mutants: Vec<Mutant>,
+    /// Edits that are not cases, each with the reason (see [`skip_reason`]).
+    pub skipped: Vec<Skipped>,
     /// Operators that produced no mutant on this suite: reported, never silently absent.
     pub empty_operators: Vec<&'static str>,
     /// Edits that gave exactly a hard case of the same context (hard case id, operator, parent):
@@ -128,16 +262,10 @@ impl MutantSet {
 }
 
 impl MutantSet {
-    /// Mutant count per operator, in [`OPERATORS`] order.
+    /// Mutant count per operator, in registry order.
     pub fn counts(&self) -> Vec<(&'static str, usize)> {
-        OPERATORS
-            .iter()
-            .map(|op| {
-                (
-                    *op,
-                    self.mutants.iter().filter(|m| m.operator == *op).count(),
-                )
-            })
+        operator_names()
+            .map(|op| (op, self.mutants.iter().filter(|m| m.operator == op).count()))
             .collect()
     }
 }
@@ -158,47 +286,70 @@ pub(crate) fn mutant_id(operator: &str, parent_id: &str, text: &str) -> String {
 /// shorter, so such an id is a prefix of today's. Reviews keyed by one still apply.
 const LEGACY_ID_LEN: usize = 10;
 
-/// The operators built from a rule set, in [`OPERATORS`] order.
-pub fn operators(rules: &Rules) -> Vec<Box<dyn Mutator + Send + Sync>> {
-    vec![
-        Box::new(number_swap::NumberSwap::new(rules.number_swap.clone())),
-        Box::new(negation_flip::NegationFlip::new(
-            rules.negation_flip.clone(),
-        )),
-        Box::new(entity_swap::EntitySwap::new(rules.entity_swap.clone())),
-        Box::new(dropped_condition::DroppedCondition::new(
-            rules.dropped_condition.clone(),
-        )),
-    ]
-}
-
 /// Generates every mutant of a suite's faithful claims and attaches the suite's reviews. A review
 /// of a mutant id the suite does not generate is stale: listed in the set, never an error.
 pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
-    let ops = operators(rules);
     let mut mutants: Vec<Mutant> = Vec::new();
+    let mut skipped: Vec<Skipped> = Vec::new();
     // id -> index in `mutants`
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut legacy: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     let mut same_as_hard_case = Vec::new();
     for (ci, ctx) in suite.contexts.iter().enumerate() {
+        let passages: Vec<&str> = ctx.passages.iter().map(|p| p.text.as_str()).collect();
+        let elsewhere: Vec<&str> = suite
+            .contexts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != ci)
+            .flat_map(|(_, c)| c.passages.iter().map(|p| p.text.as_str()))
+            .collect();
+        let sentences: Vec<String> = passages
+            .iter()
+            .flat_map(|p| crate::text::split_sentences(p))
+            .map(|s| s.trim().to_string())
+            .collect();
         for claim in &ctx.faithful {
-            for op in &ops {
-                for text in op.mutate(&claim.text, &suite.entities) {
+            let input = Input {
+                claim: &claim.text,
+                passages: &passages,
+                entities: &suite.entities,
+                elsewhere: &elsewhere,
+            };
+            for (op, m) in rules.operators() {
+                for text in m.mutate(&input) {
                     if text == claim.text || crate::text::is_blank(&text) {
                         continue;
                     }
+                    let twin = mutants.iter().any(|m| {
+                        m.context == ci
+                            && m.parent == claim.id
+                            && m.text == text
+                            && m.operator != op.name
+                    });
+                    let why = skip_reason(op, &claim.text, &text, &sentences).or(twin.then_some(
+                        "another operator made the same edit of this claim; it is kept there",
+                    ));
+                    if let Some(why) = why {
+                        skipped.push(Skipped {
+                            operator: op.name,
+                            parent: claim.id.clone(),
+                            text,
+                            why,
+                        });
+                        continue;
+                    }
                     if let Some(h) = ctx.hard_cases.iter().find(|h| h.text == text) {
-                        let hit = (h.id.clone(), op.name(), claim.id.clone());
+                        let hit = (h.id.clone(), op.name, claim.id.clone());
                         if !same_as_hard_case.contains(&hit) {
                             same_as_hard_case.push(hit);
                         }
                         continue;
                     }
-                    let id = mutant_id(op.name(), &claim.id, &text);
+                    let id = mutant_id(op.name, &claim.id, &text);
                     if let Some(&other) = seen.get(&id) {
                         let o = &mutants[other];
-                        if o.operator == op.name() && o.parent == claim.id && o.text == text {
+                        if o.operator == op.name && o.parent == claim.id && o.text == text {
                             continue; // the same edit reached twice (e.g. two matching patterns)
                         }
                         return Err(Error::input(
@@ -206,7 +357,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
                             None,
                             format!(
                                 "two different mutants share the id {id}: {:?} ({} of {}) and {text:?} ({} of {})",
-                                o.text, o.operator, o.parent, op.name(), claim.id
+                                o.text, o.operator, o.parent, op.name, claim.id
                             ),
                             "this is a 64-bit hash collision; rename one of the two parent claims' ids and report it",
                         ));
@@ -220,17 +371,43 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
                     }
                     let review = match key.map(|(_, r)| r) {
                         None => MutantReview::Unreviewed,
-                        Some(r) => match r.kind {
-                            ReviewKind::Fault => MutantReview::Fault,
-                            ReviewKind::Equivalent => MutantReview::Equivalent {
+                        Some(r) => match (r.kind, op.purpose) {
+                            (ReviewKind::Fault, Purpose::Fault) => MutantReview::Fault,
+                            (ReviewKind::Equivalent, _) => MutantReview::Equivalent {
                                 why: r.why.clone().unwrap_or_default(),
                             },
+                            (ReviewKind::NotEquivalent, Purpose::Invariance) => {
+                                MutantReview::NotEquivalent {
+                                    why: r.why.clone().unwrap_or_default(),
+                                }
+                            }
+                            (kind, purpose) => {
+                                return Err(Error::input(
+                                    &suite.path,
+                                    r.line,
+                                    format!(
+                                        "`{id}` is a {} of {} and cannot be reviewed `{}`",
+                                        if purpose == Purpose::Fault {
+                                            "mutant"
+                                        } else {
+                                            "rewrite"
+                                        },
+                                        op.name,
+                                        crate::case::serde_name(&kind)
+                                    ),
+                                    if purpose == Purpose::Fault {
+                                        "review a mutant `fault` or `equivalent` (with a `why`)"
+                                    } else {
+                                        "review a rewrite `equivalent` or `not_equivalent` (with a `why`)"
+                                    },
+                                ));
+                            }
                         },
                     };
                     seen.insert(id.clone(), mutants.len());
                     mutants.push(Mutant {
                         id,
-                        operator: op.name(),
+                        operator: op.name,
                         parent: claim.id.clone(),
                         context: ci,
                         text,
@@ -268,13 +445,12 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
             line: r.line,
         })
         .collect();
-    let empty_operators = ops
-        .iter()
-        .map(|o| o.name())
+    let empty_operators = operator_names()
         .filter(|name| !mutants.iter().any(|m| m.operator == *name))
         .collect();
     Ok(MutantSet {
         mutants,
+        skipped,
         empty_operators,
         same_as_hard_case,
         stale_reviews,
@@ -315,7 +491,16 @@ pub fn reviews_yaml(suite: &Suite, set: &MutantSet) -> String {
                 m.id,
                 serde_json::to_string(why).unwrap_or_default()
             )),
+            MutantReview::NotEquivalent { why } => out.push_str(&format!(
+                "  {}: {{review: not_equivalent, why: {}}}\n",
+                m.id,
+                serde_json::to_string(why).unwrap_or_default()
+            )),
             MutantReview::Fault => out.push_str(&format!("  {}: {{review: fault}}\n", m.id)),
+            MutantReview::Unreviewed if m.is_rewrite() => out.push_str(&format!(
+                "  {}: {{review: equivalent, why: \"says the same as its claim\"}}  # proposed: write `not_equivalent` if the meaning changed\n",
+                m.id
+            )),
             MutantReview::Unreviewed => out.push_str(&format!(
                 "  {}: {{review: fault}}  # proposed: keep `fault` if this is a real error\n",
                 m.id
@@ -328,6 +513,47 @@ pub fn reviews_yaml(suite: &Suite, set: &MutantSet) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_operator_makes_its_own_example() {
+        // what `mutants --list` and the README show is what the operator does
+        let passages = ["Finance director Maria Lopez approved the budget; her deputy, Tom Becker, said the vote was close."];
+        let rules = Rules::builtin();
+        for (op, m) in rules.operators() {
+            let got = m.mutate(&Input {
+                passages: &passages,
+                ..Input::bare(op.example[0])
+            });
+            assert!(
+                got.iter().any(|g| g == op.example[1]),
+                "{}: {:?} gave {got:?}",
+                op.name,
+                op.example[0]
+            );
+        }
+    }
+
+    #[test]
+    fn a_reordered_list_and_a_sentence_of_the_passages_are_skipped_with_the_reason() {
+        let yaml = "suite: s\nentities:\n  item: [books, DVDs]\ncontexts:\n  - id: c\n    passages: [{id: p, text: \"Members borrow books and DVDs. Members borrow DVDs for a week.\"}]\n    faithful: [{id: f1, claim: \"Members borrow books and DVDs.\"}, {id: f2, claim: \"Members borrow books for a week.\"}]\n";
+        let suite = Suite::from_yaml(std::path::Path::new("s.yaml"), yaml).unwrap();
+        let set = generate(&suite, &Rules::builtin()).unwrap();
+        assert!(set
+            .mutants
+            .iter()
+            .all(|m| m.text != "Members borrow DVDs and books."));
+        assert!(set
+            .mutants
+            .iter()
+            .all(|m| m.text != "Members borrow DVDs for a week."));
+        let why = |t: &str| set.skipped.iter().find(|s| s.text == t).map(|s| s.why);
+        assert!(why("Members borrow DVDs and books.")
+            .unwrap()
+            .contains("reorders"));
+        assert!(why("Members borrow DVDs for a week.")
+            .unwrap()
+            .contains("sentence of the passages"));
+    }
 
     #[test]
     fn mutant_ids_are_short_stable_hashes() {

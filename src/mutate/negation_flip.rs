@@ -1,25 +1,54 @@
 //! `negation_flip`: negate a positive claim, or make a negated claim positive.
 
-use super::rules::NegationFlipRules;
-use super::Mutator;
-use crate::suite::EntityGroup;
+use super::rules::{empty_word_error, parse};
+use super::words::capitalised;
+use super::{Input, Mutator, Operator, Purpose};
+use crate::error::Result;
 use crate::text::find_word;
+use serde::Deserialize;
+use std::path::Path;
+
+pub const OPERATOR: Operator = Operator {
+    name: "negation_flip",
+    purpose: Purpose::Fault,
+    stands_for: "a statement negated, or a negated one made positive",
+    typologies: "FRANK PredE; RAGTruth evident conflict; FaithBench intrinsic; TofuEval nuanced meaning shift",
+    rules: "negation_flip.yaml",
+    builtin: include_str!("../../mutators/negation_flip.yaml"),
+    build: |path, text| Ok(Box::new(NegationFlip::load(path, text)?)),
+    example: [
+        "Team plans can be cancelled at any time.",
+        "Team plans cannot be cancelled at any time.",
+    ],
+};
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Rules {
+    /// `[negative, positive]` pairs.
+    pairs: Vec<[String; 2]>,
+    #[serde(default)]
+    remove: Vec<String>,
+}
 
 pub struct NegationFlip {
-    rules: NegationFlipRules,
+    rules: Rules,
 }
 
 impl NegationFlip {
-    pub fn new(rules: NegationFlipRules) -> Self {
-        NegationFlip { rules }
+    fn load(path: &Path, text: &str) -> Result<NegationFlip> {
+        let rules: Rules = parse(path, text)?;
+        if rules
+            .pairs
+            .iter()
+            .flatten()
+            .chain(&rules.remove)
+            .any(|w| crate::text::is_blank(w))
+        {
+            return Err(empty_word_error(path, text, "a negation word"));
+        }
+        Ok(NegationFlip { rules })
     }
-}
-
-fn capitalised(w: &str) -> String {
-    let mut c = w.chars();
-    c.next()
-        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-        .unwrap_or_default()
 }
 
 /// Replaces the first whole-word `from` (or its capitalised form) with `to`.
@@ -39,11 +68,8 @@ fn replace_first(text: &str, from: &str, to: &str) -> Option<String> {
 }
 
 impl Mutator for NegationFlip {
-    fn name(&self) -> &'static str {
-        "negation_flip"
-    }
-
-    fn mutate(&self, claim: &str, _entities: &[EntityGroup]) -> Vec<String> {
+    fn mutate(&self, input: &Input<'_>) -> Vec<String> {
+        let claim = input.claim;
         let flipped = self
             .rules
             .pairs
@@ -69,10 +95,26 @@ impl Mutator for NegationFlip {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mutate::Rules;
 
     fn flip(s: &str) -> Vec<String> {
-        NegationFlip::new(Rules::builtin().negation_flip).mutate(s, &[])
+        NegationFlip::load(Path::new("n.yaml"), OPERATOR.builtin)
+            .unwrap()
+            .mutate(&Input::bare(s))
+    }
+
+    #[test]
+    fn empty_words_are_rejected_with_their_line() {
+        let e = NegationFlip::load(
+            Path::new("negation_flip.yaml"),
+            "pairs:\n  - [\"is not\", \"is\"]\n  - [\"\", \"can\"]\n",
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(
+            e.contains("negation_flip.yaml:3") && e.contains("empty"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -1,233 +1,153 @@
 //! Mutation rule files: the words and patterns the operators use, as data.
+//!
+//! Every operator in [`super::REGISTRY`] names its rule file and parses it itself; this module
+//! holds what they share (reading a file, finding the line of a problem) and [`Rules`], the set of
+//! built operators a run uses. A `--mutators DIR` folder may hold any subset of the rule files:
+//! each file there overrides its operator, every other operator keeps its built-in rules.
 
+use super::{Mutator, Operator, REGISTRY};
 use crate::error::{Error, Result};
-use serde::Deserialize;
-use std::collections::BTreeMap;
+use serde::de::DeserializeOwned;
 use std::path::Path;
+use std::sync::Arc;
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NumberSwapRules {
-    pub changes: Vec<NumberChange>,
-    #[serde(default)]
-    pub number_words: BTreeMap<String, f64>,
+/// Parses one rule file's YAML into an operator's rule struct, with the file's name in errors.
+pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
+    crate::yaml::check_aliases(path, text)?;
+    serde_yaml::from_str(text).map_err(|e| {
+        Error::from_yaml(
+            path,
+            &e,
+            "compare with the rule file of the same name shipped in mutators/ (faithprobe mutants --list names them)",
+        )
+    })
 }
 
-/// One way to change a number: exactly one of `multiply` or `add`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NumberChange {
-    #[serde(default)]
-    pub multiply: Option<f64>,
-    #[serde(default)]
-    pub add: Option<f64>,
+/// The 1-based line of the first line of `text` that `hit` accepts.
+pub fn line_of(text: &str, hit: &dyn Fn(&str) -> bool) -> Option<usize> {
+    text.lines().position(hit).map(|i| i + 1)
 }
 
-impl NumberChange {
-    /// The changed value, or None when the entry sets neither or both.
-    pub fn apply(&self, v: f64) -> Option<f64> {
-        match (self.multiply, self.add) {
-            (Some(f), None) => Some(v * f),
-            (None, Some(a)) => Some(v + a),
-            _ => None,
-        }
-    }
+/// A line that writes an empty word (`""`, `''`, `[,` or `, ,`) outside a comment.
+pub fn writes_empty_word(line: &str) -> bool {
+    let t = line.split('#').next().unwrap_or("");
+    t.contains("\"\"") || t.contains("''") || t.contains("[,") || t.contains(", ,")
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NegationFlipRules {
-    /// `[negative, positive]` pairs.
-    pub pairs: Vec<[String; 2]>,
-    #[serde(default)]
-    pub remove: Vec<String>,
+/// An error for a word list with an empty word, at its line.
+pub fn empty_word_error(path: &Path, text: &str, what: &str) -> Error {
+    Error::input(
+        path,
+        line_of(text, &writes_empty_word),
+        format!("{what} is empty"),
+        "every word must have at least one letter",
+    )
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Alternatives {
-    Next,
-    All,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Articles {
-    pub before_vowel: String,
-    pub before_consonant: String,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EntitySwapRules {
-    pub alternatives: Alternatives,
-    pub articles: Option<Articles>,
-    #[serde(default)]
-    pub vowels: String,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ConditionPattern {
-    pub name: String,
-    pub regex: String,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DroppedConditionRules {
-    pub patterns: Vec<ConditionPattern>,
-}
-
-/// The rule set for all four operators.
-#[derive(Debug, Clone)]
+/// The operators a run uses, each built from its rule file, in [`REGISTRY`] order.
+#[derive(Clone)]
 pub struct Rules {
-    pub number_swap: NumberSwapRules,
-    pub negation_flip: NegationFlipRules,
-    pub entity_swap: EntitySwapRules,
-    pub dropped_condition: DroppedConditionRules,
-    /// Where the rules came from, for fingerprints and reports.
+    built: Vec<(&'static Operator, Arc<dyn Mutator>)>,
+    /// Where the rules came from, for reports.
     pub source: String,
 }
 
-const FILES: [&str; 4] = [
-    "number_swap.yaml",
-    "negation_flip.yaml",
-    "entity_swap.yaml",
-    "dropped_condition.yaml",
-];
-
-const BUILTIN: [&str; 4] = [
-    include_str!("../../mutators/number_swap.yaml"),
-    include_str!("../../mutators/negation_flip.yaml"),
-    include_str!("../../mutators/entity_swap.yaml"),
-    include_str!("../../mutators/dropped_condition.yaml"),
-];
+impl std::fmt::Debug for Rules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rules")
+            .field("operators", &self.built.len())
+            .field("source", &self.source)
+            .finish()
+    }
+}
 
 impl Rules {
-    /// The rules shipped in `mutators/`, compiled in (parsed once per process).
+    /// The rules shipped in `mutators/`, compiled in (built once per process).
     pub fn builtin() -> Rules {
-        static PARSED: std::sync::LazyLock<Rules> = std::sync::LazyLock::new(|| {
-            Rules::parse(
-                Path::new("mutators"),
-                [BUILTIN[0], BUILTIN[1], BUILTIN[2], BUILTIN[3]],
-                "builtin",
-            )
-            .expect("the shipped mutator rules are valid (tested)")
+        static BUILT: std::sync::LazyLock<Rules> = std::sync::LazyLock::new(|| Rules {
+            built: REGISTRY
+                .iter()
+                .map(|op| {
+                    let path = Path::new("mutators").join(op.rules);
+                    let m = (op.build)(&path, op.builtin)
+                        .expect("the shipped mutator rules are valid (tested)");
+                    (op, Arc::from(m))
+                })
+                .collect(),
+            source: "builtin".into(),
         });
-        PARSED.clone()
+        BUILT.clone()
     }
 
-    /// Reads the four rule files from a directory.
+    /// Reads the rule files found in `dir`; an operator whose file is absent keeps its built-in
+    /// rules. A `.yaml` file that is no operator's rule file is an error (most likely a typo).
     pub fn from_dir(dir: &Path) -> Result<Rules> {
-        let mut texts = Vec::new();
-        for f in FILES {
-            let p = dir.join(f);
-            texts.push(crate::error::read_input(&p)?);
+        let listing = std::fs::read_dir(dir).map_err(|e| {
+            Error::input(
+                dir,
+                None,
+                format!("cannot read the mutator rule folder: {e}"),
+                "pass a folder holding rule files such as number_swap.yaml (see mutators/)",
+            )
+        })?;
+        let mut names: Vec<String> = listing
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".yaml") || n.ends_with(".yml"))
+            .collect();
+        names.sort();
+        if let Some(stray) = names
+            .iter()
+            .find(|n| !REGISTRY.iter().any(|op| op.rules == n.as_str()))
+        {
+            let known: Vec<&str> = REGISTRY.iter().map(|op| op.rules).collect();
+            return Err(Error::input(
+                &dir.join(stray),
+                None,
+                "this file is no operator's rule file, so it would be ignored",
+                format!(
+                    "rename it to one of: {} (or move it out of the folder)",
+                    known.join(", ")
+                ),
+            ));
         }
-        Rules::parse(
-            dir,
-            [&texts[0], &texts[1], &texts[2], &texts[3]],
-            &dir.display().to_string(),
-        )
+        let builtin = Rules::builtin();
+        let mut built = Vec::with_capacity(REGISTRY.len());
+        let mut overridden = Vec::new();
+        for (op, default) in builtin.built {
+            let path = dir.join(op.rules);
+            if names.iter().any(|n| n == op.rules) {
+                let text = crate::error::read_input(&path)?;
+                built.push((op, Arc::from((op.build)(&path, &text)?)));
+                overridden.push(op.name);
+            } else {
+                built.push((op, default));
+            }
+        }
+        Ok(Rules {
+            built,
+            source: format!(
+                "{} (overrides {}; the rest built in)",
+                dir.display(),
+                if overridden.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    overridden.join(", ")
+                }
+            ),
+        })
     }
 
-    fn parse(dir: &Path, texts: [&str; 4], source: &str) -> Result<Rules> {
-        fn one<T: for<'de> Deserialize<'de>>(dir: &Path, name: &str, text: &str) -> Result<T> {
-            let path = dir.join(name);
-            crate::yaml::check_aliases(&path, text)?;
-            serde_yaml::from_str(text).map_err(|e| {
-                Error::from_yaml(
-                    &path,
-                    &e,
-                    "compare with the rule files shipped in mutators/",
-                )
-            })
-        }
-        let rules = Rules {
-            number_swap: one(dir, FILES[0], texts[0])?,
-            negation_flip: one(dir, FILES[1], texts[1])?,
-            entity_swap: one(dir, FILES[2], texts[2])?,
-            dropped_condition: one(dir, FILES[3], texts[3])?,
-            source: source.to_string(),
-        };
-        // the 1-based line of the first line of `text` that `hit` accepts
-        let line =
-            |text: &str, hit: &dyn Fn(&str) -> bool| text.lines().position(hit).map(|i| i + 1);
-        let empty_word = |l: &str| {
-            let t = l.split('#').next().unwrap_or("");
-            t.contains("\"\"") || t.contains("''") || t.contains("[,") || t.contains(", ,")
-        };
-        let blank = |w: &str| crate::text::is_blank(w);
-        if rules
-            .negation_flip
-            .pairs
-            .iter()
-            .flatten()
-            .chain(&rules.negation_flip.remove)
-            .any(|w| blank(w))
-        {
-            return Err(Error::input(
-                &dir.join(FILES[1]),
-                line(texts[1], &empty_word),
-                "a negation word is empty",
-                "every word in `pairs` and `remove` must have at least one letter",
-            ));
-        }
-        if let Some(a) = &rules.entity_swap.articles {
-            if blank(&a.before_vowel) || blank(&a.before_consonant) {
-                return Err(Error::input(
-                    &dir.join(FILES[2]),
-                    line(texts[2], &|l| l.contains("before_")),
-                    "an article is empty",
-                    "write both articles, e.g. `before_vowel: an` and `before_consonant: a`",
-                ));
-            }
-        }
-        for p in &rules.dropped_condition.patterns {
-            let at = line(texts[3], &|l| l.contains(&p.name));
-            if p.regex.is_empty() {
-                return Err(Error::input(
-                    &dir.join(FILES[3]),
-                    at,
-                    format!("pattern `{}` is empty", p.name),
-                    "write a regular expression that matches the condition to drop",
-                ));
-            }
-            if let Err(e) = regex::Regex::new(&p.regex) {
-                return Err(Error::input(
-                    &dir.join(FILES[3]),
-                    at,
-                    format!(
-                        "pattern `{}` is not a valid regular expression: {e}",
-                        p.name
-                    ),
-                    "fix the regex (Rust `regex` syntax: no look-around or back-references)",
-                ));
-            }
-        }
-        if rules
-            .number_swap
-            .changes
-            .iter()
-            .any(|c| c.multiply.is_some() == c.add.is_some())
-        {
-            return Err(Error::input(
-                &dir.join(FILES[0]),
-                line(texts[0], &|l| l.contains("changes")),
-                "a change sets neither or both of `multiply` and `add`",
-                "write each change as `- multiply: N` or `- add: N`",
-            ));
-        }
-        if rules.number_swap.changes.is_empty() {
-            return Err(Error::input(
-                &dir.join(FILES[0]),
-                line(texts[0], &|l| l.contains("changes")),
-                "`changes` is empty",
-                "list at least one change, e.g. `- multiply: 2`",
-            ));
-        }
-        Ok(rules)
+    /// Every operator with its built mutator, in report order.
+    pub fn operators(&self) -> impl Iterator<Item = (&'static Operator, &dyn Mutator)> {
+        self.built.iter().map(|(op, m)| (*op, m.as_ref()))
+    }
+
+    /// The built mutator of the operator `name`.
+    pub fn get(&self, name: &str) -> Option<&dyn Mutator> {
+        self.operators()
+            .find(|(op, _)| op.name == name)
+            .map(|(_, m)| m)
     }
 }
 
@@ -235,43 +155,38 @@ impl Rules {
 mod tests {
     use super::*;
 
-    fn with(file: usize, text: &str) -> Result<Rules> {
-        let mut t = BUILTIN;
-        t[file] = text;
-        Rules::parse(Path::new("rules"), t, "test")
-    }
-
     #[test]
-    fn empty_words_are_rejected_with_their_line() {
-        let e = with(1, "pairs:\n  - [\"is not\", \"is\"]\n  - [\"\", \"can\"]\n")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("negation_flip.yaml:3") && e.contains("empty"),
-            "{e}"
-        );
-        let e = with(1, "pairs: []\nremove: [\" \"]\n")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("negation word is empty"), "{e}");
-        let e = with(0, "changes: []\n").unwrap_err().to_string();
-        assert!(
-            e.contains("number_swap.yaml:1") && e.contains("`changes` is empty"),
-            "{e}"
-        );
-        let e = with(3, "patterns:\n  - {name: broken, regex: \"(\"}\n")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("dropped_condition.yaml:2") && e.contains("broken"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn the_shipped_rules_parse() {
+    fn every_shipped_rule_file_parses_and_names_its_operator() {
         let r = Rules::builtin();
-        assert!(!r.negation_flip.pairs.is_empty());
-        assert_eq!(r.dropped_condition.patterns.len(), 3);
+        assert_eq!(r.operators().count(), REGISTRY.len());
+        for op in REGISTRY {
+            assert_eq!(op.rules, format!("{}.yaml", op.name), "{}", op.name);
+            assert!(
+                op.builtin.starts_with(&format!("# {}:", op.name)),
+                "{} opens with what it does",
+                op.name
+            );
+        }
+    }
+
+    #[test]
+    fn a_folder_overrides_some_operators_and_inherits_the_rest() {
+        let dir = std::env::temp_dir().join(format!("fp-rules-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("negation_flip.yaml"),
+            "# negation_flip: test\npairs: [[\"is not\", \"is\"]]\n",
+        )
+        .unwrap();
+        let r = Rules::from_dir(&dir).unwrap();
+        assert_eq!(r.operators().count(), REGISTRY.len());
+        assert!(r.source.contains("overrides negation_flip"), "{}", r.source);
+        std::fs::write(dir.join("negation.yaml"), "pairs: []\n").unwrap();
+        let e = Rules::from_dir(&dir).unwrap_err().to_string();
+        assert!(
+            e.contains("negation.yaml") && e.contains("negation_flip.yaml"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -122,10 +122,42 @@ fn tables(a: &CheckerAudit) -> (Vec<Table>, Vec<Table>) {
         .map(|(run, summary)| suite_table(run, summary))
         .collect();
     wrong_table(a, &mut per_suite);
-    let mut out = Vec::new();
+    let mut out = vec![fault_type_table(a)];
     hard_tables(a, &mut out);
     review_and_fingerprint_tables(a, &mut out);
     (per_suite, out)
+}
+
+/// What each fault type of the audit stands for, with its names in the public typologies.
+fn fault_type_table(a: &CheckerAudit) -> Table {
+    let used: Vec<&str> = a
+        .suites
+        .iter()
+        .flat_map(|(_, s)| s.fault_types.iter())
+        .filter(|f| f.mutants > 0 || f.hard_cases > 0)
+        .map(|f| f.fault_type.as_str())
+        .collect();
+    let rows = crate::mutate::REGISTRY
+        .iter()
+        .filter(|op| op.purpose == crate::mutate::Purpose::Invariance || used.contains(&op.name))
+        .map(|op| {
+            vec![
+                op.name.to_string(),
+                op.stands_for.to_string(),
+                op.typologies.to_string(),
+            ]
+        })
+        .collect();
+    Table {
+        title: "What each fault type stands for".into(),
+        head: vec![
+            "fault type".into(),
+            "stands for".into(),
+            "in FRANK, RAGTruth, FaithBench, TofuEval".into(),
+        ],
+        rows,
+        note: Some("Fault types with mutants or hard cases in these suites, and the rewrites, whose false alarms make the invariance row. A hard-case type that is no operator's name stands for what its suite says it is.".into()),
+    }
 }
 
 /// One suite's table: false alarms, each fault type, all faults, with Wilson and clustered
@@ -144,6 +176,19 @@ fn suite_table(run: &RecordRun, summary: &Summary) -> Table {
         "-".into(),
         "-".into(),
     ]);
+    if summary.invariance.n > 0 {
+        let (k, r, ci) = rate(&summary.invariance);
+        rows.push(vec![
+            "false alarms on rewrites and equivalent mutants (invariance)".into(),
+            k,
+            r,
+            ci,
+            "-".into(),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+        ]);
+    }
     for ft in &summary.fault_types {
         if ft.mutants == 0 && ft.hard_cases == 0 {
             rows.push(vec![

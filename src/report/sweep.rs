@@ -36,21 +36,37 @@ pub fn render(s: &SweepResult, markdown: bool) -> String {
         .map(|p| p.by_fault_type.keys().cloned().collect())
         .unwrap_or_default();
     let labels = threshold_labels(s);
+    // rewrites and equivalent mutants: their false alarms get a column of their own
+    let invariance = s.points.first().is_some_and(|p| p.invariance.n > 0);
     if markdown {
         let _ = writeln!(o, "### faithprobe sweep: `{}`\n", s.checker);
         let _ = write!(
             o,
-            "| threshold | false alarms | all faults | all faults, clustered CI |"
+            "| threshold | false alarms |{} all faults | all faults, clustered CI |",
+            if invariance {
+                " invariance false alarms |"
+            } else {
+                ""
+            }
         );
         for t in &types {
             let _ = write!(o, " {t} |");
         }
-        let _ = writeln!(o, "\n|{}", "---|".repeat(4 + types.len()));
+        let _ = writeln!(
+            o,
+            "\n|{}",
+            "---|".repeat(4 + usize::from(invariance) + types.len())
+        );
         for (p, t) in s.points.iter().zip(&labels) {
             let _ = write!(
                 o,
-                "| {t} | {} | {} | {} |",
+                "| {t} | {} |{} {} | {} |",
                 rate(&p.false_alarms),
+                if invariance {
+                    format!(" {} |", rate(&p.invariance))
+                } else {
+                    String::new()
+                },
                 rate(&p.detection),
                 super::fmt_ci(p.detection_clustered.ci_low, p.detection_clustered.ci_high)
             );
@@ -68,16 +84,31 @@ pub fn render(s: &SweepResult, markdown: bool) -> String {
         );
         let _ = writeln!(
             o,
-            "  {:>9}  {:<26} {:<26} clustered CI",
-            "threshold", "false alarms", "all faults caught"
+            "  {:>9}  {:<26} {:<26} {:<13}{}",
+            "threshold",
+            "false alarms",
+            "all faults caught",
+            "clustered CI",
+            if invariance { "  invariance" } else { "" }
         );
         for (p, t) in s.points.iter().zip(&labels) {
-            let _ = writeln!(
-                o,
-                "  {t:>9}  {:<26} {:<26} {}",
+            let inv = if invariance {
+                format!("  {}/{}", p.invariance.k, p.invariance.n)
+            } else {
+                String::new()
+            };
+            let line = format!(
+                "  {t:>9}  {:<26} {:<26} {:<13}{inv}",
                 rate(&p.false_alarms),
                 rate(&p.detection),
                 super::fmt_ci(p.detection_clustered.ci_low, p.detection_clustered.ci_high)
+            );
+            let _ = writeln!(o, "{}", line.trim_end());
+        }
+        if invariance {
+            let _ = writeln!(
+                o,
+                "  (invariance: false alarms on rewrites and equivalent mutants, k/n)"
             );
         }
         for (b, block) in types.chunks(TYPES_PER_BLOCK).enumerate() {

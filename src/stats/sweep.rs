@@ -16,6 +16,9 @@ pub struct SweepItem {
     pub score: f64,
     /// None for a faithful case, the fault type for a fault.
     pub fault_type: Option<String>,
+    /// A faithful case that is a rewrite or an equivalent mutant: its false alarms are counted
+    /// in the invariance rate, apart from the verified claims'.
+    pub invariance: bool,
     /// The claim the case comes from (a mutant's parent, else the case itself): the cluster of
     /// the cluster-aware intervals.
     pub cluster: String,
@@ -26,6 +29,8 @@ pub struct SweepItem {
 pub struct SweepPoint {
     pub threshold: f64,
     pub false_alarms: Rate,
+    /// False alarms on rewrites and equivalent mutants.
+    pub invariance: Rate,
     /// All faults together.
     pub detection: Rate,
     pub by_fault_type: BTreeMap<String, Rate>,
@@ -38,7 +43,14 @@ pub struct SweepPoint {
 /// Rates at a threshold.
 pub fn at(items: &[SweepItem], threshold: f64, confidence: f64) -> SweepPoint {
     let flagged = |i: &SweepItem| i.score < threshold;
-    let faithful: Vec<&SweepItem> = items.iter().filter(|i| i.fault_type.is_none()).collect();
+    let faithful: Vec<&SweepItem> = items
+        .iter()
+        .filter(|i| i.fault_type.is_none() && !i.invariance)
+        .collect();
+    let invariance: Vec<&SweepItem> = items
+        .iter()
+        .filter(|i| i.fault_type.is_none() && i.invariance)
+        .collect();
     let faults: Vec<&SweepItem> = items.iter().filter(|i| i.fault_type.is_some()).collect();
     let mut by_type: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     for f in &faults {
@@ -69,6 +81,11 @@ pub fn at(items: &[SweepItem], threshold: f64, confidence: f64) -> SweepPoint {
         false_alarms: Rate::new(
             faithful.iter().filter(|i| flagged(i)).count() as u64,
             faithful.len() as u64,
+            confidence,
+        ),
+        invariance: Rate::new(
+            invariance.iter().filter(|i| flagged(i)).count() as u64,
+            invariance.len() as u64,
             confidence,
         ),
         detection: Rate::new(
@@ -172,6 +189,7 @@ mod tests {
 
     fn item(score: f64, ft: Option<&str>) -> SweepItem {
         SweepItem {
+            invariance: false,
             score,
             fault_type: ft.map(str::to_string),
             cluster: format!("{score}"),

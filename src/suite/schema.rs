@@ -175,4 +175,6 @@ pub(crate) struct ReviewFile {
 pub enum ReviewKind {
     Fault,
     Equivalent,
+    /// A rewrite that does not say what its claim says.
+    NotEquivalent,
 }

@@ -39,6 +39,7 @@ fn header(o: &mut String, run: &SuiteRun, _summary: &Summary, paint: Paint) {
     let review_count = |f: &dyn Fn(&MutantReview) -> bool| {
         run.results
             .iter()
+            .filter(|r| r.case.kind == CaseKind::Mutant)
             .filter(|r| r.case.review.as_ref().is_some_and(f))
             .count()
     };
@@ -66,6 +67,14 @@ fn header(o: &mut String, run: &SuiteRun, _summary: &Summary, paint: Paint) {
         review_count(&|r| matches!(r, MutantReview::Equivalent { .. })),
         review_count(&|r| *r == MutantReview::Unreviewed),
     );
+    let rewrites = count(CaseKind::Rewrite);
+    if rewrites > 0 {
+        let _ = writeln!(
+            o,
+            "and {}: the same claims in other words, each a false-alarm opportunity",
+            crate::report::count(rewrites as u64, "rewrite", "rewrites")
+        );
+    }
     if let Some(sh) = run.shard {
         let _ = writeln!(
             o,
@@ -96,6 +105,24 @@ fn rates(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint) {
         fmt_rate(fa.rate),
         fmt_ci(fa.ci_low, fa.ci_high)
     );
+    let inv = &summary.invariance;
+    if inv.n > 0 {
+        let _ = writeln!(
+            o,
+            "\n{}",
+            paint.head(
+                "Invariance: false alarms on rewrites and equivalent mutants (the same facts in other words)"
+            )
+        );
+        let _ = writeln!(
+            o,
+            "  {}/{}  rate {}  {pct}% CI {}",
+            inv.k,
+            inv.n,
+            fmt_rate(inv.rate),
+            fmt_ci(inv.ci_low, inv.ci_high)
+        );
+    }
 
     let _ = writeln!(
         o,
@@ -197,7 +224,8 @@ fn provisional(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint)
     }
 }
 
-/// Missed faults, false alarms, equivalent and unreviewed mutants, case by case.
+/// Missed faults, false alarms, invariance false alarms, equivalent and unreviewed mutants, case
+/// by case.
 fn case_lists(o: &mut String, run: &SuiteRun, _summary: &Summary, paint: Paint) {
     let listed = |o: &mut String, title: &str, want: &dyn Fn(&crate::run::CaseResult) -> bool| {
         let rows: Vec<_> = run.results.iter().filter(|r| want(r)).collect();
@@ -243,8 +271,16 @@ fn case_lists(o: &mut String, run: &SuiteRun, _summary: &Summary, paint: Paint) 
     });
     listed(
         o,
-        "Equivalent mutants (still faithful: listed, not scored)",
-        &|r| matches!(r.case.review, Some(MutantReview::Equivalent { .. })),
+        "Invariance false alarms (flagged rewrites and equivalent mutants)",
+        &|r| r.outcome == Outcome::FalseAlarm && r.case.role() == Role::Invariance,
+    );
+    listed(
+        o,
+        "Equivalent mutants (still faithful: false-alarm opportunities in the invariance row)",
+        &|r| {
+            r.case.kind == CaseKind::Mutant
+                && matches!(r.case.review, Some(MutantReview::Equivalent { .. }))
+        },
     );
     listed(
         o,

@@ -1,9 +1,9 @@
-//! JUnit XML for `run`: one test case per case; missed faults and false alarms fail, cases the
-//! checker could not score are errors, equivalent and unreviewed mutants are skipped (not scored).
+//! JUnit XML for `run`: one test case per case; missed faults and false alarms (on verified
+//! claims, rewrites and equivalent mutants alike) fail, cases the checker could not score are
+//! errors, unreviewed mutants are skipped (not scored).
 
-use crate::mutate::MutantReview;
 use crate::report::fmt_score;
-use crate::run::{Outcome, SuiteRun};
+use crate::run::{Outcome, Role, SuiteRun};
 use crate::text::escape_markup;
 use std::fmt::Write;
 
@@ -14,12 +14,7 @@ pub fn testsuite(run: &SuiteRun) -> String {
         .results
         .iter()
         .filter(|r| matches!(r.outcome, Outcome::Missed | Outcome::FalseAlarm))
-        .filter(|r| {
-            !matches!(
-                r.case.review,
-                Some(MutantReview::Equivalent { .. }) | Some(MutantReview::Unreviewed)
-            )
-        })
+        .filter(|r| r.case.role() != Role::Unreviewed)
         .count();
     let _ = writeln!(
         o,
@@ -44,12 +39,12 @@ pub fn testsuite(run: &SuiteRun) -> String {
             escape_markup(&class),
             escape_markup(&format!("{}: {}", r.case.id, r.case.claim))
         );
-        let apart = match &r.case.review {
-            Some(MutantReview::Equivalent { why }) => {
-                Some(format!("equivalent mutant (not scored): {why}"))
-            }
-            Some(MutantReview::Unreviewed) => Some("unreviewed mutant (counted apart)".to_string()),
-            _ => None,
+        let apart = (r.case.role() == Role::Unreviewed)
+            .then(|| "unreviewed mutant (counted apart)".to_string());
+        let on = if r.case.role() == Role::Invariance {
+            "a rewrite or equivalent mutant that says what a verified claim says"
+        } else {
+            "a faithful claim"
         };
         match (r.outcome, apart) {
             (_, Some(msg)) => {
@@ -68,7 +63,10 @@ pub fn testsuite(run: &SuiteRun) -> String {
                 let _ = write!(o, "<failure message=\"missed fault: checker said {label} ({score}), expected {}\"/>", r.case.expected.as_str());
             }
             (Outcome::FalseAlarm, None) => {
-                let _ = write!(o, "<failure message=\"false alarm: checker said {label} ({score}) on a faithful claim\"/>");
+                let _ = write!(
+                    o,
+                    "<failure message=\"false alarm: checker said {label} ({score}) on {on}\"/>"
+                );
             }
             _ => {}
         }

@@ -31,6 +31,17 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
         fmt_rate(fa.rate),
         fmt_ci(fa.ci_low, fa.ci_high)
     );
+    let inv = &summary.invariance;
+    if inv.n > 0 {
+        let _ = writeln!(
+            o,
+            "| false alarms on rewrites and equivalent mutants (invariance) | {}/{} | {} | {} | - |",
+            inv.k,
+            inv.n,
+            fmt_rate(inv.rate),
+            fmt_ci(inv.ci_low, inv.ci_high)
+        );
+    }
     for row in &summary.fault_types {
         if row.mutants == 0 && row.hard_cases == 0 {
             let _ = writeln!(o, "| {} caught | no mutants | - | - | - |", row.fault_type);
@@ -81,11 +92,13 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
         .results
         .iter()
         .filter(|r| {
-            matches!(r.case.role(), Role::FalseAlarmOpportunity | Role::Fault)
-                && matches!(
-                    r.outcome,
-                    Outcome::Missed | Outcome::FalseAlarm | Outcome::Error
-                )
+            matches!(
+                r.case.role(),
+                Role::FalseAlarmOpportunity | Role::Invariance | Role::Fault
+            ) && matches!(
+                r.outcome,
+                Outcome::Missed | Outcome::FalseAlarm | Outcome::Error
+            )
         })
         .collect();
     if !missed.is_empty() {

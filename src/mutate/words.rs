@@ -1,0 +1,302 @@
+//! What several operators share: finding a phrase as whole words in the case it is written, and
+//! the rule shape "replace one phrase with another" that the word-list operators use.
+
+use crate::error::Result;
+use crate::text::find_word;
+use serde::Deserialize;
+use std::path::Path;
+
+/// `w` with its first letter in capitals.
+pub fn capitalised(w: &str) -> String {
+    let mut c = w.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// The first whole-word occurrence of `from` (as written, or with a capital first letter at the
+/// start of a sentence: "May" in "in May 2024" is not "may") at or after byte `start`, as (start,
+/// end, capitalised).
+pub fn find_phrase(text: &str, from: &str, start: usize) -> Option<(usize, usize, bool)> {
+    let lower = find_word(text, from, start).map(|at| (at, at + from.len(), false));
+    let cap = capitalised(from);
+    let sentence_start = |at: usize| {
+        let before = text[..at].trim_end();
+        before.is_empty() || before.ends_with(['.', '!', '?', ':', '"', '“'])
+    };
+    let upper = if cap != from {
+        let mut from_at = start;
+        let mut hit = None;
+        while let Some(at) = find_word(text, &cap, from_at) {
+            if sentence_start(at) {
+                hit = Some((at, at + cap.len(), true));
+                break;
+            }
+            from_at = at + cap.len();
+        }
+        hit
+    } else {
+        None
+    };
+    match (lower, upper) {
+        (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+        (a, b) => a.or(b),
+    }
+}
+
+/// `text` with its first whole-word `from` replaced by `to` (capitalised where `from` was).
+pub fn replace_first(text: &str, from: &str, to: &str) -> Option<String> {
+    let (at, end, cap) = find_phrase(text, from, 0)?;
+    let to = if cap { capitalised(to) } else { to.to_string() };
+    Some(crate::text::tidy(&format!(
+        "{}{}{}",
+        &text[..at],
+        to,
+        &text[end..]
+    )))
+}
+
+/// Rules of a word-list operator: pairs of phrases, each written `[from, to]`. With `both_ways`
+/// a pair also applies from right to left.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhraseRules {
+    pub pairs: Vec<[String; 2]>,
+    #[serde(default)]
+    pub both_ways: bool,
+    /// Phrases removed outright (a hedge word such as "reportedly"): `to` is empty.
+    #[serde(default)]
+    pub remove: Vec<String>,
+}
+
+/// A word-list operator: its mutants are [`PhraseRules::apply`]'s.
+pub struct Phrases(pub PhraseRules);
+
+impl super::Mutator for Phrases {
+    fn mutate(&self, input: &super::Input<'_>) -> Vec<String> {
+        self.0.apply(input.claim)
+    }
+}
+
+impl PhraseRules {
+    /// Parses and checks a rule file of this shape.
+    pub fn load(path: &Path, text: &str) -> Result<PhraseRules> {
+        let rules: PhraseRules = super::rules::parse(path, text)?;
+        if rules
+            .pairs
+            .iter()
+            .flatten()
+            .chain(&rules.remove)
+            .any(|w| crate::text::is_blank(w))
+        {
+            return Err(super::rules::empty_word_error(path, text, "a phrase"));
+        }
+        Ok(rules)
+    }
+
+    /// One mutant per pair (and removal) that applies, each changing the first occurrence only.
+    pub fn apply(&self, claim: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut push = |m: Option<String>| {
+            if let Some(m) = m {
+                if m != claim && !out.contains(&m) {
+                    out.push(m);
+                }
+            }
+        };
+        for [from, to] in &self.pairs {
+            push(replace_first(claim, from, to));
+            if self.both_ways {
+                push(replace_first(claim, to, from));
+            }
+        }
+        for w in &self.remove {
+            push(replace_first(claim, w, ""));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phrases_match_whole_words_and_keep_the_capital() {
+        assert_eq!(
+            replace_first("Sales rose 4 per cent.", "rose", "fell").as_deref(),
+            Some("Sales fell 4 per cent.")
+        );
+        assert_eq!(
+            replace_first("Reportedly, it closed.", "reportedly,", "").as_deref(),
+            Some("It closed.")
+        );
+        assert_eq!(
+            replace_first("Prose rose.", "rose", "fell").as_deref(),
+            Some("Prose fell.")
+        );
+        assert_eq!(replace_first("arose", "rose", "fell"), None);
+    }
+}
+
+/// How names are found in passages when a suite declares no entity groups: runs of capitalised
+/// words, sorted into kinds by the words around them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NameCues {
+    /// Capitalised words that are never names on their own ("The", "However", month names).
+    #[serde(default)]
+    pub not_names: Vec<String>,
+    /// Lower-case words that may join the parts of one name ("Bank of England").
+    #[serde(default)]
+    pub joiners: Vec<String>,
+    /// Kinds of names, each with its cues; a name takes the first kind whose cue any of its
+    /// mentions meets, and names with no cue are of kind `other`.
+    #[serde(default)]
+    pub kinds: Vec<NameKind>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NameKind {
+    pub kind: String,
+    /// Words right before a mention ("Dr", "in").
+    #[serde(default)]
+    pub before: Vec<String>,
+    /// Words right after a mention ("said").
+    #[serde(default)]
+    pub after: Vec<String>,
+    /// Words of the name itself ("Bank", "University"): "Bank of England" is an organisation.
+    #[serde(default)]
+    pub ends_with: Vec<String>,
+}
+
+/// A name found in passages, with its kind.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Name {
+    pub text: String,
+    pub kind: String,
+}
+
+impl NameCues {
+    /// The names the texts mention, in order of first mention, each once.
+    pub fn names(&self, texts: &[&str]) -> Vec<Name> {
+        // name, word before, word after, index of its last word in the sentence
+        let mut mentions: Vec<(String, String, String, usize)> = Vec::new();
+        for text in texts {
+            for sentence in crate::text::split_sentences(text) {
+                let words: Vec<&str> = sentence.split_whitespace().collect();
+                let clean = |w: &str| {
+                    w.trim_matches(|c: char| !c.is_alphanumeric())
+                        .trim_end_matches("'s")
+                        .trim_end_matches("’s")
+                        .to_string()
+                };
+                let capital = |w: &str| {
+                    let c = clean(w);
+                    c.chars().next().is_some_and(char::is_uppercase)
+                        && c.chars().any(char::is_lowercase)
+                        || c.len() >= 2 && c.chars().all(|ch| ch.is_ascii_uppercase())
+                };
+                let mut i = 0;
+                while i < words.len() {
+                    if !capital(words[i]) || self.not_names.iter().any(|n| *n == clean(words[i])) {
+                        i += 1;
+                        continue;
+                    }
+                    let mut j = i + 1;
+                    // a name ends at punctuation after a word ("Acme, Inc" is two)
+                    let ends = |w: &str| w.ends_with([',', ';', ':', '.', ')', '"', '”']);
+                    if !ends(words[i]) {
+                        while j < words.len() {
+                            if capital(words[j])
+                                && !self.not_names.iter().any(|n| *n == clean(words[j]))
+                            {
+                                j += 1;
+                            } else if self.joiners.iter().any(|x| x == words[j])
+                                && j + 1 < words.len()
+                                && capital(words[j + 1])
+                            {
+                                j += 2;
+                            } else {
+                                break;
+                            }
+                            if ends(words[j - 1]) {
+                                break;
+                            }
+                        }
+                    }
+                    let name = words[i..j]
+                        .iter()
+                        .map(|w| w.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    let name = name
+                        .trim_matches(|c: char| !c.is_alphanumeric())
+                        .trim_end_matches("'s")
+                        .trim_end_matches("’s")
+                        .to_string();
+                    // the first word of a sentence is capitalised anyway: a one-word name there
+                    // counts only when it is also met inside a sentence
+                    let initial = i == 0 && j == 1;
+                    let mut before = if i > 0 {
+                        clean(words[i - 1])
+                    } else {
+                        String::new()
+                    };
+                    // a name in a list takes the cue of the name before it: "in London, New
+                    // York and Tokyo" are all places
+                    let listed = i > 1
+                        && (words[i - 1].ends_with(',') || ["and", "or"].contains(&words[i - 1]));
+                    if listed {
+                        if let Some(prev) = mentions.last() {
+                            if prev.3 + 1 == i || prev.3 + 2 == i {
+                                before = prev.1.clone();
+                            }
+                        }
+                    }
+                    let after = words.get(j).map(|w| clean(w)).unwrap_or_default();
+                    if !name.is_empty() {
+                        mentions.push((
+                            name,
+                            if initial { "\u{0}".into() } else { before },
+                            after,
+                            j - 1,
+                        ));
+                    }
+                    i = j;
+                }
+            }
+        }
+        let mut out: Vec<Name> = Vec::new();
+        for (name, _, _, _) in &mentions {
+            if out.iter().any(|n| &n.text == name) {
+                continue;
+            }
+            let of: Vec<&(String, String, String, usize)> =
+                mentions.iter().filter(|m| &m.0 == name).collect();
+            if of.iter().all(|m| m.1 == "\u{0}") {
+                continue; // only ever sentence-initial
+            }
+
+            let kind = self
+                .kinds
+                .iter()
+                .find(|k| {
+                    name.split_whitespace()
+                        .any(|w| k.ends_with.iter().any(|e| e == w))
+                        || of.iter().any(|m| {
+                            k.before.iter().any(|b| b.eq_ignore_ascii_case(&m.1))
+                                || k.after.iter().any(|a| a.eq_ignore_ascii_case(&m.2))
+                        })
+                })
+                .map(|k| k.kind.clone())
+                .unwrap_or_else(|| "other".into());
+            out.push(Name {
+                text: name.clone(),
+                kind,
+            });
+        }
+        out
+    }
+}
