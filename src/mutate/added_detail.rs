@@ -122,16 +122,13 @@ impl AddedDetail {
         })
     }
 
-    /// True when the passages or the claim use any word of `detail` that is not ignored.
-    fn used(&self, detail: &str, input: &Input<'_>) -> bool {
+    /// True when the passages or the claim (`hay`, lower-cased) use any word of `detail` that is
+    /// not ignored.
+    fn used(&self, detail: &str, hay: &str) -> bool {
         crate::text::tokenize(detail).iter().any(|t| {
-            let w = &detail[t.start..t.end];
-            !self.ignore.iter().any(|i| i.eq_ignore_ascii_case(w))
-                && input
-                    .passages
-                    .iter()
-                    .chain(std::iter::once(&input.claim))
-                    .any(|p| crate::text::find_word_ignoring_case(p, w, 0).is_some())
+            let w = detail[t.start..t.end].to_lowercase();
+            !self.ignore.iter().any(|i| i.eq_ignore_ascii_case(&w))
+                && crate::text::find_word(hay, &w, 0).is_some()
         })
     }
 }
@@ -150,6 +147,11 @@ fn append(claim: &str, detail: &str) -> Option<String> {
 impl Mutator for AddedDetail {
     fn mutate(&self, input: &Input<'_>) -> Vec<String> {
         let mut out = Vec::new();
+        // the passages and the claim, lower-cased once for every detail tried
+        let mut hay = input.passages.join("\n");
+        hay.push('\n');
+        hay.push_str(input.claim);
+        let hay = hay.to_lowercase();
         let borrowed = self
             .borrow
             .iter()
@@ -160,7 +162,7 @@ impl Mutator for AddedDetail {
                     re.find_iter(p)
                         .map(|m| m.as_str().trim().to_string())
                         .filter(|d| !f.reject.as_ref().is_some_and(|r| r.is_match(d)))
-                        .find(|d| !self.used(d, input))
+                        .find(|d| !self.used(d, &hay))
                 })
             });
         if let Some(d) = borrowed.as_deref().and_then(|d| append(input.claim, d)) {
@@ -174,7 +176,7 @@ impl Mutator for AddedDetail {
                 .map(|k| &self.details[(start + k) % self.details.len()])
                 .filter(|f| f.fits(input.claim))
                 .map(|f| &f.text)
-                .find(|d| borrowed.as_deref() != Some(d.as_str()) && !self.used(d, input));
+                .find(|d| borrowed.as_deref() != Some(d.as_str()) && !self.used(d, &hay));
             if let Some(d) = listed.and_then(|d| append(input.claim, d)) {
                 if !out.contains(&d) {
                     out.push(d);

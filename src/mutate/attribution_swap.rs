@@ -69,6 +69,16 @@ impl Mutator for AttributionSwap {
     fn mutate(&self, input: &Input<'_>) -> Vec<String> {
         let claim = input.claim;
         let mut out: Vec<String> = Vec::new();
+        let lower = claim.to_lowercase();
+        let speaks = self
+            .rules
+            .verbs
+            .iter()
+            .any(|v| crate::text::find_word(&lower, v, 0).is_some())
+            || self.rules.frames.iter().any(|f| lower.contains(f.as_str()));
+        if !speaks {
+            return out;
+        }
         let names = self.rules.names.names(input.passages);
         let sources: Vec<&super::words::Name> = names
             .iter()

@@ -39,8 +39,8 @@ pub struct Input<'a> {
     pub passages: &'a [&'a str],
     /// The suite's declared entity groups.
     pub entities: &'a [EntityGroup],
-    /// The passages of the suite's other contexts: where details the claim's own passages do not
-    /// support can come from.
+    /// The passages of some other contexts of the suite (the next few in suite order): where
+    /// details the claim's own passages do not support can come from.
     pub elsewhere: &'a [&'a str],
 }
 
@@ -175,28 +175,39 @@ pub struct Skipped {
     pub why: &'static str,
 }
 
+/// The words of `s`, lower-cased and sorted: two texts with the same words in another order have
+/// the same list.
+fn sorted_words(s: &str) -> Vec<String> {
+    let mut w: Vec<String> = crate::text::tokenize(s)
+        .into_iter()
+        .map(|t| s[t.start..t.end].to_lowercase())
+        .collect();
+    w.sort();
+    w
+}
+
+/// A sentence as [`skip_reason`] compares it: trimmed, without its final stop, lower-cased.
+fn sentence_key(s: &str) -> String {
+    s.trim().trim_end_matches(['.', '!', '?']).to_lowercase()
+}
+
 /// Why an edit is not a case, or `None` when it is one: a fault that only reorders the claim's
 /// words (the members of a list swapped) says the same thing, and a fault that is word for word a
-/// sentence of the passages is supported by them.
+/// sentence of the passages is supported by them. `claim_words` are the claim's
+/// [`sorted_words`], `sentences` the passages' sentences as [`sentence_key`]s.
 fn skip_reason(
     op: &Operator,
-    claim: &str,
+    claim_words: &[String],
     text: &str,
-    sentences: &[String],
+    sentences: &std::collections::HashSet<String>,
 ) -> Option<&'static str> {
-    let words = |s: &str| {
-        let mut w: Vec<String> = crate::text::tokenize(s)
-            .into_iter()
-            .map(|t| s[t.start..t.end].to_lowercase())
-            .collect();
-        w.sort();
-        w
-    };
-    if op.purpose == Purpose::Fault && words(claim) == words(text) {
+    if op.purpose != Purpose::Fault {
+        return None;
+    }
+    if sorted_words(text) == claim_words {
         return Some("it only reorders the claim's words (e.g. two members of a list swapped), so it says the same thing");
     }
-    let norm = |s: &str| s.trim().trim_end_matches(['.', '!', '?']).to_lowercase();
-    if op.purpose == Purpose::Fault && sentences.iter().any(|p| norm(p) == norm(text)) {
+    if sentences.contains(&sentence_key(text)) {
         return Some("it is word for word a sentence of the passages, so they support it");
     }
     None
@@ -282,6 +293,9 @@ pub(crate) fn mutant_id(operator: &str, parent_id: &str, text: &str) -> String {
     format!("m-{}", crate::text::hex(&digest[..8]))
 }
 
+/// How many other contexts (the next ones in suite order) an operator may borrow from.
+const ELSEWHERE: usize = 4;
+
 /// The length of a mutant id from faithprobe 0.1 (`m-` and 8 hex digits): the same hash, cut
 /// shorter, so such an id is a prefix of today's. Reviews keyed by one still apply.
 const LEGACY_ID_LEN: usize = 10;
@@ -297,19 +311,21 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
     let mut same_as_hard_case = Vec::new();
     for (ci, ctx) in suite.contexts.iter().enumerate() {
         let passages: Vec<&str> = ctx.passages.iter().map(|p| p.text.as_str()).collect();
-        let elsewhere: Vec<&str> = suite
-            .contexts
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != ci)
-            .flat_map(|(_, c)| c.passages.iter().map(|p| p.text.as_str()))
+        // the next few contexts in suite order (wrapping): enough to borrow a detail from,
+        // and a bounded cost per claim however large the suite
+        let n = suite.contexts.len();
+        let elsewhere: Vec<&str> = (1..n.min(ELSEWHERE + 1))
+            .map(|k| &suite.contexts[(ci + k) % n])
+            .flat_map(|c| c.passages.iter().map(|p| p.text.as_str()))
             .collect();
-        let sentences: Vec<String> = passages
+        let sentences: std::collections::HashSet<String> = passages
             .iter()
             .flat_map(|p| crate::text::split_sentences(p))
-            .map(|s| s.trim().to_string())
+            .map(sentence_key)
             .collect();
         for claim in &ctx.faithful {
+            let first_of_claim = mutants.len();
+            let claim_words = sorted_words(&claim.text);
             let input = Input {
                 claim: &claim.text,
                 passages: &passages,
@@ -321,13 +337,11 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
                     if text == claim.text || crate::text::is_blank(&text) {
                         continue;
                     }
-                    let twin = mutants.iter().any(|m| {
-                        m.context == ci
-                            && m.parent == claim.id
-                            && m.text == text
-                            && m.operator != op.name
-                    });
-                    let why = skip_reason(op, &claim.text, &text, &sentences).or(twin.then_some(
+                    // this claim's mutants are the last ones pushed: look only at those
+                    let twin = mutants[first_of_claim..]
+                        .iter()
+                        .any(|m| m.text == text && m.operator != op.name);
+                    let why = skip_reason(op, &claim_words, &text, &sentences).or(twin.then_some(
                         "another operator made the same edit of this claim; it is kept there",
                     ));
                     if let Some(why) = why {

@@ -44,6 +44,9 @@ struct Rules {
 
 pub struct NumberRewrite {
     rules: Rules,
+    /// "July 22, 1947" and "22 July 1947", built from the rule file's months once.
+    us_date: Regex,
+    uk_date: Regex,
 }
 
 static PERCENT: LazyLock<Regex> =
@@ -63,7 +66,23 @@ impl NumberRewrite {
         {
             return Err(super::rules::empty_word_error(path, text, "a word"));
         }
-        Ok(NumberRewrite { rules })
+        let months: Vec<String> = rules.months.iter().map(|m| regex::escape(m)).collect();
+        let months = months.join("|");
+        let date = |p: String| {
+            Regex::new(&p).map_err(|e| {
+                crate::error::Error::input(
+                    path,
+                    super::rules::line_of(text, &|l| l.contains("months")),
+                    format!("`months` do not make a pattern: {e}"),
+                    "list month names as plain words",
+                )
+            })
+        };
+        Ok(NumberRewrite {
+            us_date: date(format!(r"\b({months}) (\d{{1,2}}), (\d{{4}})\b"))?,
+            uk_date: date(format!(r"\b(\d{{1,2}}) ({months}) (\d{{4}})\b"))?,
+            rules,
+        })
     }
 
     fn word_of(&self, n: u64) -> Option<&str> {
@@ -185,28 +204,23 @@ impl Mutator for NumberRewrite {
             }
         }
         // dates: "July 22, 1947" <-> "22 July 1947"
-        let months = r.months.join("|");
-        if let Ok(us) = Regex::new(&format!(r"\b({months}) (\d{{1,2}}), (\d{{4}})\b")) {
-            if let Some(c) = us.captures(claim) {
-                let all = c.get(0).unwrap();
-                push(splice(
-                    claim,
-                    all.start(),
-                    all.end(),
-                    &format!("{} {} {}", &c[2], &c[1], &c[3]),
-                ));
-            }
+        if let Some(c) = self.us_date.captures(claim) {
+            let all = c.get(0).unwrap();
+            push(splice(
+                claim,
+                all.start(),
+                all.end(),
+                &format!("{} {} {}", &c[2], &c[1], &c[3]),
+            ));
         }
-        if let Ok(uk) = Regex::new(&format!(r"\b(\d{{1,2}}) ({months}) (\d{{4}})\b")) {
-            if let Some(c) = uk.captures(claim) {
-                let all = c.get(0).unwrap();
-                push(splice(
-                    claim,
-                    all.start(),
-                    all.end(),
-                    &format!("{} {}, {}", &c[2], &c[1], &c[3]),
-                ));
-            }
+        if let Some(c) = self.uk_date.captures(claim) {
+            let all = c.get(0).unwrap();
+            push(splice(
+                claim,
+                all.start(),
+                all.end(),
+                &format!("{} {}, {}", &c[2], &c[1], &c[3]),
+            ));
         }
         out
     }

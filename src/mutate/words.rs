@@ -186,21 +186,34 @@ impl NameCues {
         for text in texts {
             for sentence in crate::text::split_sentences(text) {
                 let words: Vec<&str> = sentence.split_whitespace().collect();
-                let clean = |w: &str| {
-                    w.trim_matches(|c: char| !c.is_alphanumeric())
-                        .trim_end_matches("'s")
-                        .trim_end_matches("’s")
-                        .to_string()
-                };
-                let capital = |w: &str| {
-                    let c = clean(w);
+                // each word once: cleaned, and whether it may be part of a name
+                let cleaned: Vec<&str> = words
+                    .iter()
+                    .map(|w| {
+                        w.trim_matches(|c: char| !c.is_alphanumeric())
+                            .trim_end_matches("'s")
+                            .trim_end_matches("’s")
+                    })
+                    .collect();
+                let nameable: Vec<bool> = cleaned
+                    .iter()
+                    .map(|c| {
+                        let capital = c.chars().next().is_some_and(char::is_uppercase)
+                            && c.chars().any(char::is_lowercase)
+                            || c.len() >= 2 && c.chars().all(|ch| ch.is_ascii_uppercase());
+                        capital && !self.not_names.iter().any(|n| n == c)
+                    })
+                    .collect();
+                let clean = |k: usize| cleaned[k].to_string();
+                let capital = |k: usize| {
+                    let c = cleaned[k];
                     c.chars().next().is_some_and(char::is_uppercase)
                         && c.chars().any(char::is_lowercase)
                         || c.len() >= 2 && c.chars().all(|ch| ch.is_ascii_uppercase())
                 };
                 let mut i = 0;
                 while i < words.len() {
-                    if !capital(words[i]) || self.not_names.iter().any(|n| *n == clean(words[i])) {
+                    if !nameable[i] {
                         i += 1;
                         continue;
                     }
@@ -209,13 +222,11 @@ impl NameCues {
                     let ends = |w: &str| w.ends_with([',', ';', ':', '.', ')', '"', '”']);
                     if !ends(words[i]) {
                         while j < words.len() {
-                            if capital(words[j])
-                                && !self.not_names.iter().any(|n| *n == clean(words[j]))
-                            {
+                            if nameable[j] {
                                 j += 1;
                             } else if self.joiners.iter().any(|x| x == words[j])
                                 && j + 1 < words.len()
-                                && capital(words[j + 1])
+                                && capital(j + 1)
                             {
                                 j += 2;
                             } else {
@@ -239,11 +250,7 @@ impl NameCues {
                     // the first word of a sentence is capitalised anyway: a one-word name there
                     // counts only when it is also met inside a sentence
                     let initial = i == 0 && j == 1;
-                    let mut before = if i > 0 {
-                        clean(words[i - 1])
-                    } else {
-                        String::new()
-                    };
+                    let mut before = if i > 0 { clean(i - 1) } else { String::new() };
                     // a name in a list takes the cue of the name before it: "in London, New
                     // York and Tokyo" are all places
                     let listed = i > 1
@@ -255,7 +262,11 @@ impl NameCues {
                             }
                         }
                     }
-                    let after = words.get(j).map(|w| clean(w)).unwrap_or_default();
+                    let after = if j < words.len() {
+                        clean(j)
+                    } else {
+                        String::new()
+                    };
                     if !name.is_empty() {
                         mentions.push((
                             name,
