@@ -17,6 +17,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "omissions-v1.md",
         include_str!("../prompts/omissions-v1.md"),
     ),
+    ("mutate-v1.md", include_str!("../prompts/mutate-v1.md")),
 ];
 
 /// The default judge prompt, as written in a config.
@@ -25,6 +26,8 @@ pub const JUDGE: &str = "prompts/judge-v1.md";
 pub const DECOMPOSE: &str = "prompts/decompose-v1.md";
 /// The default omissions prompt.
 pub const OMISSIONS: &str = "prompts/omissions-v1.md";
+/// The default prompt of the LLM mutator.
+pub const MUTATE: &str = "prompts/mutate-v1.md";
 
 /// The built-in text a path as written names, if any: `prompts/NAME` or `NAME` (with or without
 /// a leading `./`), where NAME is a built-in prompt's file name.

@@ -187,7 +187,17 @@ impl RecordRun {
                 outcome: c.outcome,
             })
             .collect();
-        let operator_counts: Vec<(&'static str, usize)> = operator_names()
+        // the registry's operators, then any other operator (an LLM mutator) in case order
+        let mut names: Vec<&'static str> = operator_names().collect();
+        for c in &self.cases {
+            if let (CaseKind::Mutant, Some(t)) = (c.kind, c.fault_type.as_deref()) {
+                if !names.contains(&t) {
+                    names.push(Box::leak(t.to_string().into_boxed_str()));
+                }
+            }
+        }
+        let operator_counts: Vec<(&'static str, usize)> = names
+            .into_iter()
             .map(|op| {
                 let n = self
                     .cases

@@ -114,12 +114,23 @@ pub fn fault_types(run: &SuiteRun) -> Vec<String> {
     let mut extra: Vec<String> = run
         .results
         .iter()
-        .filter(|r| r.case.role() == Role::Fault)
+        .filter(|r| r.case.role() == Role::Fault && r.case.kind == CaseKind::HardCase)
         .filter_map(|r| r.case.fault_type.clone())
         .filter(|t| crate::mutate::operator(t).is_none())
         .collect();
     extra.sort();
     extra.dedup();
+    // operators outside the registry (an LLM mutator), in the order their mutants come
+    for r in &run.results {
+        if r.case.kind == CaseKind::Mutant {
+            if let Some(t) = &r.case.fault_type {
+                if crate::mutate::operator(t).is_none() && !out.contains(t) {
+                    out.push(t.clone());
+                }
+            }
+        }
+    }
+    extra.retain(|t| !out.contains(t));
     out.extend(extra);
     out
 }

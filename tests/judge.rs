@@ -1208,3 +1208,149 @@ fn sigterm_stops_like_ctrl_c_leaves_no_spool_and_kills_the_checkers_processes() 
         );
     }
 }
+
+/// A folder whose faithprobe.yaml has an LLM mutator `llm` at `url` asking for `faults`.
+fn llm_mutator_env(url: &str, faults: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("faithprobe.yaml"),
+        format!(
+            "mutators:\n  llm:\n    kind: llm\n    base_url: {url}\n    model: stand-in\n    faults: {faults}\n    max_retries: 1\n    backoff_ms: 10\n    timeout_s: 5\n"
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+/// What a model would write for one fault: the claim with one phrase changed.
+fn one_fault(prompt: &str) -> String {
+    let claim = prompt
+        .split("Claim (supported by the passages):\n")
+        .nth(1)
+        .and_then(|r| r.lines().next())
+        .unwrap()
+        .to_string();
+    let mutant = if prompt.contains("Fault to introduce: reasoning_error") {
+        claim
+            .replacen(" are ", " are therefore ", 1)
+            .replacen(" expire ", " must expire ", 1)
+    } else {
+        claim
+            .replacen("monthly", "every quarter", 1)
+            .replacen("7 days", "a week or so", 1)
+    };
+    serde_json::json!({ "mutant": mutant }).to_string()
+}
+
+#[test]
+fn the_llm_mutator_writes_validated_faults_cached_for_an_offline_rerun() {
+    let s = Server::start(|r, _| Reply::chat(&one_fault(&r.prompt())));
+    let dir = llm_mutator_env(&s.url, "[nuanced_meaning_shift, reasoning_error]");
+    let out = faithprobe_in(dir.path())
+        .args(["mutants", suite().to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // one call per claim and fault; each mutant unreviewed, shown with its word diff
+    assert_eq!(s.requests().len(), 4, "{text}");
+    assert!(
+        text.contains(
+            "llm_nuanced_meaning_shift f1      unreviewed     Team plans are billed every quarter."
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("diff: Team plans are billed [-monthly.-] {+every quarter.+}"),
+        "{text}"
+    );
+    assert!(text.contains("llm_reasoning_error"), "{text}");
+    // the prompt carried the passages, the claim and what the fault means
+    let p = s.requests()[0].prompt();
+    assert!(
+        p.contains("[1] Team plans are billed monthly.") && p.contains("What that means:"),
+        "{p}"
+    );
+    drop(s);
+
+    // the server is gone: the cache gives the same mutants, and the run counts them apart
+    let again = faithprobe_in(dir.path())
+        .args(["mutants", suite().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&again.stdout), text);
+    let run = faithprobe_in(dir.path())
+        .args(["run", suite().to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&run.stdout).unwrap();
+    let all = cases(&v);
+    let llm: Vec<&Value> = all
+        .iter()
+        .filter(|c| {
+            c["fault_type"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("llm_"))
+        })
+        .collect();
+    assert_eq!(llm.len(), 4);
+    assert!(llm.iter().all(|c| c["review"] == "unreviewed"));
+    let rows: Vec<&str> = v["summary"]["fault_types"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["fault_type"].as_str().unwrap())
+        .collect();
+    assert!(rows.contains(&"llm_reasoning_error"), "{rows:?}");
+}
+
+#[test]
+fn an_llm_mutant_that_copies_a_passage_or_rewrites_everything_is_refused_never_kept() {
+    // a model that answers with a sentence of the passages (supported, so no fault)
+    let s =
+        Server::start(|_, _| Reply::chat(r#"{"mutant": "The current month is not refunded."}"#));
+    let dir = llm_mutator_env(&s.url, "[opinion_as_fact]");
+    let out = faithprobe_in(dir.path())
+        .args(["mutants", suite().to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("llm_opinion_as_fact could not make its mutants"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "nothing half-written");
+    // a dead server is the same error, never a claim silently without mutants
+    let dir = llm_mutator_env("http://127.0.0.1:9/v1", "[reasoning_error]");
+    let out = faithprobe_in(dir.path())
+        .args(["mutants", suite().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("llm_reasoning_error"));
+}
+
+#[test]
+fn an_llm_mutator_with_an_unknown_fault_is_refused_at_its_line() {
+    let dir = llm_mutator_env("http://127.0.0.1:9/v1", "[sarcasm]");
+    let out = faithprobe_in(dir.path())
+        .args(["mutants", suite().to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("faithprobe.yaml:2") && err.contains("unknown fault `sarcasm`"),
+        "{err}"
+    );
+}

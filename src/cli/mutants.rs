@@ -139,6 +139,12 @@ fn table(suite: &Suite, set: &MutantSet) -> String {
         "{:<18} {:<18} {:<7} {:<14} {}\n",
         "id", "operator", "parent", "review", "text"
     ));
+    let parents: std::collections::BTreeMap<&str, &str> = suite
+        .contexts
+        .iter()
+        .flat_map(|c| c.faithful.iter())
+        .map(|c| (c.id.as_str(), c.text.as_str()))
+        .collect();
     for m in &set.mutants {
         o.push_str(&format!(
             "{:<18} {:<18} {:<7} {:<14} {}\n",
@@ -148,6 +154,16 @@ fn table(suite: &Suite, set: &MutantSet) -> String {
             m.review.as_str(),
             m.text
         ));
+        // a model's edit is shown word by word: where it changed the claim is not obvious
+        if mutate::operator(m.operator).is_none() {
+            if let Some(parent) = parents.get(m.parent.as_str()) {
+                o.push_str(&format!(
+                    "{:<18} diff: {}\n",
+                    "",
+                    mutate::llm::word_diff(parent, &m.text)
+                ));
+            }
+        }
     }
     o
 }

@@ -12,6 +12,7 @@ mod dropped_condition;
 mod entity_swap;
 mod hedge_drop;
 mod link_swap;
+pub mod llm;
 mod negation_flip;
 mod number_rewrite;
 mod number_swap;
@@ -61,7 +62,16 @@ pub trait Mutator: Send + Sync {
     /// Mutant texts for one claim; each differs from the claim. Empty when the operator does not
     /// apply.
     fn mutate(&self, input: &Input<'_>) -> Vec<String>;
+
+    /// Why the operator could not make its mutants (a model that did not answer): generation
+    /// stops with this, so no claim is silently without them. Rule operators never fail.
+    fn error(&self) -> Option<String> {
+        None
+    }
 }
+
+/// An operator with its built mutator: what [`Rules`] holds, in report order.
+pub type Built = (&'static Operator, std::sync::Arc<dyn Mutator>);
 
 /// What an operator's cases are for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -224,6 +234,8 @@ impl Mutant {
 #[derive(Debug, Clone)]
 pub struct MutantSet {
     pub mutants: Vec<Mutant>,
+    /// Every operator that ran, in report order (the registry's, then any LLM mutators).
+    pub operators: Vec<&'static str>,
     /// Edits that are not cases, each with the reason (see [`skip_reason`]).
     pub skipped: Vec<Skipped>,
     /// Operators that produced no mutant on this suite: reported, never silently absent.
@@ -273,10 +285,16 @@ impl MutantSet {
 }
 
 impl MutantSet {
-    /// Mutant count per operator, in registry order.
+    /// Mutant count per operator that ran, in report order.
     pub fn counts(&self) -> Vec<(&'static str, usize)> {
-        operator_names()
-            .map(|op| (op, self.mutants.iter().filter(|m| m.operator == op).count()))
+        self.operators
+            .iter()
+            .map(|op| {
+                (
+                    *op,
+                    self.mutants.iter().filter(|m| m.operator == *op).count(),
+                )
+            })
             .collect()
     }
 }
@@ -459,11 +477,24 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
             line: r.line,
         })
         .collect();
-    let empty_operators = operator_names()
+    for (op, m) in rules.operators() {
+        if let Some(why) = m.error() {
+            return Err(Error::Usage(format!(
+                "the mutator {} could not make its mutants for {}: {why}; fix the server or the model, or remove it from `mutators:` in faithprobe.yaml (its replies so far are cached)",
+                op.name,
+                suite.path.display()
+            )));
+        }
+    }
+    let operators: Vec<&'static str> = rules.operators().map(|(op, _)| op.name).collect();
+    let empty_operators = operators
+        .iter()
+        .copied()
         .filter(|name| !mutants.iter().any(|m| m.operator == *name))
         .collect();
     Ok(MutantSet {
         mutants,
+        operators,
         skipped,
         empty_operators,
         same_as_hard_case,

@@ -47,7 +47,7 @@ pub fn empty_word_error(path: &Path, text: &str, what: &str) -> Error {
 /// The operators a run uses, each built from its rule file, in [`REGISTRY`] order.
 #[derive(Clone)]
 pub struct Rules {
-    built: Vec<(&'static Operator, Arc<dyn Mutator>)>,
+    built: Vec<super::Built>,
     /// Where the rules came from, for reports.
     pub source: String,
 }
@@ -136,6 +136,16 @@ impl Rules {
                 }
             ),
         })
+    }
+
+    /// These rules with more operators after the registry's (the LLM mutators of a config).
+    pub fn with(mut self, more: Vec<super::Built>) -> Rules {
+        if !more.is_empty() {
+            let names: Vec<&str> = more.iter().map(|(op, _)| op.name).collect();
+            self.source = format!("{} and {}", self.source, names.join(", "));
+        }
+        self.built.extend(more);
+        self
     }
 
     /// Every operator with its built mutator, in report order.

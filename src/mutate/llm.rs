@@ -1,0 +1,369 @@
+//! The LLM mutator: faults that rules cannot write (a nuanced meaning shift, a reasoning error, an
+//! opinion stated as fact), asked of an OpenAI-compatible model through [`crate::llm`].
+//!
+//! Each reply is validated before it becomes a mutant: one JSON object `{"mutant": "..."}` (or
+//! one bare line), a length near the claim's, different from the claim and from every sentence of
+//! the passages, and one localised change (at most two runs of changed words, twelve words in
+//! all, by a word diff). An invalid reply is retried like any invalid model reply; a mutator that
+//! still has none is an error for the whole generation, never a claim silently without mutants.
+//! Replies are cached by the SHA-256 of the model and the filled prompt, in a JSON file, so a
+//! rerun makes the same mutants without the server. Its mutants start unreviewed, like every
+//! mutant.
+
+use super::{Input, Mutator, Operator, Purpose};
+use crate::llm::LlmClient;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// The faults the LLM mutator can be asked for: name, what it stands for (also the prompt's
+/// `{fault_description}`), and the typologies. An operator is named `<mutator>_<fault>`
+/// (`llm_reasoning_error` for a mutator named `llm`).
+pub const FAULTS: &[(&str, &str, &str)] = &[
+    (
+        "nuanced_meaning_shift",
+        "a subtle change of meaning in one word or phrase: a near-synonym that says something the passages do not",
+        "TofuEval nuanced meaning shift; FRANK PredE; RAGTruth subtle conflict",
+    ),
+    (
+        "reasoning_error",
+        "a conclusion, cause or comparison the passages do not draw, from facts they do give",
+        "TofuEval reasoning error; FRANK LinkE; RAGTruth subtle baseless info",
+    ),
+    (
+        "opinion_as_fact",
+        "an opinion, estimate or hedged view from the passages stated as established fact",
+        "TofuEval opinion stated as fact; RAGTruth subtle conflict",
+    ),
+];
+
+/// Replies by key, in a JSON file written atomically after each new reply.
+pub struct ReplyCache {
+    path: PathBuf,
+    entries: Mutex<BTreeMap<String, String>>,
+}
+
+impl ReplyCache {
+    /// The cache at `path` (empty when the file does not exist yet).
+    pub fn open(path: &Path) -> Result<ReplyCache, String> {
+        let entries = match std::fs::read_to_string(path) {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| {
+                format!(
+                    "{}: not a cache of LLM mutants ({e}); delete it to start again",
+                    path.display()
+                )
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        Ok(ReplyCache {
+            path: path.to_path_buf(),
+            entries: Mutex::new(entries),
+        })
+    }
+
+    fn get(&self, key: &str) -> Option<String> {
+        self.entries.lock().ok()?.get(key).cloned()
+    }
+
+    fn put(&self, key: String, text: String) -> Result<(), String> {
+        let mut e = self
+            .entries
+            .lock()
+            .map_err(|_| "the cache lock is poisoned")?;
+        e.insert(key, text);
+        let json = serde_json::to_string_pretty(&*e).map_err(|e| e.to_string())?;
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        let tmp = self.path.with_extension("json.tmp");
+        std::fs::write(&tmp, json).map_err(|e| format!("{}: {e}", tmp.display()))?;
+        std::fs::rename(&tmp, &self.path).map_err(|e| format!("{}: {e}", self.path.display()))
+    }
+}
+
+/// One fault type asked of one model.
+pub struct LlmMutator {
+    client: Arc<LlmClient>,
+    model: String,
+    fault: &'static str,
+    description: &'static str,
+    cache: Arc<ReplyCache>,
+    /// The first failure: generation stops with it.
+    error: Mutex<Option<String>>,
+}
+
+impl LlmMutator {
+    /// The operators of the mutator `name` for `faults` (names from [`FAULTS`]), sharing one
+    /// client and one cache.
+    pub fn operators(
+        name: &str,
+        client: LlmClient,
+        model: &str,
+        faults: &[String],
+        cache: ReplyCache,
+    ) -> Result<Vec<super::Built>, String> {
+        let client = Arc::new(client);
+        let cache = Arc::new(cache);
+        let mut out: Vec<super::Built> = Vec::new();
+        for f in faults {
+            let Some(&(fault, stands_for, typologies)) = FAULTS.iter().find(|(n, ..)| n == f)
+            else {
+                return Err(format!(
+                    "unknown fault `{f}`; the LLM mutator writes: {}",
+                    FAULTS.iter().map(|f| f.0).collect::<Vec<_>>().join(", ")
+                ));
+            };
+            let op_name: &'static str = Box::leak(format!("{name}_{fault}").into_boxed_str());
+            let op: &'static Operator = Box::leak(Box::new(Operator {
+                name: op_name,
+                purpose: Purpose::Fault,
+                stands_for,
+                typologies,
+                rules: "faithprobe.yaml",
+                builtin: "",
+                build: |path, _| {
+                    Err(crate::error::Error::input(
+                        path,
+                        None,
+                        "an LLM mutator has no rule file",
+                        "configure it under `mutators:` in faithprobe.yaml",
+                    ))
+                },
+                example: ["", ""],
+            }));
+            out.push((
+                op,
+                Arc::new(LlmMutator {
+                    client: client.clone(),
+                    model: model.to_string(),
+                    fault,
+                    description: stands_for,
+                    cache: cache.clone(),
+                    error: Mutex::new(None),
+                }),
+            ));
+        }
+        Ok(out)
+    }
+
+    fn fail(&self, why: String) {
+        if let Ok(mut e) = self.error.lock() {
+            e.get_or_insert(why);
+        }
+    }
+}
+
+/// Reads the mutant out of a reply and checks it against the claim and the passages.
+pub fn validate(reply: &str, claim: &str, passages: &[&str]) -> Result<String, String> {
+    let t = reply.trim();
+    let t = t
+        .strip_prefix("```json")
+        .or_else(|| t.strip_prefix("```"))
+        .and_then(|x| x.strip_suffix("```"))
+        .map(str::trim)
+        .unwrap_or(t);
+    let text = if t.starts_with('{') {
+        let v: serde_json::Value =
+            serde_json::from_str(t).map_err(|e| format!("the reply is not JSON: {e}"))?;
+        v.get("mutant")
+            .and_then(|m| m.as_str())
+            .ok_or("the reply's JSON has no string `mutant`")?
+            .trim()
+            .to_string()
+    } else if t.lines().count() == 1 && !t.contains(['{', '}']) {
+        t.trim_matches('"').to_string()
+    } else {
+        return Err(r#"the reply must be one JSON object {"mutant": "..."}"#.into());
+    };
+    if crate::text::is_blank(&text) {
+        return Err("the mutant is empty".into());
+    }
+    let (n, c) = (text.chars().count(), claim.chars().count());
+    if n * 2 < c || n > 2 * c + 40 {
+        return Err(format!(
+            "the mutant has {n} characters against the claim's {c}: not one small change"
+        ));
+    }
+    let norm = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .trim_end_matches(['.', '!', '?'])
+            .to_lowercase()
+    };
+    if norm(&text) == norm(claim) {
+        return Err("the mutant is the claim itself".into());
+    }
+    if passages
+        .iter()
+        .flat_map(|p| crate::text::split_sentences(p))
+        .any(|s| norm(s) == norm(&text))
+    {
+        return Err("the mutant is a sentence of the passages, which support it".into());
+    }
+    let (runs, words) = changes(claim, &text);
+    if runs > 2 || words > 12 {
+        return Err(format!(
+            "the mutant changes {words} words in {runs} places: not one localised change"
+        ));
+    }
+    Ok(text)
+}
+
+/// Word-level changes from `a` to `b`: (runs of changed words, words deleted plus inserted).
+fn changes(a: &str, b: &str) -> (usize, usize) {
+    let wa: Vec<&str> = a.split_whitespace().collect();
+    let wb: Vec<&str> = b.split_whitespace().collect();
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &wa, &wb);
+    let mut runs = 0;
+    let mut words = 0;
+    let mut in_run = false;
+    for op in &ops {
+        match op {
+            similar::DiffOp::Equal { .. } => in_run = false,
+            other => {
+                if !in_run {
+                    runs += 1;
+                    in_run = true;
+                }
+                let (_, old, new) = other.as_tag_tuple();
+                words += old.len() + new.len();
+            }
+        }
+    }
+    (runs, words)
+}
+
+/// The change from `a` to `b` word by word: removed words in `[-...-]`, added in `{+...+}`.
+pub fn word_diff(a: &str, b: &str) -> String {
+    let wa: Vec<&str> = a.split_whitespace().collect();
+    let wb: Vec<&str> = b.split_whitespace().collect();
+    let mut out: Vec<String> = Vec::new();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &wa, &wb) {
+        let (tag, old, new) = op.as_tag_tuple();
+        match tag {
+            similar::DiffTag::Equal => out.extend(wa[old].iter().map(|w| w.to_string())),
+            similar::DiffTag::Delete => out.push(format!("[-{}-]", wa[old].join(" "))),
+            similar::DiffTag::Insert => out.push(format!("{{+{}+}}", wb[new].join(" "))),
+            similar::DiffTag::Replace => {
+                out.push(format!("[-{}-]", wa[old].join(" ")));
+                out.push(format!("{{+{}+}}", wb[new].join(" ")));
+            }
+        }
+    }
+    out.join(" ")
+}
+
+impl Mutator for LlmMutator {
+    fn mutate(&self, input: &Input<'_>) -> Vec<String> {
+        if self.error.lock().map(|e| e.is_some()).unwrap_or(true) {
+            return Vec::new(); // one failure stops this mutator
+        }
+        let passages = input
+            .passages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("[{}] {p}", i + 1))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let prompt = self.client.fill(&[
+            ("passages", &passages),
+            ("claim", input.claim),
+            ("fault", self.fault),
+            ("fault_description", self.description),
+        ]);
+        let key = crate::text::sha256_hex(format!("{}\0{prompt}", self.model).as_bytes(), 32);
+        if let Some(text) = self.cache.get(&key) {
+            // a cached reply is checked again: the claim or passages may have been edited
+            if let Ok(t) = validate(&text, input.claim, input.passages) {
+                return vec![t];
+            }
+        }
+        match self.client.complete(&prompt, &|reply| {
+            validate(reply, input.claim, input.passages)
+        }) {
+            Ok(text) => {
+                let json = serde_json::json!({ "mutant": text }).to_string();
+                if let Err(e) = self.cache.put(key, json) {
+                    self.fail(format!("could not write the mutant cache: {e}"));
+                }
+                vec![text]
+            }
+            Err(e) => {
+                self.fail(e.to_string());
+                Vec::new()
+            }
+        }
+    }
+
+    fn error(&self) -> Option<String> {
+        self.error.lock().ok().and_then(|e| e.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CLAIM: &str = "The authors said the drug may benefit patients with diabetes.";
+    const PASSAGES: [&str; 1] = ["The authors said the drug may benefit patients with diabetes, but that more research is needed."];
+
+    #[test]
+    fn a_reply_is_one_small_change_or_an_error_that_says_why() {
+        let ok = validate(
+            r#"{"mutant": "The authors said the drug will cure patients with diabetes."}"#,
+            CLAIM,
+            &PASSAGES,
+        );
+        assert_eq!(
+            ok.as_deref(),
+            Ok("The authors said the drug will cure patients with diabetes.")
+        );
+        // fenced, or one bare line
+        assert!(validate(
+            "```json\n{\"mutant\": \"The authors proved the drug may benefit patients with diabetes.\"}\n```",
+            CLAIM,
+            &PASSAGES
+        )
+        .is_ok());
+        for (reply, why) in [
+            (
+                r#"{"mutant": "The authors said the drug may benefit patients with diabetes."}"#,
+                "the claim itself",
+            ),
+            (r#"{"mutant": ""}"#, "empty"),
+            (r#"{"text": "x"}"#, "no string `mutant`"),
+            (
+                r#"{"mutant": "Patients with diabetes should never take any drug that the authors studied in any trial."}"#,
+                "localised",
+            ),
+            (
+                "Sure! Here is the claim:\nThe authors said...",
+                "one JSON object",
+            ),
+        ] {
+            let e = validate(reply, CLAIM, &PASSAGES).unwrap_err();
+            assert!(e.contains(why), "{reply}: {e}");
+        }
+        let passage_sentence = "The flu vaccine is offered free to adults aged 65 and over.";
+        let e = validate(
+            &format!("{{\"mutant\": \"{passage_sentence}\"}}"),
+            "The flu vaccine is offered free to adults aged 64 and over.",
+            &[passage_sentence],
+        )
+        .unwrap_err();
+        assert!(e.contains("sentence of the passages"), "{e}");
+    }
+
+    #[test]
+    fn the_diff_marks_the_changed_words() {
+        assert_eq!(
+            word_diff(
+                "the drug may benefit patients",
+                "the drug will cure patients"
+            ),
+            "the drug [-may benefit-] {+will cure+} patients"
+        );
+    }
+}
