@@ -1327,3 +1327,33 @@ fn commands_that_also_write_files_end_quietly_on_a_closed_stdout() {
         assert!(d.path().join(f).is_file(), "{f}");
     }
 }
+
+#[test]
+fn mutants_list_names_every_operator_with_what_it_stands_for_as_run_says() {
+    // `run` points here; the step works as printed
+    let run = stdout_of(&["run", "suites/larkspur.yaml"]);
+    assert!(run.contains("faithprobe mutants --list"), "{run}");
+    let list = stdout_of(&["mutants", "--list"]);
+    for op in faithprobe::mutate::REGISTRY {
+        assert!(
+            list.contains(&format!("\n{}  ({})", op.name, op.rules)),
+            "{}: {list}",
+            op.name
+        );
+        assert!(
+            list.contains(op.stands_for) && list.contains(op.example[1]),
+            "{list}"
+        );
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["mutants", "--list", "--format", "json"])).unwrap();
+    assert_eq!(
+        json["operators"].as_array().unwrap().len(),
+        faithprobe::mutate::REGISTRY.len()
+    );
+    // a suite and --list do not go together
+    faithprobe()
+        .args(["mutants", "--list", "suites/larkspur.yaml"])
+        .assert()
+        .code(2);
+}
