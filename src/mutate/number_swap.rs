@@ -179,7 +179,7 @@ impl NumberSwap {
                 path,
                 line_of(text, &|l| l.contains("changes")),
                 "`changes` is empty",
-                "list at least one change, e.g. `- multiply: 1.5`",
+                "list at least one change, e.g. `- multiply: 2`",
             ));
         }
         if rules
