@@ -260,6 +260,39 @@ fn number_word(word: &str) -> Option<f64> {
 
 const CURRENCY: &str = "€$£¥";
 
+/// Currency words after a number, as the sign they mean ("12 euros" is "€12").
+const CURRENCY_WORDS: [(&str, char); 8] = [
+    ("euros", '€'),
+    ("euro", '€'),
+    ("pounds", '£'),
+    ("pound", '£'),
+    ("dollars", '$'),
+    ("dollar", '$'),
+    ("yen", '¥'),
+    ("usd", '$'),
+];
+
+/// The currency a word right after a number names (`tail` is the text after the number).
+fn currency_word_after(tail: &str) -> Option<char> {
+    let t = tail.trim_start_matches([' ', '\u{a0}']);
+    let word: String = t.chars().take_while(|c| c.is_alphabetic()).collect();
+    let word = word.to_lowercase();
+    CURRENCY_WORDS
+        .iter()
+        .find(|(w, _)| *w == word)
+        .map(|(_, c)| *c)
+}
+
+/// Whether the text after a number makes it a percentage: "%", "percent", "per cent".
+fn percent_after(tail: &str) -> bool {
+    let t = tail.trim_start_matches([' ', '\u{a0}']);
+    t.starts_with('%')
+        || t.get(..7)
+            .is_some_and(|w| w.eq_ignore_ascii_case("percent"))
+        || t.get(..8)
+            .is_some_and(|w| w.eq_ignore_ascii_case("per cent"))
+}
+
 /// Splits text into tokens: runs of letters and digits (with inner `.`/`,` between digits and
 /// inner apostrophes or hyphens between letters). Currency signs before and `%` after a number
 /// are folded into its [`NumberTag`]; digits glued to letters ("S3", "p-2071") stay words.
@@ -284,8 +317,12 @@ pub fn tokenize(text: &str) -> Vec<Token> {
             }
             let next_alnum = j + 1 < chars.len() && chars[j + 1].1.is_alphanumeric();
             let prev = chars[j - 1].1;
+            // a number before a hyphen is its own token: "17-year-old" carries 17, "3-1" two
+            // numbers; "p-2071" and "COVID-19" stay names
+            let digits_so_far = chars[i..j].iter().all(|(_, c)| c.is_ascii_digit());
             let joins = match ch {
                 '.' | ',' => prev.is_ascii_digit() && next_alnum && chars[j + 1].1.is_ascii_digit(),
+                '-' if digits_so_far => false,
                 '\'' | '’' | '-' => prev.is_alphanumeric() && next_alnum,
                 _ => false,
             };
@@ -301,17 +338,24 @@ pub fn tokenize(text: &str) -> Vec<Token> {
             text.len()
         };
         let raw = &text[start..end];
-        // "2.4bn", "160mn": a number with its scale glued on (not "S3" or "p-2071")
-        let glued = ["bn", "mn"].iter().find_map(|suffix| {
-            let lower = raw.to_ascii_lowercase();
-            let digits = lower.strip_suffix(suffix)?;
-            (!digits.is_empty()
-                && digits.starts_with(|c: char| c.is_ascii_digit())
-                && digits
-                    .chars()
-                    .all(|ch| ch.is_ascii_digit() || ch == '.' || ch == ','))
-            .then(|| (digits.len(), if *suffix == "bn" { 1e9 } else { 1e6 }))
-        });
+        // "2.4bn", "160mn": a number with its scale glued on (not "S3" or "p-2071"); after a
+        // currency sign also "£1.5m" and "$40k"
+        let after_currency = text[..start]
+            .trim_end_matches([' ', '\u{a0}'])
+            .ends_with(|c: char| CURRENCY.contains(c));
+        let glued = [("bn", 1e9), ("mn", 1e6), ("m", 1e6), ("k", 1e3)]
+            .iter()
+            .filter(|(suffix, _)| suffix.len() == 2 || after_currency)
+            .find_map(|(suffix, scale)| {
+                let lower = raw.to_ascii_lowercase();
+                let digits = lower.strip_suffix(suffix)?;
+                (!digits.is_empty()
+                    && digits.starts_with(|c: char| c.is_ascii_digit())
+                    && digits
+                        .chars()
+                        .all(|ch| ch.is_ascii_digit() || ch == '.' || ch == ','))
+                .then_some((digits.len(), *scale))
+            });
         let all_numeric = glued.is_some()
             || raw
                 .chars()
@@ -341,9 +385,9 @@ pub fn tokenize(text: &str) -> Vec<Token> {
                 let after = tail.trim_start_matches([' ', '\u{a0}']).chars().next();
                 let currency = before
                     .filter(|ch| CURRENCY.contains(*ch))
-                    .or(after.filter(|ch| CURRENCY.contains(*ch)));
-                let percent =
-                    tail.trim_start().starts_with('%') || tail.trim_start().starts_with("percent");
+                    .or(after.filter(|ch| CURRENCY.contains(*ch)))
+                    .or_else(|| currency_word_after(tail));
+                let percent = percent_after(tail);
                 scaled_until = scaled_until.max(scaled);
                 NumberTag {
                     value,
@@ -354,10 +398,20 @@ pub fn tokenize(text: &str) -> Vec<Token> {
         } else if start < scaled_until {
             None // "million" in "160 million": part of the number before it
         } else {
-            number_word(&raw.to_lowercase()).map(|value| NumberTag {
-                value,
-                percent: text[end..].trim_start().starts_with("percent"),
-                currency: None,
+            number_word(&raw.to_lowercase()).map(|value| {
+                // "three euros", "two million pounds", "ten per cent"
+                let (value, tail) = match scale_after(&text[end..]) {
+                    Some((scale, len)) => {
+                        scaled_until = scaled_until.max(end + len);
+                        (value * scale, &text[end + len..])
+                    }
+                    None => (value, &text[end..]),
+                };
+                NumberTag {
+                    value,
+                    percent: percent_after(tail),
+                    currency: currency_word_after(tail),
+                }
             })
         };
         let norm = match &number {
@@ -372,6 +426,16 @@ pub fn tokenize(text: &str) -> Vec<Token> {
         });
         i = j;
     }
+    out
+}
+
+/// `s` cut to at most `n` characters, with an ellipsis where it was cut.
+pub fn cut_chars(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
+    out.push('…');
     out
 }
 

@@ -31,7 +31,6 @@ fn same(a: f64, b: f64) -> bool {
 /// Notes on every number of `claim` that appears in no passage.
 pub fn check(claim: &str, passages: &[&str], question: &str) -> Vec<NumberNote> {
     let stated: Vec<NumberTag> = passages.iter().flat_map(|p| tags(p)).collect();
-    let in_passages: Vec<f64> = stated.iter().map(|n| n.value).collect();
     // a question's "8-person team" states 8 too
     let mut in_question = values(question);
     for t in tokenize(question) {
@@ -44,36 +43,64 @@ pub fn check(claim: &str, passages: &[&str], question: &str) -> Vec<NumberNote> 
     }
     let claim_tags = tags(claim);
     let in_claim: Vec<f64> = claim_tags.iter().map(|n| n.value).collect();
+    let question_tags: Vec<NumberTag> = in_question
+        .iter()
+        .map(|&value| NumberTag {
+            value,
+            percent: false,
+            currency: None,
+        })
+        .collect();
     let mut out = Vec::new();
     for (i, &n) in in_claim.iter().enumerate() {
+        let want = claim_tags[i];
         // the same quantity: "12 users" is not "€12"
-        if stated.iter().any(|p| p.same_as(&claim_tags[i])) {
+        if stated.iter().any(|p| p.same_as(&want)) {
             continue;
         }
         // operands: stated numbers, the question's, and the claim's own other numbers
-        let mut pool: Vec<f64> = in_passages.clone();
-        pool.extend(&in_question);
+        let mut pool: Vec<NumberTag> = stated.clone();
+        pool.extend(&question_tags);
         pool.extend(
-            in_claim
+            claim_tags
                 .iter()
                 .enumerate()
                 .filter(|(j, _)| *j != i)
-                .map(|(_, v)| *v),
+                .map(|(_, t)| *t),
         );
-        pool.sort_by(f64::total_cmp);
-        pool.dedup();
+        pool.sort_by(|a, b| a.value.total_cmp(&b.value));
+        pool.dedup_by(|a, b| a.same_as(b));
+        // a small count ("two goals", "three boxers") is read as a count of things, never
+        // explained by coincidental arithmetic; nor is a year
+        let count = n.fract() == 0.0
+            && (0.0..=12.0).contains(&n)
+            && !want.percent
+            && want.currency.is_none();
+        let year = n.fract() == 0.0
+            && (1000.0..=2100.0).contains(&n)
+            && !want.percent
+            && want.currency.is_none();
+        let kind = |t: &NumberTag| t.percent == want.percent && t.currency == want.currency;
+        let plain = |t: &NumberTag| !t.percent && t.currency.is_none();
         let mut arithmetic = None;
-        'search: for (ai, &a) in pool.iter().enumerate() {
-            for &b in &pool[ai..] {
-                let f = format_number;
-                for (result, text) in [
-                    (a * b, format!("{} × {} = {}", f(a), f(b), f(n))),
-                    (a + b, format!("{} + {} = {}", f(a), f(b), f(n))),
-                    (b - a, format!("{} − {} = {}", f(b), f(a), f(n))),
-                ] {
-                    if same(result, n) && !same(a, n) && !same(b, n) {
-                        arithmetic = Some(text);
-                        break 'search;
+        if !count && !year {
+            'search: for (ai, a) in pool.iter().enumerate() {
+                for b in &pool[ai..] {
+                    let f = format_number;
+                    let (x, y) = (a.value, b.value);
+                    // a sum or difference of two of the same kind; a product of a count and an
+                    // amount of the result's kind (8 users at €12 is €96)
+                    let same_kind = kind(a) && kind(b);
+                    let scaled = (kind(a) && plain(b)) || (plain(a) && kind(b));
+                    for (ok, result, text) in [
+                        (scaled, x * y, format!("{} × {} = {}", f(x), f(y), f(n))),
+                        (same_kind, x + y, format!("{} + {} = {}", f(x), f(y), f(n))),
+                        (same_kind, y - x, format!("{} − {} = {}", f(y), f(x), f(n))),
+                    ] {
+                        if ok && same(result, n) && !same(x, n) && !same(y, n) {
+                            arithmetic = Some(text);
+                            break 'search;
+                        }
                     }
                 }
             }
@@ -101,6 +128,31 @@ mod tests {
     const PLANS: &str = "The Team plan costs €12 per user per month and includes up to 10 users.";
     const STORAGE: &str =
         "Each user on the Team plan gets 50 GB of storage, pooled across the workspace.";
+
+    #[test]
+    fn small_counts_and_years_are_never_explained_by_coincidental_arithmetic() {
+        // "1 + 1 = 2" and "2017 − 2015 = 2" used to be offered for "two goals", "two boxers"
+        let n = check(
+            "He scored two goals as the two boxers met again.",
+            &["He scored once in 2015 and once in 2017; 1 was a penalty."],
+            "",
+        );
+        assert!(n.iter().all(|x| x.arithmetic.is_none()), "{n:?}");
+        // sums of two amounts of one kind still are
+        let n = check(
+            "Together they cost €30.",
+            &["The bag costs €12 and the shoes cost €18."],
+            "",
+        );
+        assert_eq!(n[0].arithmetic.as_deref(), Some("12 + 18 = 30"));
+        // a percentage is never the sum of two amounts
+        let n = check(
+            "Costs rose 30%.",
+            &["The bag costs €12 and the shoes cost €18."],
+            "",
+        );
+        assert!(n[0].arithmetic.is_none(), "{n:?}");
+    }
 
     #[test]
     fn a_derived_number_shows_its_arithmetic() {

@@ -42,6 +42,10 @@ const STOPWORDS: &[&str] = &[
     "does", "did", "has", "have", "had", "you", "your", "we", "our", "us", "i", "he", "she", "his",
     "her", "only", "also", "just", "about", "after", "before", "within", "over", "under", "across",
     "via", "s",
+    // the units of a number, which the number itself carries ("17 per cent" is 17%, "three
+    // euros" is €3, "1.5 million" is 1,500,000)
+    "cent", "percent", "euros", "euro", "pounds", "pound", "dollars", "dollar", "yen", "usd",
+    "million", "billion", "thousand", "trillion", "mn", "bn",
 ];
 
 const NEGATIONS: &[&str] = &[
@@ -113,6 +117,16 @@ pub(crate) fn is_stopword(w: &str) -> bool {
 
 fn is_negation(w: &str) -> bool {
     NEGATIONS.contains(&w) || w.ends_with("n't")
+}
+
+/// A number as a reason shows it: with its currency sign and percent mark ("€12", "17%").
+fn shown(n: &NumberTag) -> String {
+    format!(
+        "{}{}{}",
+        n.currency.map(String::from).unwrap_or_default(),
+        format_number(n.value),
+        if n.percent { "%" } else { "" }
+    )
 }
 
 /// The index key of a number: value and marks, so only the same quantity matches.
@@ -286,16 +300,17 @@ fn conflicts(
     let mut out = Vec::new();
     if !w.reading.numbers.is_empty() {
         for n in &claim.numbers {
-            if !w.reading.numbers.iter().any(|m| n.same_as(m)) {
-                let says: Vec<String> = w
-                    .reading
-                    .numbers
-                    .iter()
-                    .map(|m| format_number(m.value))
-                    .collect();
+            // a number the passages state elsewhere: at most not found (see `check`)
+            let stated_elsewhere = sentences
+                .iter()
+                .any(|(_, r)| r.numbers.iter().any(|m| n.same_as(m)));
+            if !stated_elsewhere && !w.reading.numbers.iter().any(|m| n.same_as(m)) {
+                let says: Vec<String> = w.reading.numbers.iter().map(shown).collect();
+                // each number with its marks: "12 is not in the window (it says €12, 10)" never
+                // reads as a contradiction of itself
                 out.push(format!(
                     "number {} is not in the window (it says {})",
-                    format_number(n.value),
+                    shown(n),
                     says.join(", ")
                 ));
             }
@@ -405,7 +420,35 @@ impl LexicalChecker {
             passage: ctx.passages[w.window.passage].id.clone(),
             window: w.window.text.clone(),
         });
-        decide(&self.settings, cov, total, &found, evidence)
+        let mut verdict = decide(&self.settings, cov, total, &found, evidence);
+        // a number the window lacks but another sentence states: the claim may join two facts
+        // from two places; at most not found, and the reason says where the number is
+        let elsewhere: Vec<String> = claim
+            .numbers
+            .iter()
+            .filter(|n| !w.reading.numbers.iter().any(|m| n.same_as(m)))
+            .filter_map(|n| {
+                index
+                    .sentences
+                    .iter()
+                    .find(|(_, r)| r.numbers.iter().any(|m| n.same_as(m)))
+                    .map(|(sentence, _)| {
+                        format!(
+                            "number {} is not in this window but in \"{}\"",
+                            shown(n),
+                            crate::text::cut_chars(sentence.trim(), 80)
+                        )
+                    })
+            })
+            .collect();
+        if !elsewhere.is_empty() {
+            verdict.reason = format!("{}; {}", verdict.reason, elsewhere.join("; "));
+            if verdict.label == Label::Supported {
+                verdict.label = Label::NotFound;
+                verdict.score = verdict.score.map(|x| x * 0.5);
+            }
+        }
+        verdict
     }
 }
 
@@ -638,6 +681,75 @@ mod tests {
         )
         .check(&input, &mut |_| {});
         assert_eq!(fast, slow);
+    }
+
+    /// Issue 24's numbers, as a table: (passage, claim, the verdict a person would give or the
+    /// verdicts allowed, a word the reason must hold).
+    #[test]
+    fn numbers_written_any_way_are_compared_as_values_with_their_units() {
+        use Label::*;
+        let cases: &[(&str, &str, &[Label], &str)] = &[
+            ("Turnout rose to 17 per cent, officials said.", "Turnout rose to 17%.", &[Supported], ""),
+            ("Turnout rose to 17%, officials said.", "Turnout rose to 17 per cent.", &[Supported], ""),
+            ("Turnout rose to 17 percent, officials said.", "Turnout rose to 17%.", &[Supported], ""),
+            ("A ticket costs three euros at the door.", "A ticket costs €3 at the door.", &[Supported], ""),
+            ("A ticket costs €3 at the door.", "A ticket costs 3 euros at the door.", &[Supported], ""),
+            ("The charity raised 1.5 million pounds last year.", "The charity raised £1.5m last year.", &[Supported], ""),
+            ("The charity raised £1,500,000 last year.", "The charity raised £1.5m last year.", &[Supported], ""),
+            ("The charity raised $40k last year.", "The charity raised $40,000 last year.", &[Supported], ""),
+            // a hyphenated number carries its number
+            ("The 17-year-old forward Jo Beckford scored twice.", "Jo Beckford, 17, scored twice.", &[Supported, NotFound], ""),
+            ("Arsenal won 3-1 at home.", "Arsenal won 3-1 at home.", &[Supported], ""),
+            // a number stated elsewhere in the passages: at most not found, and the reason says where
+            (
+                "Robert Hardy is auctioning items from his career. The sale includes scripts and props. Bidding opens on Monday. The actor, who is 89, won a BAFTA in 1979.",
+                "Robert Hardy is auctioning 89 items from his career.",
+                &[NotFound],
+                "but in \"The actor, who is 89",
+            ),
+            // a different quantity with the same value is still a conflict, and the reason shows
+            // each number with its marks, so it never reads as "12 ... (it says 12)"
+            (
+                "The Team plan costs €12 per user per month and includes up to 10 users.",
+                "The Team plan includes up to 12 users.",
+                &[Contradicted],
+                "number 12 is not in the window (it says €12, 10)",
+            ),
+        ];
+        for (passage, claim, want, reason) in cases {
+            let c = [ContextSet {
+                id: "c".into(),
+                question: None,
+                passages: vec![Passage {
+                    id: "p".into(),
+                    text: passage.to_string(),
+                }]
+                .into(),
+            }];
+            let input = CheckInput {
+                contexts: &c,
+                entities: &[],
+                claims: vec![super::super::ClaimToCheck {
+                    context: 0,
+                    text: claim,
+                }],
+            };
+            let v = LexicalChecker::new("lexical", LexicalSettings::default())
+                .check(&input, &mut |_| {})
+                .remove(0)
+                .unwrap();
+            assert!(
+                want.contains(&v.label),
+                "{claim:?} against {passage:?}: {v:?}"
+            );
+            assert!(v.reason.contains(reason), "{claim:?}: {}", v.reason);
+            // no reason ever says a number is missing while naming it
+            assert!(
+                !v.reason.contains("not in the window (it says 17)"),
+                "{}",
+                v.reason
+            );
+        }
     }
 
     #[test]
