@@ -2,10 +2,19 @@
 //! sentence splitting, word tokens with light stemming, and number reading.
 
 /// Words that end with a full stop without ending a sentence (compared in lower case).
-const ABBREVIATIONS: [&str; 34] = [
+const ABBREVIATIONS: [&str; 56] = [
     "e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "no", "nos",
     "fig", "figs", "approx", "incl", "inc", "ltd", "co", "corp", "dept", "est", "vol", "ca", "cf",
-    "al", "u.s", "u.k", "a.m", "p.m", "jan", "feb",
+    "al", "u.s", "u.k", "a.m", "p.m", "jan", "feb", "gov", "sen", "rep", "gen", "col", "lt", "sgt",
+    "capt", "cmdr", "adm", "rev", "hon", "pres", "supt", "mt", "ft", "aug", "sept", "oct", "nov",
+    "dec", "ave",
+];
+
+/// Abbreviations that may also end a sentence ("at 4 p.m. The board...", "Chris Eubank Jr. Chris
+/// Eubank competed"): a capitalised word after one starts a new sentence. The others (titles,
+/// "e.g.", "No.") never end one.
+const ENDING_ABBREVIATIONS: [&str; 11] = [
+    "etc", "a.m", "p.m", "jr", "sr", "inc", "ltd", "co", "corp", "approx", "al",
 ];
 
 /// A list marker at the start of a line (`- `, `* `, `• `, `1. `, `2) `): its length in bytes.
@@ -122,8 +131,16 @@ fn split_block<'a>(text: &'a str, out: &mut Vec<&'a str>) {
         let word = &text[word_start..at];
         let lower = word.to_lowercase();
         let letters: Vec<char> = word.chars().filter(|ch| ch.is_alphabetic()).collect();
+        let stem = lower.trim_end_matches('.');
+        // "4 p.m. The board": an abbreviation that may end a sentence, before a capitalised word
+        let ends_here = ENDING_ABBREVIATIONS.contains(&stem)
+            && spaced
+            && chars
+                .get(k)
+                .is_some_and(|x| x.1.is_uppercase() || x.1 == '"' || x.1 == '“');
         let abbreviation = c == '.'
-            && (ABBREVIATIONS.contains(&lower.trim_end_matches('.'))
+            && !ends_here
+            && (ABBREVIATIONS.contains(&stem)
                 // an initial or a run of initials: "J.", "J.R.R.", "U.S."
                 || (!letters.is_empty()
                     && word
@@ -137,8 +154,15 @@ fn split_block<'a>(text: &'a str, out: &mut Vec<&'a str>) {
             && !spaced;
         // anything but punctuation that continues a clause can start the next sentence
         let starts_sentence = |n: char| !matches!(n, ',' | ';' | ':' | ')' | ']' | '}' | '%');
+        // inside a quotation that closes later in the block: the quotation's own full stops do
+        // not end the sentence ("'It's too late. You're food.'")
+        let opened = text[start..at].matches('"').count() % 2 == 1
+            || text[start..at].matches('“').count() > text[start..at].matches('”').count();
+        let closes_later = text[end..].contains('"') || text[end..].contains('”');
+        let in_quote = opened && closes_later && end <= text.len();
         let split = match next {
             None => false,
+            _ if in_quote => false,
             Some(n) if spaced => starts_sentence(n) && !abbreviation && !in_number,
             // glued: "(AP).Less", "word.Next" (not "3.5", not "e.g.the", not "example.com")
             Some(n) => {

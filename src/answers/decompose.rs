@@ -36,6 +36,12 @@ struct SentenceRules {
     framing: Vec<String>,
     framing_prefixes: Vec<String>,
     refusals: Vec<String>,
+    lead_in_verbs: Vec<String>,
+    vacuous_lead_ins: Vec<String>,
+    wrapper_sources: Vec<String>,
+    wrapper_verbs: Vec<String>,
+    note_prefixes: Vec<String>,
+    truncation_words: Vec<String>,
 }
 
 fn rules() -> &'static SentenceRules {
@@ -79,10 +85,75 @@ fn not_a_claim(sentence: &str) -> Option<&'static str> {
     if r.non_claim.iter().any(|p| starts_with_phrase(s, p)) {
         return Some("not a claim: manners");
     }
-    if s.split_whitespace().count() < 3 {
-        return Some("not a claim: fewer than three words");
+    let t = sentence.trim();
+    if (t.starts_with('[') && t.ends_with(']')) || (t.starts_with('(') && t.ends_with(')')) {
+        return Some("citation: not a claim");
+    }
+    // "He resigned." and "Sales doubled." are claims; one word is not
+    if s.split_whitespace().count() < 2 {
+        return Some("not a claim: one word");
+    }
+    if s.trim_end().ends_with(':') {
+        return Some("lead-in: it introduces what follows");
     }
     None
+}
+
+/// `sentence` without a note opening ("Note: The passage does not mention X" -> "The passage
+/// does not mention X"), so the framing rules see it.
+fn strip_note(sentence: &str) -> String {
+    let s = lower(sentence);
+    for p in &rules().note_prefixes {
+        if starts_with_phrase(&s, p) || (p.ends_with(':') && s.starts_with(p.as_str())) {
+            let rest = sentence.get(p.len()..).unwrap_or("").trim_start();
+            return capitalised(rest);
+        }
+    }
+    sentence.to_string()
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+/// The claim inside a wrapper about the source ("The passage states that profit fell by half"
+/// -> "Profit fell by half"), or the sentence as it is.
+fn unwrap_source(sentence: &str) -> String {
+    // one apostrophe, so the lower-cased text and the sentence share their byte offsets
+    let sentence = &sentence.replace(['’', '‘'], "'");
+    let s = lower(sentence);
+    let r = rules();
+    for src in &r.wrapper_sources {
+        if !starts_with_phrase(&s, src) {
+            continue;
+        }
+        let after = s[src.len()..].trim_start();
+        let skipped = s.len() - after.len();
+        // "It's noted that": the verb list spells the contraction with its apostrophe
+        let (after, skipped) = match after.strip_prefix('\'') {
+            Some(a) if src == "it" => (a, skipped + 1),
+            _ => (after, skipped),
+        };
+        for v in &r.wrapper_verbs {
+            let v_trim = v.trim_start_matches('\'');
+            if starts_with_phrase(after, v_trim) || starts_with_phrase(after, v) {
+                let used = if starts_with_phrase(after, v) {
+                    v.len()
+                } else {
+                    v_trim.len()
+                };
+                let rest = sentence.get(skipped + used..).unwrap_or("").trim_start();
+                if rest.split_whitespace().count() >= 2 {
+                    return capitalised(rest);
+                }
+            }
+        }
+    }
+    sentence.to_string()
 }
 
 /// The sentence without a framing opening ("Based on the provided text, refunds take..." ->
@@ -110,6 +181,24 @@ pub struct Decomposition {
     pub dropped: Vec<(String, String)>,
 }
 
+/// True when `sentence` (a slice of `answer`) starts a list item: its line opens with a marker.
+fn list_item(answer: &str, sentence: &str) -> bool {
+    let base = answer.as_ptr() as usize;
+    let at = (sentence.as_ptr() as usize).wrapping_sub(base);
+    if at > answer.len() {
+        return false;
+    }
+    let line_start = answer[..at].rfind('\n').map_or(0, |i| i + 1);
+    let head = answer[line_start..at].trim();
+    !head.is_empty()
+        && (["-", "*", "•", "–", "+"].contains(&head)
+            || head
+                .trim_end_matches(['.', ')'])
+                .chars()
+                .all(|c| c.is_ascii_digit())
+                && head.len() <= 4)
+}
+
 /// The built-in sentence splitter.
 pub struct Sentences;
 
@@ -128,14 +217,73 @@ impl Decomposer for Sentences {
 
     fn decompose_explained(&self, _question: &str, answer: &str) -> Result<Decomposition, String> {
         let mut d = Decomposition::default();
-        for s in split_sentences(answer) {
-            let s = s.trim().to_string();
+        let r = rules();
+        let sentences = split_sentences(answer);
+        // the lead-in ("Notable items include:") whose subject the list items under it take
+        let mut lead: Option<String> = None;
+        for (n, raw) in sentences.iter().enumerate() {
+            let s = raw.trim().to_string();
             // a trailing citation like "[p-2071, p-2072]" is not part of the claim
             let s = match s.rfind(" [") {
                 Some(i) if s.ends_with(']') => s[..i].trim_end().to_string(),
                 _ => s,
             };
-            let s = strip_framing(&s);
+            // a cut-off last sentence ("Despite retiring from") is not a claim
+            let last_word = lower(&s)
+                .split_whitespace()
+                .last()
+                .unwrap_or("")
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_string();
+            if n + 1 == sentences.len()
+                && !s.ends_with(['.', '!', '?', '…', '"', '\'', '”', ')', ']', ':'])
+                && r.truncation_words.contains(&last_word)
+            {
+                d.dropped
+                    .push((s, "truncated: the answer stops mid-sentence".into()));
+                continue;
+            }
+            let is_item = list_item(answer, raw);
+            let s = unwrap_source(&strip_framing(&strip_note(&s)));
+            if s.trim_end().ends_with(':') {
+                // "Here is a summary:" is framing first, a lead-in second
+                let framing = not_a_claim(&s).filter(|w| !w.starts_with("lead-in"));
+                let l = lower(s.trim_end().trim_end_matches(':'));
+                let verb = l.split_whitespace().last().unwrap_or("").to_string();
+                lead = (r.lead_in_verbs.contains(&verb)
+                    && !r.vacuous_lead_ins.iter().any(|v| starts_with_phrase(&l, v)))
+                .then(|| s.trim_end().trim_end_matches(':').trim_end().to_string());
+                let why = framing.unwrap_or("lead-in: it introduces what follows");
+                d.dropped.push((s, why.into()));
+                continue;
+            }
+            // a list item under a lead-in with a subject keeps the subject
+            let s = match (&lead, is_item) {
+                (Some(l), true) if s.split_whitespace().count() <= 12 => {
+                    let item = s.trim_end_matches(['.', ';', ',']);
+                    let first = item.split_whitespace().next().unwrap_or("");
+                    // "A diorama" -> "a diorama", but a name keeps its capital
+                    let item = if first.chars().skip(1).all(char::is_lowercase)
+                        && [
+                            "a", "an", "the", "one", "two", "three", "some", "several", "many",
+                        ]
+                        .contains(&first.to_lowercase().as_str())
+                    {
+                        let mut c = item.chars();
+                        c.next()
+                            .map(|f| f.to_lowercase().collect::<String>() + c.as_str())
+                            .unwrap_or_default()
+                    } else {
+                        item.to_string()
+                    };
+                    format!("{l} {item}.")
+                }
+                (_, false) => {
+                    lead = None;
+                    s
+                }
+                _ => s,
+            };
             match not_a_claim(&s) {
                 Some(why) => d.dropped.push((s, why.to_string())),
                 None => d.claims.push(s),
@@ -195,6 +343,99 @@ impl Decomposer for LlmDecomposer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 24's answers, as a person would extract their claims: (answer, claims, dropped
+    /// sentences with a word of their reason).
+    #[test]
+    fn real_answers_give_the_claims_a_person_would_extract() {
+        type Case<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, &'a str)]);
+        let cases: &[Case] = &[
+            (
+                "Kansas Gov. Sam Brownback signed the bill on Friday.",
+                &["Kansas Gov. Sam Brownback signed the bill on Friday."],
+                &[],
+            ),
+            (
+                "The ranger said: \"If you see the tiger, it's too late. You're food.\" Visitors were told to stay in their cars.",
+                &[
+                    "The ranger said: \"If you see the tiger, it's too late. You're food.\"",
+                    "Visitors were told to stay in their cars.",
+                ],
+                &[],
+            ),
+            (
+                "The meeting ended at 4 p.m. The board then voted to close the branch.",
+                &["The meeting ended at 4 p.m.", "The board then voted to close the branch."],
+                &[],
+            ),
+            (
+                "He lost to Chris Eubank Jr. Chris Eubank competed at middleweight for a decade.",
+                &["He lost to Chris Eubank Jr.", "Chris Eubank competed at middleweight for a decade."],
+                &[],
+            ),
+            (
+                "He resigned. Sales doubled. Yes.",
+                &["He resigned.", "Sales doubled."],
+                &[("Yes.", "one word")],
+            ),
+            (
+                "Here is a summary:\nKey points include:\n- Revenue rose 17 per cent to $ 160 million.\n- The CEO, Anna Weiss, will step down in March.",
+                &[
+                    "Revenue rose 17 per cent to $ 160 million.",
+                    "The CEO, Anna Weiss, will step down in March.",
+                ],
+                &[("Here is a summary:", "framing"), ("Key points include:", "lead-in")],
+            ),
+            (
+                "Notable items include:\n1. A diorama of Agincourt\n2. Letters from Winston Churchill",
+                &[
+                    "Notable items include a diorama of Agincourt.",
+                    "Notable items include Letters from Winston Churchill.",
+                ],
+                &[("Notable items include:", "lead-in")],
+            ),
+            (
+                "As of February 22, 2020:\n- The outbreak had spread to 26 countries.\n- However, if I were to extract a summary, it would be:",
+                &["The outbreak had spread to 26 countries."],
+                &[
+                    ("As of February 22, 2020:", "lead-in"),
+                    ("However, if I were to extract a summary, it would be:", "lead-in"),
+                ],
+            ),
+            (
+                "The passage states that profit fell by half. It's noted that the chief executive left in May. According to the article, shares fell 6%.",
+                &[
+                    "Profit fell by half.",
+                    "The chief executive left in May.",
+                    "Shares fell 6%.",
+                ],
+                &[],
+            ),
+            (
+                "Morton beat Alloa 2-1. Note: The passage does not mention the attendance.",
+                &["Morton beat Alloa 2-1."],
+                &[("The passage does not mention the attendance.", "framing")],
+            ),
+            (
+                "Beckford scored twice for the visitors. Despite retiring from",
+                &["Beckford scored twice for the visitors."],
+                &[("Despite retiring from", "truncated")],
+            ),
+        ];
+        for (answer, claims, dropped) in cases {
+            let d = Sentences.decompose_explained("", answer).unwrap();
+            assert_eq!(d.claims, *claims, "{answer:?}: dropped {:?}", d.dropped);
+            for (sentence, why) in *dropped {
+                assert!(
+                    d.dropped
+                        .iter()
+                        .any(|(s, w)| s == sentence && w.contains(why)),
+                    "{answer:?}: {sentence:?} ({why}) not in {:?}",
+                    d.dropped
+                );
+            }
+        }
+    }
 
     #[test]
     fn non_claims_are_dropped_and_conditionals_kept_whole() {
