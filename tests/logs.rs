@@ -909,3 +909,30 @@ fn a_labels_file_as_it_comes_keeps_its_unknown_keys_and_checks_only_known_ones()
         "{err}"
     );
 }
+
+#[test]
+fn the_checkers_note_covers_every_chunk_of_the_log_not_the_last() {
+    // 300 answers are two chunks of 256 and 44; the cascade's routing note used to count the
+    // last chunk only
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("faithprobe.yaml"),
+        "checkers:\n  front: {kind: lexical}\n  both: {kind: cascade, front: front, back: front, route_below: 0.5}\n",
+    )
+    .unwrap();
+    let mut log = String::new();
+    for i in 0..300 {
+        log.push_str(&format!(
+            "{{\"id\": \"a{i}\", \"question\": \"How long do refunds take?\", \"answer\": \"Refunds take {} business days.\", \"passages\": [{{\"id\": \"p\", \"text\": \"Refunds take 5 business days.\"}}]}}\n",
+            if i % 3 == 0 { 7 } else { 5 }
+        ));
+    }
+    std::fs::write(d.path().join("log.jsonl"), log).unwrap();
+    let out = crate::common::faithprobe_in(d.path())
+        .args(["score", "log.jsonl", "--checker", "both", "--show", "none"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{err}");
+    assert!(err.contains("both: 300 claims;"), "{err}");
+}

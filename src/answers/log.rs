@@ -276,6 +276,8 @@ pub struct LogReader {
     pub without_passages: Vec<(String, Option<usize>)>,
     /// SHA-256 of every byte of the log read so far.
     hasher: sha2::Sha256,
+    /// Bytes of the log read so far: how far through the work a streamed log is.
+    bytes_read: u64,
     /// SHA-256 of the contexts file, when there is one.
     contexts_sha: Option<String>,
 }
@@ -352,6 +354,7 @@ impl LogReader {
             position: 0,
             without_passages: Vec::new(),
             hasher,
+            bytes_read: 0,
             contexts_sha: match contexts {
                 Some(p) => Some(crate::text::sha256_hex(
                     &std::fs::read(p).map_err(|e| Error::io(p, e))?,
@@ -360,6 +363,11 @@ impl LogReader {
                 None => None,
             },
         })
+    }
+
+    /// Bytes of a streamed log read so far (0 for a YAML log, read whole).
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read
     }
 
     /// What this log is, whatever its path: the SHA-256 of the bytes read so far (the whole log
@@ -396,7 +404,10 @@ impl LogReader {
                 let mut buf = Vec::new();
                 match reader.read_until(b'\n', &mut buf) {
                     Ok(0) => return None,
-                    Ok(_) => sha2::Digest::update(&mut self.hasher, &buf),
+                    Ok(n) => {
+                        self.bytes_read += n as u64;
+                        sha2::Digest::update(&mut self.hasher, &buf)
+                    }
                     Err(e) => return Some(Err(Error::io(&self.path, e))),
                 }
                 *line += 1;

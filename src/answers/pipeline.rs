@@ -47,7 +47,8 @@ pub struct Scored {
 }
 
 /// Scores every answer `reader` yields. `progress` is called after each chunk with the number of
-/// answers scored so far. An I/O error reading the log ends it with that error; a malformed
+/// answers scored so far and the bytes of the log read so far (the work done: later answers with
+/// longer passages cost more than earlier short ones). An I/O error reading the log ends it with that error; a malformed
 /// record is kept (named by its line) and the rest is scored.
 pub fn score_log(
     mut reader: LogReader,
@@ -56,7 +57,7 @@ pub fn score_log(
     omissions: Option<&LlmClient>,
     mut tally: Tally,
     mut head: ScoreRecord,
-    progress: &mut dyn FnMut(usize),
+    progress: &mut dyn FnMut(usize, u64),
 ) -> Result<Scored> {
     let mut spool = Spool::new()?;
     let mut bad_lines: Vec<Error> = Vec::new();
@@ -101,7 +102,7 @@ pub fn score_log(
             spool.push(r)?;
         }
         done += results.len();
-        progress(done);
+        progress(done, reader.bytes_read());
         if crate::interrupt::requested() {
             break;
         }

@@ -98,6 +98,16 @@ impl Checker for CascadeChecker {
         s
     }
 
+    fn start_notes(&self) {
+        if let Ok(mut r) = self.routing.lock() {
+            *r = Routing::default();
+        }
+        self.front.start_notes();
+        if !self.same_checker() {
+            self.back.start_notes();
+        }
+    }
+
     fn notes(&self) -> Vec<String> {
         let r = self.routing();
         let mut out = vec![format!(
@@ -153,7 +163,10 @@ impl Checker for CascadeChecker {
         }
         routing.to_back = routed.len();
         if let Ok(mut r) = self.routing.lock() {
-            *r = routing;
+            r.claims += routing.claims;
+            r.front_passed += routing.front_passed;
+            r.front_rejected += routing.front_rejected;
+            r.to_back += routing.to_back;
         }
         if !routed.is_empty() {
             let sub = CheckInput {

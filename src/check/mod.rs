@@ -214,10 +214,14 @@ pub trait Checker: Send + Sync {
     /// One result per claim, in order. `progress` is called with the number of claims done.
     fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult>;
 
-    /// Lines for stderr after a run: what it cost, what came from the cache.
+    /// Lines for stderr after a run: what it cost, what came from the cache, over every `check`
+    /// call since [`Checker::start_notes`] (a log is scored in chunks).
     fn notes(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// Starts counting what [`Checker::notes`] reports afresh (before each suite or log).
+    fn start_notes(&self) {}
 
     /// Every number the checker has for one premise and claim beyond its verdict's score (label
     /// probabilities, a cosine), for `faithprobe check`; `None` when the score is all it has.
@@ -246,6 +250,9 @@ impl Checker for std::sync::Arc<dyn Checker> {
     }
     fn notes(&self) -> Vec<String> {
         (**self).notes()
+    }
+    fn start_notes(&self) {
+        (**self).start_notes()
     }
     fn probe(&self, premise: &str, claim: &str) -> Result<Option<Vec<(String, f64)>>, CheckError> {
         (**self).probe(premise, claim)

@@ -48,6 +48,17 @@ pub struct ModelUse {
 }
 
 impl ModelUse {
+    /// Adds another call's counts to these.
+    pub fn add(&mut self, o: &ModelUse) {
+        self.needed += o.needed;
+        self.cached += o.cached;
+        self.scored += o.scored;
+        self.batches += o.batches;
+        self.rejected += o.rejected;
+        self.considered += o.considered;
+        self.skipped += o.skipped;
+    }
+
     pub fn note(&self, name: &str, what: &str) -> String {
         let rejected = if self.rejected > 0 {
             format!(
@@ -731,6 +742,12 @@ impl Checker for NliChecker {
         vec![self.last_use().note(&self.name, "premise-claim pairs")]
     }
 
+    fn start_notes(&self) {
+        if let Ok(mut u) = self.usage.lock() {
+            *u = ModelUse::default();
+        }
+    }
+
     fn probe(&self, premise: &str, claim: &str) -> Result<Option<Vec<(String, f64)>>, CheckError> {
         self.probe_pair(premise, claim).map(Some)
     }
@@ -910,7 +927,7 @@ impl Checker for NliChecker {
             }
         }
         if let Ok(mut u) = self.usage.lock() {
-            *u = usage;
+            u.add(&usage);
         }
 
         let out = input

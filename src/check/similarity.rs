@@ -229,6 +229,12 @@ impl Checker for SimilarityChecker {
             .unwrap_or_default()]
     }
 
+    fn start_notes(&self) {
+        if let Ok(mut u) = self.usage.lock() {
+            *u = ModelUse::default();
+        }
+    }
+
     fn probe(&self, premise: &str, claim: &str) -> Result<Option<Vec<(String, f64)>>, CheckError> {
         let mut usage = ModelUse::default();
         let texts = [premise.to_string(), claim.to_string()];
@@ -325,7 +331,7 @@ impl Checker for SimilarityChecker {
             Err(e) => return input.claims.iter().map(|_| Err(e.clone())).collect(),
         }
         if let Ok(mut u) = self.usage.lock() {
-            *u = usage;
+            u.add(&usage);
         }
         let out = input
             .claims

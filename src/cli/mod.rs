@@ -328,6 +328,39 @@ impl Progress {
         }
     }
 
+    /// `done` items (answers) are scored and `work` of `total_work` units (bytes of the log) is
+    /// read: the time left is estimated from the work, since later items may cost more.
+    pub fn set_by_work(&mut self, done: u64, work: u64, total_work: Option<u64>) {
+        if total_work.is_some() && total_work != self.total {
+            self.total = total_work;
+            self.bar.set_length(total_work.unwrap_or(0));
+        }
+        self.bar.set_position(work);
+        self.bar
+            .set_message(format!("{}: {done} {}", self.label, self.noun));
+        let unfinished = self.total.is_none_or(|t| work < t);
+        if !self.terminal && unfinished && self.last_line.elapsed() >= Duration::from_secs(5) {
+            self.last_line = Instant::now();
+            let secs = self.started.elapsed().as_secs_f64();
+            let rate = done as f64 / secs.max(1e-9);
+            let of = match self.total {
+                Some(t) if t >= work && work > 0 => {
+                    let per_unit = secs / work as f64;
+                    format!(
+                        " ({:.0}% of the log read, about {:.0} s left)",
+                        100.0 * work as f64 / t.max(1) as f64,
+                        (t - work) as f64 * per_unit
+                    )
+                }
+                _ => String::new(),
+            };
+            eprintln!(
+                "{}: {done} {} scored{of} in {secs:.0} s, {rate:.1} {}/s",
+                self.label, self.noun, self.noun
+            );
+        }
+    }
+
     /// Clears the bar; returns the time since the start.
     pub fn finish(self) -> Duration {
         self.bar.finish_and_clear();
@@ -354,6 +387,7 @@ pub fn score_suites_part(
             "cases",
             None,
         );
+        checker.start_notes();
         let run = run_suite_part(suite, set, checker, shard, &mut |done, total| {
             progress.set(done as u64, Some(total as u64));
         });

@@ -110,24 +110,6 @@ pub struct ScoreArgs {
     pub cache: CacheArgs,
 }
 
-/// A cheap count of the records in a JSON Lines log (non-blank lines), for progress.
-fn count_records(path: &std::path::Path) -> Option<usize> {
-    use std::io::BufRead;
-    let f = std::fs::File::open(path).ok()?;
-    let mut r = std::io::BufReader::with_capacity(1 << 16, f);
-    let mut n = 0;
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        if r.read_until(b'\n', &mut buf).ok()? == 0 {
-            return Some(n);
-        }
-        if buf.iter().any(|b| !b.is_ascii_whitespace()) {
-            n += 1;
-        }
-    }
-}
-
 pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let confidence = args.confidence.checked()?;
     for (flag, v) in [
@@ -180,7 +162,12 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         shard: args.shard,
         answers: Vec::new(),
     };
-    let mut progress = super::Progress::new("score", "answers", total_of(&args));
+    // progress by the work: bytes of the log read, not answers (later answers may have longer
+    // passages)
+    let log_bytes = log_bytes(&args);
+    let mut progress = super::Progress::new("score", "answers", log_bytes);
+    // the notes after the run cover every chunk of the log, not the last one
+    checker.start_notes();
     let scored = pipeline::score_log(
         reader,
         decomposer.as_ref(),
@@ -188,7 +175,7 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         omission_client.as_ref(),
         tally,
         head,
-        &mut |done| progress.set(done as u64, None),
+        &mut |done, read| progress.set_by_work(done as u64, read, log_bytes),
     )?;
     progress.finish();
     for n in checker.notes() {
@@ -324,21 +311,18 @@ fn definitions(args: &ScoreArgs) -> Vec<Definition> {
     d
 }
 
-/// The answers the log holds, for progress: counted ahead only in a regular JSON Lines file (a
-/// pipe, FIFO or stdin can be read once), and divided among the shards.
-fn total_of(args: &ScoreArgs) -> Option<u64> {
-    let regular = std::fs::metadata(&args.log).is_ok_and(|m| m.is_file());
+/// The size of the log in bytes, for progress: known only for a regular JSON Lines file (a pipe,
+/// FIFO or stdin can be read once; a YAML log is read whole before scoring starts). A shard reads
+/// every line of the log too, so the bytes read measure its progress as well.
+fn log_bytes(args: &ScoreArgs) -> Option<u64> {
     let yaml = matches!(
         args.log.extension().and_then(|e| e.to_str()),
         Some("yaml" | "yml")
     );
-    if !regular || yaml {
-        return None;
-    }
-    count_records(&args.log).map(|n| match args.shard {
-        Some(s) => n.div_ceil(s.n as usize) as u64,
-        None => n as u64,
-    })
+    std::fs::metadata(&args.log)
+        .ok()
+        .filter(|m| m.is_file() && !yaml)
+        .map(|m| m.len())
 }
 
 /// Warnings about what the log holds: answers with no passage text, labels that match nothing.
