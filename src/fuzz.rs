@@ -187,6 +187,10 @@ proptest! {
             let _ = crate::text::find_word(&t, &word, 0);
             let _ = crate::answers::numbers::check(&t, &[&word], "");
             let _ = crate::answers::decompose::is_refusal(&t);
+            {
+                use crate::answers::decompose::Decomposer;
+                let _ = crate::answers::decompose::Sentences.decompose_explained(&word, &t);
+            }
             let _ = crate::llm::render_template(&t, &[("claims", &word), ("passages", &t)]);
             let _ = crate::llm::redact(&t, &word);
             let _ = crate::llm::parse_retry_after(&t);
