@@ -10,7 +10,7 @@ use crate::error::{Error, Exit};
 use crate::record::{Record, RecordCase};
 use crate::run::{CaseKind, Expected, Outcome, Role};
 use crate::stats::{
-    adjust, cluster_rate_of, detectable_drop, mcnemar_exact, Adjust, ClusterRate, Rate,
+    adjust, cluster_rate_of, detectable_drop_of, mcnemar_exact, Adjust, ClusterRate, Rate,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -486,7 +486,13 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
             r.p_adjusted = r.p_value;
         }
         r.significantly_worse = r.gating && r.worse > r.better && r.p_adjusted < alpha;
-        r.detectable_drop = detectable_drop(r.base.n, row_alpha, 0.8);
+        // only what the base got right can get worse: caught faults, passed faithful cases
+        let good = if r.faithful {
+            r.base.n - r.base.k
+        } else {
+            r.base.k
+        };
+        r.detectable_drop = detectable_drop_of(r.base.n, good, row_alpha, 0.8);
     }
 
     let mut regressions = Vec::new();

@@ -6,7 +6,7 @@
 //! labelled anything else.
 
 use crate::run::{CaseKind, CaseResult, Outcome, Role, SuiteRun};
-use crate::stats::{cluster_rate_of, detectable_drop, ClusterRate, Rate};
+use crate::stats::{cluster_rate_of, detectable_drop_of, ClusterRate, Rate};
 use serde::Serialize;
 
 /// One row of the fault-type table.
@@ -203,7 +203,7 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
         2 + usize::from(invariance.n > 0) + fault_types.iter().filter(|r| r.caught.n > 0).count();
     let mut fault_types = fault_types;
     for r in &mut fault_types {
-        r.detectable_drop = detectable_drop(r.caught.n, 0.05 / rows as f64, 0.8);
+        r.detectable_drop = detectable_drop_of(r.caught.n, r.caught.k, 0.05 / rows as f64, 0.8);
     }
 
     let mutants: Vec<&CaseResult> = run

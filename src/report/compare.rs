@@ -44,10 +44,24 @@ fn notes(c: &Comparison) -> Vec<String> {
     let mut out = Vec::new();
     for r in &c.rows {
         match r.detectable_drop {
-            None => out.push(format!(
-                "{}: too few cases ({}) to detect any drop; a pass here is not evidence",
-                r.group, r.base.n
-            )),
+            None => {
+                let good = if r.faithful {
+                    r.base.n - r.base.k
+                } else {
+                    r.base.k
+                };
+                out.push(if good == 0 {
+                    format!(
+                        "{}: no drop detectable: the base got none of its {} cases right, so none can get worse",
+                        r.group, r.base.n
+                    )
+                } else {
+                    format!(
+                        "{}: no drop detectable: even if all {good} of the {} cases the base got right went wrong, the test would not reach significance; a pass here is not evidence",
+                        r.group, r.base.n
+                    )
+                })
+            }
             Some(d) if d > c.min_detectable => out.push(format!(
                 "{}: too few cases to detect a drop of {:.2} ({} cases detect {:.2} with 80% power)",
                 r.group, c.min_detectable, r.base.n, d

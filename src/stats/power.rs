@@ -89,9 +89,43 @@ pub fn detectable_drop(n: u64, alpha: f64, power: f64) -> Option<f64> {
     Some((hi * scale).ceil() / scale)
 }
 
+/// The smallest drop in a rate over `n` paired cases that the comparison detects, when only the
+/// `good` cases the base got right (caught faults, passed faithful cases) can become wrong: a
+/// share `q` of them newly wrong is a drop of `q · good / n`. None ("none detectable") when even
+/// losing every one of them would not reach significance that often; never larger than the
+/// base's own rate (`good / n`).
+pub fn detectable_drop_of(n: u64, good: u64, alpha: f64, power: f64) -> Option<f64> {
+    if n == 0 || good == 0 {
+        return None;
+    }
+    let q = detectable_drop(good, alpha, power)?;
+    let d = (q * good as f64 / n as f64).min(good as f64 / n as f64);
+    let scale = 10f64.powi(2 - d.log10().floor() as i32);
+    Some(((d * scale).ceil() / scale).min(good as f64 / n as f64))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_detectable_drop_counts_only_what_the_base_got_right() {
+        // 7 of 9 caught: a drop of 0.98 is more than the whole rate (0.78); at most 7/9 can go
+        let d = detectable_drop_of(9, 7, 0.05 / 9.0, 0.8);
+        assert!(d.is_none_or(|d| d <= 7.0 / 9.0), "{d:?}");
+        // 100 cases, 90 caught: the drop is computed from the 90 at risk (about what the 100 give,
+        // the expected number of newly missed cases being the same)
+        let d = detectable_drop_of(100, 90, 0.05, 0.8).unwrap();
+        let from_n = detectable_drop(100, 0.05, 0.8).unwrap();
+        assert!((d - from_n).abs() < 0.005 && d <= 0.9, "{d} vs {from_n}");
+        // 12 of 40 caught: never more than the 0.3 the base caught
+        let d = detectable_drop_of(40, 12, 0.05, 0.8);
+        assert!(d.is_none_or(|d| d <= 0.3), "{d:?}");
+        // nothing caught: nothing can drop
+        assert_eq!(detectable_drop_of(20, 0, 0.05, 0.8), None);
+        // too few caught to ever reach significance
+        assert_eq!(detectable_drop_of(20, 3, 0.05, 0.8), None);
+    }
 
     #[test]
     fn holm_and_bonferroni_match_statsmodels() {
