@@ -40,6 +40,10 @@ pub enum StatsCommand {
         /// Print the power to detect this drop instead.
         #[arg(long)]
         drop: Option<f64>,
+        /// The share of cases the candidate also fixes (default 0: the best case, where no case
+        /// improves; any fix makes a drop harder to see).
+        #[arg(long, default_value_t = 0.0)]
+        fix_rate: f64,
     },
     /// Labelled cases needed to pin a rate near P to within ±E.
     SampleSize {
@@ -93,7 +97,19 @@ pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
             alpha,
             power,
             drop,
+            fix_rate,
         } => {
+            if !(0.0..1.0).contains(&fix_rate) {
+                return Err(
+                    Error::Usage(format!("--fix-rate {fix_rate} must be in [0, 1)")).into(),
+                );
+            }
+            let case = if fix_rate > 0.0 {
+                format!("when the candidate also fixes {fix_rate} of the cases")
+            } else {
+                "best case: no case improves; --fix-rate F for a candidate that also fixes some"
+                    .to_string()
+            };
             for (name, v) in [("--alpha", alpha), ("--power", power)] {
                 if !(v > 0.0 && v < 1.0) {
                     return Err(Error::Usage(format!("{name} {v} must be between 0 and 1")).into());
@@ -103,16 +119,16 @@ pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
             match drop {
                 Some(d) if (0.0..=1.0).contains(&d) => outln!(
                 o,
-                    "power {:.3} to detect a drop of {d} with {n} paired cases at alpha {alpha} (exact McNemar; {need} one-way discordant pairs reject)",
-                    stats::power::power_of(n, d, alpha)
+                    "power {:.3} to detect a drop of {d} with {n} paired cases at alpha {alpha} (exact McNemar; {case})",
+                    stats::power::power_with_fixes(n, d, fix_rate, alpha)
                 ),
                 Some(d) => {
                     return Err(Error::Usage(format!("--drop {d} must be in [0, 1]")).into())
                 }
-                None => match stats::detectable_drop(n, alpha, power) {
+                None => match stats::power::detectable_drop_with_fixes(n, fix_rate, alpha, power) {
                     Some(d) => outln!(
                 o,
-                        "{n} paired cases detect a drop of {} with power {power} at alpha {alpha} (exact McNemar; at least {need} one-way discordant pairs)",
+                        "{n} paired cases detect a drop of {} with power {power} at alpha {alpha} (exact McNemar; at least {need} one-way discordant pairs; {case})",
                         sig3(d)
                     ),
                     None => outln!(

@@ -63,7 +63,7 @@ fn notes(c: &Comparison) -> Vec<String> {
                 })
             }
             Some(d) if d > c.min_detectable => out.push(format!(
-                "{}: too few cases to detect a drop of {:.2} ({} cases detect {:.2} with 80% power)",
+                "{}: too few cases to detect a drop of {:.2} ({} cases detect {:.2} with 80% power at best, if the candidate fixes no case)",
                 r.group, c.min_detectable, r.base.n, d
             )),
             _ => {}

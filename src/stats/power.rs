@@ -89,6 +89,71 @@ pub fn detectable_drop(n: u64, alpha: f64, power: f64) -> Option<f64> {
     Some((hi * scale).ceil() / scale)
 }
 
+/// The probabilities of Binomial(n, p) that are not negligible, as (count, probability).
+fn support(n: u64, p: f64) -> Vec<(u64, f64)> {
+    if p <= 0.0 {
+        return vec![(0, 1.0)];
+    }
+    if p >= 1.0 {
+        return vec![(n, 1.0)];
+    }
+    let b = Binomial::new(p, n).expect("0 < p < 1");
+    let mean = n as f64 * p;
+    let sd = (mean * (1.0 - p)).sqrt();
+    let lo = (mean - 8.0 * sd - 2.0).max(0.0) as u64;
+    let hi = ((mean + 8.0 * sd + 2.0) as u64).min(n);
+    (lo..=hi)
+        .map(|k| (k, statrs::distribution::Discrete::pmf(&b, k)))
+        .filter(|(_, q)| *q > 1e-14)
+        .collect()
+}
+
+/// The power of `n` paired cases to detect a drop `d` at `alpha` when the candidate also fixes a
+/// share `fix` of the cases (each case newly wrong with probability `d`, newly right with
+/// probability `fix`): the exact McNemar test must see the newly wrong outnumber the newly right
+/// by enough. With `fix` 0 this is [`power_of`], the best case.
+pub fn power_with_fixes(n: u64, d: f64, fix: f64, alpha: f64) -> f64 {
+    if fix <= 0.0 {
+        return power_of(n, d, alpha);
+    }
+    let d = d.clamp(0.0, 1.0);
+    let fix = fix.clamp(0.0, 1.0 - d);
+    // each case: newly wrong (d), newly right (fix) or unchanged; the newly right among the
+    // cases not newly wrong are Binomial(n - c, fix / (1 - d))
+    let mut p = 0.0;
+    for (c, pc) in support(n, d) {
+        let share = if d < 1.0 { fix / (1.0 - d) } else { 0.0 };
+        for (b, pb) in support(n - c, share) {
+            if c > b && super::mcnemar_exact(b, c) < alpha {
+                p += pc * pb;
+            }
+        }
+    }
+    p.min(1.0)
+}
+
+/// The smallest drop (3 significant figures, rounded up) that `n` paired cases detect with
+/// `power` at `alpha` when the candidate also fixes a share `fix`; None when none can be.
+pub fn detectable_drop_with_fixes(n: u64, fix: f64, alpha: f64, power: f64) -> Option<f64> {
+    if fix <= 0.0 {
+        return detectable_drop(n, alpha, power);
+    }
+    if power_with_fixes(n, 1.0, fix, alpha) < power {
+        return None;
+    }
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..30 {
+        let mid = (lo + hi) / 2.0;
+        if power_with_fixes(n, mid, fix, alpha) >= power {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    let scale = 10f64.powi(2 - hi.log10().floor() as i32);
+    Some((hi * scale).ceil() / scale)
+}
+
 /// The smallest drop in a rate over `n` paired cases that the comparison detects, when only the
 /// `good` cases the base got right (caught faults, passed faithful cases) can become wrong: a
 /// share `q` of them newly wrong is a drop of `q · good / n`. None ("none detectable") when even
@@ -107,6 +172,53 @@ pub fn detectable_drop_of(n: u64, good: u64, alpha: f64, power: f64) -> Option<f
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fixes_cut_the_power_the_best_case_promises() {
+        // a drop of 0.08 with 100 paired cases: power 0.82 when nothing improves (the issue's
+        // figure); much less when the candidate also fixes 2% of cases
+        let best = power_with_fixes(100, 0.08, 0.0, 0.05);
+        assert!((best - 0.82).abs() < 0.01, "{best}");
+        let with = power_with_fixes(100, 0.08, 0.02, 0.05);
+        // checked by simulating the gate's own test on 20,000 paired runs (fixed seed)
+        let mut x: u64 = 42;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let reps = 20_000;
+        let mut rejected = 0;
+        for _ in 0..reps {
+            let (mut b, mut c) = (0, 0);
+            for _ in 0..100 {
+                let u = next();
+                if u < 0.08 {
+                    c += 1;
+                } else if u < 0.10 {
+                    b += 1;
+                }
+            }
+            if c > b && crate::stats::mcnemar_exact(b, c) < 0.05 {
+                rejected += 1;
+            }
+        }
+        let sim = rejected as f64 / reps as f64;
+        let mc_error = (sim * (1.0 - sim) / reps as f64).sqrt();
+        assert!(
+            (with - sim).abs() < 4.0 * mc_error,
+            "{with} vs simulated {sim} ± {mc_error}"
+        );
+        assert!(with < best - 0.2, "{with} vs {best}");
+        // at n = 1000, 1% fixes cut the 0.80 of the best case to about a quarter
+        let d = detectable_drop(1000, 0.05, 0.8).unwrap();
+        let with = power_with_fixes(1000, d, 0.01, 0.05);
+        assert!(with < 0.4, "{d}: {with}");
+        // and the drop that 80% power needs grows
+        let d_fix = detectable_drop_with_fixes(1000, 0.01, 0.05, 0.8).unwrap();
+        assert!(d_fix > d, "{d_fix} vs {d}");
+    }
 
     #[test]
     fn the_detectable_drop_counts_only_what_the_base_got_right() {
