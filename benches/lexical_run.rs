@@ -115,8 +115,17 @@ fn whole_run(yaml: &str, indexed: bool) -> (usize, f64) {
     let summary = summarize(&run, 0.95);
     let text = human::render(&run, &summary, Paint { color: false });
     assert!(text.contains("number_swap"));
+    // the synthetic claims have numbers, negations, entities and conditions; the newer
+    // operators need dates, sources or hedges that they do not have
     for (op, n) in set.counts() {
-        assert!(n > 0, "{op} produced no mutant");
+        let seed_operator = [
+            "number_swap",
+            "negation_flip",
+            "entity_swap",
+            "dropped_condition",
+        ]
+        .contains(&op);
+        assert!(n > 0 || !seed_operator, "{op} produced no mutant");
     }
     (run.results.len(), started.elapsed().as_secs_f64())
 }
