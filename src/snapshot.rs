@@ -157,14 +157,38 @@ pub fn diff(old: &str, new: &str, old_path: &Path, new_path: &Path, color: bool)
     out
 }
 
-/// Promotes every `.snap.new` in `dir` over its `.snap`; returns the promoted snapshots.
-pub fn accept(dir: &Path) -> Result<Vec<PathBuf>> {
+/// The `.snap.new` files of `dir` waiting for a decision, in name order.
+pub fn pending(dir: &Path) -> Result<Vec<PathBuf>> {
     let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
     let mut news: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.to_string_lossy().ends_with(".snap.new"))
         .collect();
     news.sort();
+    Ok(news)
+}
+
+/// Deletes the `.snap.new` files of `dir` (the changes are rejected; the accepted snapshots stay
+/// as they are); returns the files deleted. Only regular files are deleted.
+pub fn reject(dir: &Path) -> Result<Vec<PathBuf>> {
+    let news = pending(dir)?;
+    for new in &news {
+        if !std::fs::symlink_metadata(new).is_ok_and(|m| m.file_type().is_file()) {
+            return Err(Error::Usage(format!(
+                "{} is not a regular file (a symlink, folder or device); snapshot reject deletes only regular files: remove it by hand",
+                new.display()
+            )));
+        }
+    }
+    for new in &news {
+        std::fs::remove_file(new).map_err(|e| Error::io(new, e))?;
+    }
+    Ok(news)
+}
+
+/// Promotes every `.snap.new` in `dir` over its `.snap`; returns the promoted snapshots.
+pub fn accept(dir: &Path) -> Result<Vec<PathBuf>> {
+    let news = pending(dir)?;
     let mut done = Vec::new();
     // as every other writer: never replace (or follow) anything but a regular file
     let regular_or_absent = |p: &Path| match std::fs::symlink_metadata(p) {

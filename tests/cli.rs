@@ -1384,3 +1384,51 @@ fn stats_power_says_its_best_case_and_counts_fixes_when_asked() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn snapshot_pending_and_reject_decide_changes_as_scripts_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let snaps = dir.path().join("snaps");
+    copy_dir(&root().join("snapshots"), &snaps);
+    let before = std::fs::read_to_string(snaps.join("larkspur-help-center.lexical.snap")).unwrap();
+    // a stricter checker changes some verdicts: a .snap.new waits beside the snapshot
+    let cfg = dir.path().join("faithprobe.yaml");
+    std::fs::write(
+        &cfg,
+        "checkers:\n  lexical: {kind: lexical, threshold: 0.9}\n",
+    )
+    .unwrap();
+    faithprobe()
+        .args(["run", "suites/larkspur.yaml", "--snapshot"])
+        .arg(&snaps)
+        .arg("--config")
+        .arg(&cfg)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let pending = faithprobe()
+        .args(["snapshot", "pending"])
+        .arg(&snaps)
+        .output()
+        .unwrap();
+    assert_eq!(pending.status.code(), Some(1), "pending changes exit 1");
+    assert!(
+        String::from_utf8_lossy(&pending.stdout).contains("larkspur-help-center.lexical.snap.new")
+    );
+    faithprobe()
+        .args(["snapshot", "reject"])
+        .arg(&snaps)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("rejected"));
+    // the accepted snapshot is untouched and nothing waits any more
+    assert_eq!(
+        std::fs::read_to_string(snaps.join("larkspur-help-center.lexical.snap")).unwrap(),
+        before
+    );
+    faithprobe()
+        .args(["snapshot", "pending"])
+        .arg(&snaps)
+        .assert()
+        .code(0)
+        .stdout("");
+}
