@@ -79,6 +79,18 @@ impl GateOptions {
     }
 }
 
+impl GroupRow {
+    /// The cases the base got right, the only ones that can get worse: caught faults, or passed
+    /// faithful cases.
+    pub fn base_good(&self) -> u64 {
+        if self.faithful {
+            self.base.n - self.base.k
+        } else {
+            self.base.k
+        }
+    }
+}
+
 /// A row's name as `--gate-on` spells it: `false_alarms`, `invariance`, `all_faults`, or the
 /// fault type.
 pub fn row_key(group: &str) -> String {
@@ -486,13 +498,7 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
             r.p_adjusted = r.p_value;
         }
         r.significantly_worse = r.gating && r.worse > r.better && r.p_adjusted < alpha;
-        // only what the base got right can get worse: caught faults, passed faithful cases
-        let good = if r.faithful {
-            r.base.n - r.base.k
-        } else {
-            r.base.k
-        };
-        r.detectable_drop = detectable_drop_of(r.base.n, good, row_alpha, 0.8);
+        r.detectable_drop = detectable_drop_of(r.base.n, r.base_good(), row_alpha, 0.8);
     }
 
     let mut regressions = Vec::new();

@@ -453,6 +453,32 @@ pub fn tokenize(text: &str) -> Vec<Token> {
     out
 }
 
+/// `w` with its first letter in capitals.
+pub fn capitalised(w: &str) -> String {
+    let mut c = w.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// Digits of a number written with a thousands separator every three digits before the point
+/// ("1500000.5" -> "1,500,000.5").
+pub(crate) fn with_thousands(s: &str) -> String {
+    let (int, frac) = match s.split_once('.') {
+        Some((i, f)) => (i.to_string(), format!(".{f}")),
+        None => (s.to_string(), String::new()),
+    };
+    let digits: Vec<char> = int.chars().collect();
+    let mut out = String::new();
+    for (i, c) in digits.iter().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(*c);
+    }
+    out + &frac
+}
+
 /// `s` cut to at most `n` characters, with an ellipsis where it was cut.
 pub fn cut_chars(s: &str, n: usize) -> String {
     if s.chars().count() <= n {

@@ -9,7 +9,7 @@
 
 use crate::check::judge::extract_json;
 use crate::llm::LlmClient;
-use crate::text::split_sentences;
+use crate::text::{capitalised, split_sentences};
 
 /// Turns an answer into claims.
 pub trait Decomposer: Send + Sync {
@@ -112,14 +112,6 @@ fn strip_note(sentence: &str) -> String {
     sentence.to_string()
 }
 
-fn capitalised(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
-        None => String::new(),
-    }
-}
-
 /// The claim inside a wrapper about the source ("The passage states that profit fell by half"
 /// -> "Profit fell by half"), or the sentence as it is.
 fn unwrap_source(sentence: &str) -> String {
@@ -162,12 +154,7 @@ fn strip_framing(sentence: &str) -> String {
     let s = lower(sentence);
     for p in &rules().framing_prefixes {
         if s.starts_with(p.as_str()) && s.is_char_boundary(p.len()) {
-            let rest = sentence[p.len()..].trim_start();
-            let mut c = rest.chars();
-            return match c.next() {
-                Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
-                None => String::new(),
-            };
+            return capitalised(sentence[p.len()..].trim_start());
         }
     }
     sentence.to_string()

@@ -119,6 +119,14 @@ fn is_negation(w: &str) -> bool {
     NEGATIONS.contains(&w) || w.ends_with("n't")
 }
 
+/// The first sentence of the passages that states the quantity `n`, if any.
+fn sentence_stating<'a>(n: &NumberTag, sentences: &'a [(String, Reading)]) -> Option<&'a str> {
+    sentences
+        .iter()
+        .find(|(_, r)| r.numbers.iter().any(|m| n.same_as(m)))
+        .map(|(s, _)| s.as_str())
+}
+
 /// A number as a reason shows it: with its currency sign and percent mark ("€12", "17%").
 fn shown(n: &NumberTag) -> String {
     format!(
@@ -301,10 +309,9 @@ fn conflicts(
     if !w.reading.numbers.is_empty() {
         for n in &claim.numbers {
             // a number the passages state elsewhere: at most not found (see `check`)
-            let stated_elsewhere = sentences
-                .iter()
-                .any(|(_, r)| r.numbers.iter().any(|m| n.same_as(m)));
-            if !stated_elsewhere && !w.reading.numbers.iter().any(|m| n.same_as(m)) {
+            if sentence_stating(n, sentences).is_none()
+                && !w.reading.numbers.iter().any(|m| n.same_as(m))
+            {
                 let says: Vec<String> = w.reading.numbers.iter().map(shown).collect();
                 // each number with its marks: "12 is not in the window (it says €12, 10)" never
                 // reads as a contradiction of itself
@@ -428,17 +435,13 @@ impl LexicalChecker {
             .iter()
             .filter(|n| !w.reading.numbers.iter().any(|m| n.same_as(m)))
             .filter_map(|n| {
-                index
-                    .sentences
-                    .iter()
-                    .find(|(_, r)| r.numbers.iter().any(|m| n.same_as(m)))
-                    .map(|(sentence, _)| {
-                        format!(
-                            "number {} is not in this window but in \"{}\"",
-                            shown(n),
-                            crate::text::cut_chars(sentence.trim(), 80)
-                        )
-                    })
+                sentence_stating(n, &index.sentences).map(|sentence| {
+                    format!(
+                        "number {} is not in this window but in \"{}\"",
+                        shown(n),
+                        crate::text::cut_chars(sentence.trim(), 80)
+                    )
+                })
             })
             .collect();
         if !elsewhere.is_empty() {
@@ -683,6 +686,31 @@ mod tests {
         assert_eq!(fast, slow);
     }
 
+    /// The default lexical checker's verdict on `claim` against one passage.
+    fn verdict_of(passage: &str, claim: &str) -> Verdict {
+        let c = [ContextSet {
+            id: "c".into(),
+            question: None,
+            passages: vec![Passage {
+                id: "p".into(),
+                text: passage.to_string(),
+            }]
+            .into(),
+        }];
+        let input = CheckInput {
+            contexts: &c,
+            entities: &[],
+            claims: vec![super::super::ClaimToCheck {
+                context: 0,
+                text: claim,
+            }],
+        };
+        LexicalChecker::new("lexical", LexicalSettings::default())
+            .check(&input, &mut |_| {})
+            .remove(0)
+            .unwrap()
+    }
+
     /// Issue 24's numbers, as a table: (passage, claim, the verdict a person would give or the
     /// verdicts allowed, a word the reason must hold).
     #[test]
@@ -717,27 +745,7 @@ mod tests {
             ),
         ];
         for (passage, claim, want, reason) in cases {
-            let c = [ContextSet {
-                id: "c".into(),
-                question: None,
-                passages: vec![Passage {
-                    id: "p".into(),
-                    text: passage.to_string(),
-                }]
-                .into(),
-            }];
-            let input = CheckInput {
-                contexts: &c,
-                entities: &[],
-                claims: vec![super::super::ClaimToCheck {
-                    context: 0,
-                    text: claim,
-                }],
-            };
-            let v = LexicalChecker::new("lexical", LexicalSettings::default())
-                .check(&input, &mut |_| {})
-                .remove(0)
-                .unwrap();
+            let v = verdict_of(passage, claim);
             assert!(
                 want.contains(&v.label),
                 "{claim:?} against {passage:?}: {v:?}"
@@ -755,31 +763,14 @@ mod tests {
     #[test]
     fn a_spaced_currency_and_a_scale_word_are_the_same_number() {
         // "$ 160 million" in a passage used to contradict "$160 million" in a claim
-        let c = [ContextSet {
-            id: "c".into(),
-            question: None,
-            passages: vec![Passage {
-                id: "news".into(),
-                text: "The film grossed $ 160 million worldwide. It opened in 2001.".into(),
-            }]
-            .into(),
-        }];
         for claim in [
             "The film grossed $160 million worldwide.",
             "The film grossed $160,000,000 worldwide.",
         ] {
-            let input = CheckInput {
-                contexts: &c,
-                entities: &[],
-                claims: vec![super::super::ClaimToCheck {
-                    context: 0,
-                    text: claim,
-                }],
-            };
-            let v = LexicalChecker::new("lexical", LexicalSettings::default())
-                .check(&input, &mut |_| {})
-                .remove(0)
-                .unwrap();
+            let v = verdict_of(
+                "The film grossed $ 160 million worldwide. It opened in 2001.",
+                claim,
+            );
             assert_eq!(v.label, Label::Supported, "{claim}: {v:?}");
         }
     }

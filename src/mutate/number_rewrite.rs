@@ -104,18 +104,6 @@ fn splice(text: &str, at: usize, end: usize, with: &str) -> String {
     format!("{}{}{}", &text[..at], with, &text[end..])
 }
 
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 impl Mutator for NumberRewrite {
     fn mutate(&self, input: &Input<'_>) -> Vec<String> {
         let claim = input.claim;
@@ -180,7 +168,11 @@ impl Mutator for NumberRewrite {
                         claim,
                         all.start(),
                         all.end(),
-                        &format!("{}{}", sign.as_str(), thousands(v as u64)),
+                        &format!(
+                            "{}{}",
+                            sign.as_str(),
+                            crate::text::with_thousands(&(v as u64).to_string())
+                        ),
                     ));
                 }
             } else if let (Some(sign), Some(full)) = (c.get(4), c.get(5)) {

@@ -10,7 +10,7 @@
 use super::rules::{line_of, parse};
 use super::{Input, Mutator, Operator, Purpose};
 use crate::error::{Error, Result};
-use crate::text::{format_number, tokenize};
+use crate::text::{format_number, tokenize, with_thousands};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -129,22 +129,6 @@ fn split_glued(raw: &str) -> (&str, &str) {
 
 fn decimals(digits: &str) -> usize {
     digits.split_once('.').map(|(_, f)| f.len()).unwrap_or(0)
-}
-
-fn with_thousands(s: &str) -> String {
-    let (int, frac) = match s.split_once('.') {
-        Some((i, f)) => (i.to_string(), format!(".{f}")),
-        None => (s.to_string(), String::new()),
-    };
-    let digits: Vec<char> = int.chars().collect();
-    let mut out = String::new();
-    for (i, c) in digits.iter().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(*c);
-    }
-    out + &frac
 }
 
 /// `rest` with the word that opens it (after one space) in the plural: "day" -> "days",

@@ -6,13 +6,7 @@ use crate::text::find_word;
 use serde::Deserialize;
 use std::path::Path;
 
-/// `w` with its first letter in capitals.
-pub fn capitalised(w: &str) -> String {
-    let mut c = w.chars();
-    c.next()
-        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-        .unwrap_or_default()
-}
+pub use crate::text::capitalised;
 
 /// The first whole-word occurrence of `from` (as written, or with a capital first letter at the
 /// start of a sentence: "May" in "in May 2024" is not "may") at or after byte `start`, as (start,

@@ -45,11 +45,7 @@ fn notes(c: &Comparison) -> Vec<String> {
     for r in &c.rows {
         match r.detectable_drop {
             None => {
-                let good = if r.faithful {
-                    r.base.n - r.base.k
-                } else {
-                    r.base.k
-                };
+                let good = r.base_good();
                 out.push(if good == 0 {
                     format!(
                         "{}: no drop detectable: the base got none of its {} cases right, so none can get worse",

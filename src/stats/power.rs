@@ -83,10 +83,14 @@ pub fn detectable_drop(n: u64, alpha: f64, power: f64) -> Option<f64> {
             lo = mid;
         }
     }
-    // rounded up (never promising a smaller drop than holds) to 3 significant figures, so a
-    // drop below 0.001 at a large n is still told
-    let scale = 10f64.powi(2 - hi.log10().floor() as i32);
-    Some((hi * scale).ceil() / scale)
+    Some(up_to_3_figures(hi))
+}
+
+/// `x` rounded up (never promising a smaller drop than holds) to 3 significant figures, so a drop
+/// below 0.001 at a large n is still told.
+fn up_to_3_figures(x: f64) -> f64 {
+    let scale = 10f64.powi(2 - x.log10().floor() as i32);
+    (x * scale).ceil() / scale
 }
 
 /// The probabilities of Binomial(n, p) that are not negligible, as (count, probability).
@@ -150,8 +154,7 @@ pub fn detectable_drop_with_fixes(n: u64, fix: f64, alpha: f64, power: f64) -> O
             lo = mid;
         }
     }
-    let scale = 10f64.powi(2 - hi.log10().floor() as i32);
-    Some((hi * scale).ceil() / scale)
+    Some(up_to_3_figures(hi))
 }
 
 /// The smallest drop in a rate over `n` paired cases that the comparison detects, when only the
@@ -164,9 +167,8 @@ pub fn detectable_drop_of(n: u64, good: u64, alpha: f64, power: f64) -> Option<f
         return None;
     }
     let q = detectable_drop(good, alpha, power)?;
-    let d = (q * good as f64 / n as f64).min(good as f64 / n as f64);
-    let scale = 10f64.powi(2 - d.log10().floor() as i32);
-    Some(((d * scale).ceil() / scale).min(good as f64 / n as f64))
+    let rate = good as f64 / n as f64;
+    Some(up_to_3_figures((q * rate).min(rate)).min(rate))
 }
 
 #[cfg(test)]
