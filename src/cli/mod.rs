@@ -14,6 +14,7 @@ pub mod mutants;
 pub mod omissions_eval;
 pub mod out;
 pub mod report;
+pub mod review;
 pub mod run;
 pub mod score;
 pub mod snapshot;
@@ -240,11 +241,39 @@ pub fn suite_inputs(args: &SuiteArgs) -> Vec<(&str, &Path)> {
         .collect()
 }
 
+/// The suite paths without the side files of reviews among them: `suites/*.yaml` also matches
+/// `larkspur.reviews.yaml`, which is read with `larkspur.yaml`. A side file whose suite is not
+/// given is an error that names the suite to pass.
+fn without_side_files(paths: &[PathBuf]) -> Result<Vec<&PathBuf>, Error> {
+    let mut kept = Vec::new();
+    for p in paths {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let suite = name
+            .strip_suffix(".reviews.yaml")
+            .filter(|stem| !stem.is_empty())
+            .map(|stem| p.with_file_name(format!("{stem}.yaml")))
+            .filter(|s| s.is_file());
+        match suite {
+            None => kept.push(p),
+            Some(s) if paths.iter().any(|q| q == &s) => {}
+            Some(s) => {
+                return Err(Error::Usage(format!(
+                "{} holds the reviews of {}, not a suite: pass {} (its reviews are read with it)",
+                p.display(),
+                s.display(),
+                s.display()
+            )))
+            }
+        }
+    }
+    Ok(kept)
+}
+
 /// Loads every suite and its mutants before anything runs, so bad input writes nothing.
 pub fn load_all(config: &Config, args: &SuiteArgs) -> Result<Vec<(Suite, MutantSet)>, Error> {
     let rules = config.rules(args.mutators.as_deref())?;
-    let loaded: Vec<(Suite, MutantSet)> = args
-        .suites
+    let suites = without_side_files(&args.suites)?;
+    let loaded: Vec<(Suite, MutantSet)> = suites
         .iter()
         .map(|p| {
             let suite = Suite::load(p)?;

@@ -252,7 +252,9 @@ pub struct MutantSet {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StaleReview {
     pub id: String,
-    /// The line of the review in the suite file.
+    /// The file the review is in: the suite or its side file.
+    pub file: std::path::PathBuf,
+    /// The line of the review in that file.
     pub line: Option<usize>,
 }
 
@@ -266,12 +268,12 @@ impl MutantSet {
             .stale_reviews
             .iter()
             .map(|r| match r.line {
-                Some(l) => format!("  {}:{l}: {}", suite.path.display(), r.id),
-                None => format!("  {}: {}", suite.path.display(), r.id),
+                Some(l) => format!("  {}:{l}: {}", r.file.display(), r.id),
+                None => format!("  {}: {}", r.file.display(), r.id),
             })
             .collect();
         Some(format!(
-            "warning: {} review{} of {} name{} a mutant the suite no longer generates (a claim was edited or a rule changed); {} count{} in nothing:\n{}\n  to refresh the block: faithprobe mutants {} --format yaml (it leaves stale reviews out)",
+            "warning: {} review{} of {} name{} a mutant the suite no longer generates (a claim was edited or a rule changed); {} count{} in nothing:\n{}\n  to remove them: faithprobe review {} --prune",
             self.stale_reviews.len(),
             if self.stale_reviews.len() == 1 { "" } else { "s" },
             suite.name,
@@ -415,7 +417,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
                             }
                             (kind, purpose) => {
                                 return Err(Error::input(
-                                    &suite.path,
+                                    &r.file,
                                     r.line,
                                     format!(
                                         "`{id}` is a {} of {} and cannot be reviewed `{}`",
@@ -452,7 +454,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
     for (short, ids) in &legacy {
         if ids.len() > 1 {
             return Err(Error::input(
-                &suite.path,
+                &suite.reviews[*short].file,
                 suite.reviews[*short].line,
                 format!(
                     "the review of `{short}` (a short id from an older faithprobe) now matches {} mutants: {}",
@@ -474,6 +476,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
         })
         .map(|(id, r)| StaleReview {
             id: id.clone(),
+            file: r.file.clone(),
             line: r.line,
         })
         .collect();
@@ -521,8 +524,23 @@ pub fn reviews_yaml(suite: &Suite, set: &MutantSet) -> String {
             r.id
         ));
     }
+    // decisions in the side file stay there: pasting them would review a mutant twice
+    let in_side = |m: &Mutant| {
+        suite
+            .reviews
+            .get(&m.id)
+            .is_some_and(|r| r.file != suite.path)
+    };
+    let side = set.mutants.iter().filter(|m| in_side(m)).count();
+    if let (Some(path), true) = (&suite.side_file, side > 0) {
+        out.push_str(&format!(
+            "# left out: {side} review{} already in {}\n",
+            if side == 1 { "" } else { "s" },
+            path.display()
+        ));
+    }
     out.push_str("reviews:\n");
-    for m in &set.mutants {
+    for m in set.mutants.iter().filter(|m| !in_side(m)) {
         out.push_str(&format!(
             "  # {} of {} ({}): {}\n",
             m.operator,

@@ -5,6 +5,7 @@
 
 mod locate;
 pub mod schema;
+pub mod side;
 
 use crate::error::{Error, Result};
 pub(crate) use locate::Locator;
@@ -57,7 +58,9 @@ pub struct EntityGroup {
 pub struct Review {
     pub kind: ReviewKind,
     pub why: Option<String>,
-    /// Line of the review in the suite file, for errors about it.
+    /// The file the review is written in: the suite, or its side file (see [`side`]).
+    pub file: PathBuf,
+    /// Line of the review in that file, for errors about it.
     pub line: Option<usize>,
 }
 
@@ -70,7 +73,10 @@ pub struct Suite {
     pub entities: Vec<EntityGroup>,
     pub contexts: Vec<Context>,
     pub reviews: BTreeMap<String, Review>,
-    /// SHA-256 of the suite file's text: the suite's fingerprint in records and reports.
+    /// The side file `faithprobe review` writes its decisions to, when it exists.
+    pub side_file: Option<PathBuf>,
+    /// SHA-256 of the suite file's text (and of its side file's, when there is one): the
+    /// suite's fingerprint in records and reports.
     pub sha256: String,
 }
 
@@ -106,7 +112,12 @@ impl Suite {
     /// the rules generate (see [`crate::mutate::generate`]).
     pub fn load(path: &Path) -> Result<Suite> {
         let text = crate::error::read_input(path)?;
-        Suite::from_yaml(path, &text)
+        let mut suite = Suite::from_yaml(path, &text)?;
+        let side_path = side::path_of(path);
+        if let Some(side) = side::SideFile::load(&side_path)? {
+            side.merge_into(&mut suite, &text)?;
+        }
+        Ok(suite)
     }
 
     /// Parses and validates suite text; `path` is used in error messages only.
@@ -328,6 +339,7 @@ impl Suite {
                 Review {
                     kind: r.review,
                     why: r.why.filter(|w| !crate::text::is_blank(w)),
+                    file: path.to_path_buf(),
                     line,
                 },
             );
@@ -342,6 +354,7 @@ impl Suite {
             entities,
             contexts,
             reviews,
+            side_file: None,
         })
     }
 }

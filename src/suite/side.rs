@@ -1,0 +1,302 @@
+//! The side file of a suite: where `faithprobe review` writes a person's decisions.
+//!
+//! A suite is a file people write and comment, so the tool never rewrites it. Decisions go to
+//! `NAME.reviews.yaml` beside `NAME.yaml`, one flow mapping a line in the order they were made,
+//! and every write replaces the whole file atomically (a temp file, flushed, renamed): a kill
+//! leaves the file as it was before or after a decision, never half of one. [`Suite::load`]
+//! merges it; a mutant reviewed both in the suite and in its side file is an error, so no review
+//! silently overrides another.
+
+use super::schema::{self, ReviewKind};
+use super::{Review, Suite};
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// The side file of the suite at `suite`: `larkspur.yaml` -> `larkspur.reviews.yaml`.
+pub fn path_of(suite: &Path) -> PathBuf {
+    let stem = suite
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "suite".into());
+    suite.with_file_name(format!("{stem}.reviews.yaml"))
+}
+
+/// True when `path` names a side file (`*.reviews.yaml`) rather than a suite.
+pub fn is_side_file(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(".reviews.yaml") && n != ".reviews.yaml")
+}
+
+/// One decision of a person about one mutant or rewrite.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub kind: ReviewKind,
+    pub why: Option<String>,
+}
+
+/// A side file: its decisions in the order they were made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SideFile {
+    pub path: PathBuf,
+    /// (mutant id, decision, line in the file when read from disk)
+    pub entries: Vec<(String, Decision, Option<usize>)>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a side file of reviews: a mapping with `reviews:` only"
+)]
+struct SideYaml {
+    #[serde(default)]
+    reviews: serde_yaml::Mapping,
+}
+
+const HELP: &str = "each line under `reviews:` is `MUTANT_ID: {review: fault}` or `MUTANT_ID: {review: equivalent, why: \"...\"}`; `faithprobe review SUITE` writes this file, or delete the line to undo a decision";
+
+impl SideFile {
+    /// An empty side file at `path`.
+    pub fn new(path: PathBuf) -> SideFile {
+        SideFile {
+            path,
+            entries: Vec::new(),
+        }
+    }
+
+    /// Reads the side file at `path`, or `None` when there is none.
+    pub fn load(path: &Path) -> Result<Option<SideFile>> {
+        match std::fs::symlink_metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            _ => {}
+        }
+        let text = crate::error::read_input(path)?;
+        SideFile::parse(path, &text).map(Some)
+    }
+
+    /// Parses side-file text; `path` names it in errors.
+    pub fn parse(path: &Path, text: &str) -> Result<SideFile> {
+        crate::yaml::check_aliases(path, text)?;
+        if let Some((line, column)) = schema::binary_tag(text) {
+            return Err(Error::Input {
+                location: crate::error::Location::new(path, Some(line), Some(column)),
+                message: "a `!!binary` value: binary data is not a text".into(),
+                help: "write reasons as plain text".into(),
+            });
+        }
+        let file: SideYaml = if text.trim().is_empty() {
+            SideYaml {
+                reviews: Default::default(),
+            }
+        } else {
+            serde_yaml::from_str(text).map_err(|e| Error::from_yaml(path, &e, HELP))?
+        };
+        let loc = super::Locator::new(text);
+        let mut entries = Vec::new();
+        for (k, v) in file.reviews {
+            let Some(id) = k.as_str().map(str::to_string) else {
+                return Err(Error::input(
+                    path,
+                    None,
+                    format!("a review is keyed by {k:?}, not by a mutant id"),
+                    HELP,
+                ));
+            };
+            let line = loc.key(&id);
+            let r: schema::ReviewFile = serde_yaml::from_value(v).map_err(|e| {
+                Error::input(path, line, format!("the review of `{id}`: {e}"), HELP)
+            })?;
+            let why = r.why.filter(|w| !crate::text::is_blank(w));
+            if r.review == ReviewKind::Equivalent && why.is_none() {
+                return Err(Error::input(
+                    path,
+                    line,
+                    format!("the review of `{id}` says `equivalent` without a `why`"),
+                    "say why the mutant is still faithful, e.g. `why: \"still true: ...\"`",
+                ));
+            }
+            entries.push((
+                id,
+                Decision {
+                    kind: r.review,
+                    why,
+                },
+                line,
+            ));
+        }
+        Ok(SideFile {
+            path: path.to_path_buf(),
+            entries,
+        })
+    }
+
+    /// Adds this file's reviews to `suite` (read from `suite_text`) and folds the file into the
+    /// suite's fingerprint. A mutant reviewed in both files is an error at the side file's line.
+    pub fn merge_into(&self, suite: &mut Suite, suite_text: &str) -> Result<()> {
+        for (id, d, line) in &self.entries {
+            if let Some(r) = suite.reviews.get(id) {
+                return Err(Error::input(
+                    &self.path,
+                    *line,
+                    format!(
+                        "`{id}` is reviewed here and in {}{}",
+                        r.file.display(),
+                        r.line.map(|l| format!(":{l}")).unwrap_or_default()
+                    ),
+                    "keep one review: delete this line, or the one in the suite",
+                ));
+            }
+            suite.reviews.insert(
+                id.clone(),
+                Review {
+                    kind: d.kind,
+                    why: d.why.clone(),
+                    file: self.path.clone(),
+                    line: *line,
+                },
+            );
+        }
+        let text = self.render(&suite.path);
+        suite.sha256 =
+            crate::text::sha256_hex(format!("{suite_text}\0{text}").as_bytes(), usize::MAX);
+        suite.side_file = Some(self.path.clone());
+        Ok(())
+    }
+
+    /// The decision about `id`, if any.
+    pub fn get(&self, id: &str) -> Option<&Decision> {
+        self.entries
+            .iter()
+            .find(|(i, _, _)| i == id)
+            .map(|(_, d, _)| d)
+    }
+
+    /// Records a decision (a new one goes last; a changed one moves last) or, with `None`,
+    /// removes it. Returns the decision it replaced.
+    pub fn set(&mut self, id: &str, decision: Option<Decision>) -> Option<Decision> {
+        let old = self
+            .entries
+            .iter()
+            .position(|(i, _, _)| i == id)
+            .map(|at| self.entries.remove(at).1);
+        if let Some(d) = decision {
+            self.entries.push((id.to_string(), d, None));
+        }
+        old
+    }
+
+    /// The file's text: a header saying what it is, then one line per decision.
+    pub fn render(&self, suite: &Path) -> String {
+        let name = suite
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut o = format!(
+            "# The reviews of {name}, written by `faithprobe review` as they are made (newest last).\n# faithprobe reads them with the suite. A line is `MUTANT_ID: {{review: fault}}` or\n# `MUTANT_ID: {{review: equivalent, why: \"...\"}}`; delete a line to undo a decision.\nreviews:\n"
+        );
+        for (id, d, _) in &self.entries {
+            match &d.why {
+                Some(why) => o.push_str(&format!(
+                    "  {id}: {{review: {}, why: {}}}\n",
+                    crate::case::serde_name(&d.kind),
+                    quote(why)
+                )),
+                None => o.push_str(&format!(
+                    "  {id}: {{review: {}}}\n",
+                    crate::case::serde_name(&d.kind)
+                )),
+            }
+        }
+        o
+    }
+
+    /// Writes the file atomically; with no decisions left, removes it.
+    pub fn save(&self, suite: &Path) -> Result<()> {
+        if self.entries.is_empty() {
+            return match std::fs::remove_file(&self.path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    Err(Error::write(&self.path, e))
+                }
+                _ => Ok(()),
+            };
+        }
+        crate::write::write_atomic(&self.path, self.render(suite).as_bytes())
+    }
+}
+
+/// A reason as a one-line YAML double-quoted scalar: line breaks and other control characters
+/// become spaces (a reason is one line), quotes and backslashes are escaped.
+fn quote(why: &str) -> String {
+    let one_line: String = why
+        .chars()
+        .map(|c| {
+            if c.is_control() || c == '\u{2028}' || c == '\u{2029}' || c == '\u{85}' {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    serde_json::to_string(one_line.trim()).unwrap_or_default()
+}
+
+/// A reason as a person typed it, cleaned the way the side file stores it.
+pub fn clean_reason(why: &str) -> Option<String> {
+    let q = quote(why);
+    let s: String = serde_json::from_str(&q).unwrap_or_default();
+    (!crate::text::is_blank(&s)).then_some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_side_file_sits_beside_the_suite() {
+        assert_eq!(
+            path_of(Path::new("suites/larkspur.yaml")),
+            Path::new("suites/larkspur.reviews.yaml")
+        );
+        assert!(is_side_file(Path::new("suites/larkspur.reviews.yaml")));
+        assert!(!is_side_file(Path::new("suites/larkspur.yaml")));
+    }
+
+    #[test]
+    fn a_written_file_reads_back_the_same_decisions_in_order() {
+        let mut f = SideFile::new(PathBuf::from("s.reviews.yaml"));
+        f.set(
+            "m-2222222222222222",
+            Some(Decision {
+                kind: ReviewKind::Equivalent,
+                why: clean_reason("still true: \"14 days\" is\nthe same\u{2028}as two weeks \\ ok"),
+            }),
+        );
+        f.set(
+            "m-1111111111111111",
+            Some(Decision {
+                kind: ReviewKind::Fault,
+                why: None,
+            }),
+        );
+        let text = f.render(Path::new("s.yaml"));
+        let back = SideFile::parse(Path::new("s.reviews.yaml"), &text).unwrap();
+        let ids: Vec<&str> = back.entries.iter().map(|(i, _, _)| i.as_str()).collect();
+        assert_eq!(ids, ["m-2222222222222222", "m-1111111111111111"]);
+        assert_eq!(
+            back.entries[0].1.why.as_deref(),
+            Some("still true: \"14 days\" is the same as two weeks \\ ok")
+        );
+        assert_eq!(back.entries[1].2, Some(6));
+    }
+
+    #[test]
+    fn an_equivalent_without_a_reason_names_its_line() {
+        let e = SideFile::parse(
+            Path::new("s.reviews.yaml"),
+            "reviews:\n  m-1: {review: fault}\n  m-2: {review: equivalent}\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("s.reviews.yaml:3"), "{e}");
+    }
+}
