@@ -48,6 +48,7 @@ pub mod paths;
 pub mod prompts;
 pub mod record;
 pub mod report;
+pub mod review;
 pub mod run;
 pub mod shard;
 pub mod snapshot;

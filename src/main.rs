@@ -55,6 +55,7 @@ enum Command {
         what: cli::stats::StatsCommand,
     },
     Mutants(cli::mutants::MutantsArgs),
+    Review(cli::review::ReviewArgs),
     /// Manage snapshots.
     Snapshot {
         #[command(subcommand)]
@@ -170,6 +171,7 @@ fn main() -> ExitCode {
         Command::Doctor => cli::doctor::run(&ctx),
         Command::Stats { what } => cli::stats::run(what),
         Command::Mutants(a) => cli::mutants::run(a, &ctx),
+        Command::Review(a) => cli::review::run(a, &ctx),
         Command::Snapshot { action } => cli::snapshot::run(action),
         Command::Init(a) => cli::init::run(a),
         Command::Merge(a) => cli::merge::run(a),

@@ -15,3 +15,4 @@ mod nli;
 mod outputs;
 mod python_checkers;
 mod realism;
+mod review;

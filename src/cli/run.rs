@@ -40,6 +40,10 @@ pub struct RunArgs {
     /// With --snapshot: exit 1 when a snapshot changed (also when CI is set).
     #[arg(long, requires = "snapshot")]
     pub check: bool,
+    /// Exit 1 when any mutant or rewrite of the suites has no review (for CI: no fault type's
+    /// rate rests on mutants nobody looked at).
+    #[arg(long)]
+    pub require_reviewed: bool,
     #[command(flatten)]
     pub cache: CacheArgs,
     /// Save a run record (every case, verdict, score, outcome, fingerprints) for `compare`.
@@ -141,8 +145,56 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             }
         }
     }
+    if args.require_reviewed {
+        if let Some(msg) = unreviewed_message(&loaded) {
+            eprintln!("{}", faithprobe::text::printable(&msg));
+            if exit == Exit::Ok {
+                exit = Exit::GateFailed;
+            }
+        }
+    }
     match super::out::emit(&out)? {
         Exit::Ok => Ok(exit),
         failed => Ok(failed),
     }
+}
+
+/// The error `--require-reviewed` prints when mutants or rewrites have no review, or `None`.
+fn unreviewed_message(
+    loaded: &[(faithprobe::suite::Suite, faithprobe::mutate::MutantSet)],
+) -> Option<String> {
+    let mut lines = Vec::new();
+    let mut paths = Vec::new();
+    for (suite, set) in loaded {
+        let (mut mutants, mut rewrites) = (0, 0);
+        for m in &set.mutants {
+            if m.review == faithprobe::mutate::MutantReview::Unreviewed {
+                if m.is_rewrite() {
+                    rewrites += 1;
+                } else {
+                    mutants += 1;
+                }
+            }
+        }
+        if mutants + rewrites > 0 {
+            lines.push(format!(
+                "  {} ({}): {mutants} mutant{} and {rewrites} rewrite{} without a review",
+                suite.name,
+                suite.path.display(),
+                if mutants == 1 { "" } else { "s" },
+                if rewrites == 1 { "" } else { "s" },
+            ));
+            paths.push(faithprobe::text::shell_word(
+                &suite.path.display().to_string(),
+            ));
+        }
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    let paths = paths.join(" ");
+    Some(format!(
+        "error: --require-reviewed: every mutant and rewrite needs a person's review, and these have none:\n{}\n  review them in a terminal: faithprobe review {paths}\n  or list them for a script: faithprobe review {paths} --list",
+        lines.join("\n")
+    ))
 }

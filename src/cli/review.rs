@@ -1,0 +1,611 @@
+//! `faithprobe review`: decide about mutants, rewrites and snapshot changes one at a time, in a
+//! terminal or from a script.
+
+use super::{Ctx, SuiteArgs};
+use clap::{Args, ValueEnum};
+use faithprobe::check::{CheckInput, CheckResult, Checker, ClaimToCheck, ContextSet};
+use faithprobe::error::{Error, Exit};
+use faithprobe::mutate::MutantSet;
+use faithprobe::review::terminal::{self, Key, Terminal};
+use faithprobe::review::{self, snapshots, CheckerView, Walk};
+use faithprobe::suite::side::{self, Decision, SideFile};
+use faithprobe::suite::{ReviewKind, Suite};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    Human,
+    /// One JSON object: `{"pending": [...]}`.
+    Json,
+}
+
+/// Review the unreviewed mutants and rewrites of the suites one at a time in the terminal
+/// (decisions go to NAME.reviews.yaml beside each suite as they are made); or, with
+/// `--snapshots DIR`, the pending snapshot changes verdict by verdict. `--list`, `--set`,
+/// `--stale` and `--prune` do the same without a terminal.
+#[derive(Args)]
+pub struct ReviewArgs {
+    /// Suite files (YAML).
+    #[arg(required_unless_present = "snapshots")]
+    pub suites: Vec<PathBuf>,
+    /// Folder of mutator rule files (as for `run`).
+    #[arg(long)]
+    pub mutators: Option<PathBuf>,
+    /// Show this checker's verdict on each mutant (a name from faithprobe.yaml, or `lexical`),
+    /// and what each decision would make of it.
+    #[arg(long)]
+    pub checker: Option<String>,
+    /// Print the unreviewed mutants and rewrites and exit (1 while any are pending).
+    #[arg(long, conflicts_with_all = ["set", "stale", "prune"])]
+    pub list: bool,
+    /// With --list: human or json.
+    #[arg(long, value_enum, default_value_t = ListFormat::Human, requires = "list")]
+    pub format: ListFormat,
+    /// Decide without a terminal: `ID=fault`, `ID=equivalent` or, for a rewrite,
+    /// `ID=not_equivalent`; repeat for more. `equivalent` of a mutant and `not_equivalent` need
+    /// --why.
+    #[arg(long = "set", value_name = "ID=DECISION")]
+    pub set: Vec<String>,
+    /// The reason for the --set decisions that need one.
+    #[arg(long, requires = "set")]
+    pub why: Option<String>,
+    /// List the reviews whose mutant the suite no longer generates (exit 1 when any).
+    #[arg(long, conflicts_with_all = ["set", "prune"])]
+    pub stale: bool,
+    /// Remove the reviews whose mutant the suite no longer generates.
+    #[arg(long, conflicts_with = "set")]
+    pub prune: bool,
+    /// Walk the pending snapshot changes (`.snap.new` files) in this folder, verdict by verdict.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["suites", "list", "set", "stale", "prune", "checker"])]
+    pub snapshots: Option<PathBuf>,
+}
+
+pub fn run(args: ReviewArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
+    if let Some(dir) = &args.snapshots {
+        return review_snapshots(dir);
+    }
+    let config = ctx.config()?;
+    let suite_args = SuiteArgs {
+        suites: args.suites.clone(),
+        mutators: args.mutators.clone(),
+    };
+    let loaded = super::load_all(&config, &suite_args)?;
+    if args.list {
+        return list(&loaded, args.format);
+    }
+    if !args.set.is_empty() {
+        return set(&loaded, &args.set, args.why.as_deref());
+    }
+    if args.stale || args.prune {
+        return stale(&loaded, args.prune);
+    }
+    if !terminal::interactive() {
+        let suites: Vec<String> = args
+            .suites
+            .iter()
+            .map(|p| faithprobe::text::shell_word(&p.display().to_string()))
+            .collect();
+        let suites = suites.join(" ");
+        return Err(Error::Usage(format!(
+            "`faithprobe review` asks in a terminal, and this is not one; without one:\n  faithprobe review {suites} --list                  what is pending\n  faithprobe review {suites} --set ID=fault          decide one (repeat --set for more)\n  faithprobe review {suites} --set ID=equivalent --why \"...\""
+        ))
+        .into());
+    }
+    let checker = match &args.checker {
+        Some(name) => Some(config.checker(name, None)?),
+        None => None,
+    };
+    interactive(&loaded, checker.as_deref(), ctx)
+}
+
+fn list(loaded: &[(Suite, MutantSet)], format: ListFormat) -> anyhow::Result<Exit> {
+    let pending = review::pending(loaded);
+    let mut o = String::new();
+    match format {
+        ListFormat::Json => {
+            o.push_str(&serde_json::json!({ "pending": pending }).to_string());
+            o.push('\n');
+        }
+        ListFormat::Human => {
+            for (suite, set) in loaded {
+                let n = pending.iter().filter(|p| p.suite == suite.name).count();
+                o.push_str(&format!(
+                    "{} ({}): {n} of {} mutants and rewrites unreviewed\n",
+                    suite.name,
+                    suite.path.display(),
+                    set.mutants.len()
+                ));
+            }
+            for p in &pending {
+                o.push_str(&format!(
+                    "{:<18} {:<8} {:<18} {:<7} {}\n",
+                    p.id, p.kind, p.operator, p.parent, p.text
+                ));
+            }
+        }
+    }
+    super::out::emit(&faithprobe::text::printable(&o))?;
+    Ok(if pending.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::GateFailed
+    })
+}
+
+/// A decision named on the command line.
+fn parse_decision(s: &str) -> Option<ReviewKind> {
+    match s {
+        "fault" => Some(ReviewKind::Fault),
+        "equivalent" => Some(ReviewKind::Equivalent),
+        "not_equivalent" | "not-equivalent" => Some(ReviewKind::NotEquivalent),
+        _ => None,
+    }
+}
+
+fn set(loaded: &[(Suite, MutantSet)], sets: &[String], why: Option<&str>) -> anyhow::Result<Exit> {
+    let why = why.and_then(side::clean_reason);
+    let mut sides: HashMap<usize, SideFile> = HashMap::new();
+    let mut o = String::new();
+    // every --set is checked before anything is written: all or nothing
+    let mut decided = Vec::new();
+    for s in sets {
+        let Some((id, what)) = s.split_once('=') else {
+            return Err(Error::Usage(format!(
+                "--set {s}: write `ID=fault`, `ID=equivalent` or `ID=not_equivalent`"
+            ))
+            .into());
+        };
+        let (id, what) = (id.trim(), what.trim());
+        let Some(kind) = parse_decision(what) else {
+            return Err(Error::Usage(format!(
+                "--set {s}: `{what}` is not a decision; write fault, equivalent or not_equivalent"
+            ))
+            .into());
+        };
+        let found = loaded
+            .iter()
+            .enumerate()
+            .find_map(|(si, (_, set))| set.mutants.iter().find(|m| m.id == id).map(|m| (si, m)));
+        let Some((si, m)) = found else {
+            let suites: Vec<String> = loaded
+                .iter()
+                .map(|(s, _)| faithprobe::text::shell_word(&s.path.display().to_string()))
+                .collect();
+            return Err(Error::Usage(format!(
+                "--set {s}: no mutant or rewrite `{id}` in {}; `faithprobe review {} --list` lists the pending ones",
+                suites.join(", "),
+                suites.join(" ")
+            ))
+            .into());
+        };
+        let suite = &loaded[si].0;
+        let rewrite = m.is_rewrite();
+        match (kind, rewrite) {
+            (ReviewKind::Fault, true) => {
+                return Err(Error::Usage(format!(
+                    "--set {s}: `{id}` is a rewrite ({}): decide `equivalent` or `not_equivalent`",
+                    m.operator
+                ))
+                .into())
+            }
+            (ReviewKind::NotEquivalent, false) => {
+                return Err(Error::Usage(format!(
+                    "--set {s}: `{id}` is a mutant ({}): decide `fault` or `equivalent`",
+                    m.operator
+                ))
+                .into())
+            }
+            _ => {}
+        }
+        let reason = match (kind, rewrite, &why) {
+            (ReviewKind::Fault, _, _) => None,
+            (ReviewKind::Equivalent, true, None) => Some("says the same as its claim".to_string()),
+            (_, _, Some(w)) => Some(w.clone()),
+            (_, _, None) => {
+                return Err(Error::Usage(format!(
+                    "--set {s}: `{what}` needs a reason: add --why \"...\" (what makes it {})",
+                    if kind == ReviewKind::Equivalent {
+                        "still supported by the passages"
+                    } else {
+                        "say something other than its claim"
+                    }
+                ))
+                .into())
+            }
+        };
+        if let Some(r) = suite.reviews.get(id).filter(|r| r.file == suite.path) {
+            return Err(Error::Usage(format!(
+                "--set {s}: `{id}` is reviewed in the suite itself ({}{}); change it there",
+                suite.path.display(),
+                r.line.map(|l| format!(":{l}")).unwrap_or_default()
+            ))
+            .into());
+        }
+        decided.push((si, id.to_string(), Decision { kind, why: reason }));
+    }
+    for (si, id, d) in decided {
+        let suite = &loaded[si].0;
+        let file = match sides.entry(si) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let path = side::path_of(&suite.path);
+                e.insert(SideFile::load(&path)?.unwrap_or_else(|| SideFile::new(path)))
+            }
+        };
+        let kind = faithprobe::case::serde_name(&d.kind);
+        let before = file.set(&id, Some(d));
+        o.push_str(&format!(
+            "{id}: {kind}{} ({})\n",
+            match before {
+                Some(b) if b.kind != ReviewKind::Fault || kind != "fault" =>
+                    format!(", was {}", faithprobe::case::serde_name(&b.kind)),
+                _ => String::new(),
+            },
+            file.path.display()
+        ));
+    }
+    let mut order: Vec<_> = sides.into_iter().collect();
+    order.sort_by_key(|(si, _)| *si);
+    for (si, file) in order {
+        file.save(&loaded[si].0.path)?;
+    }
+    super::out::emit(&o)
+}
+
+fn stale(loaded: &[(Suite, MutantSet)], prune: bool) -> anyhow::Result<Exit> {
+    let mut o = String::new();
+    let mut any = false;
+    for (suite, set) in loaded {
+        if set.stale_reviews.is_empty() {
+            continue;
+        }
+        any = true;
+        if !prune {
+            for r in &set.stale_reviews {
+                o.push_str(&format!(
+                    "{}{}: {}\n",
+                    r.file.display(),
+                    r.line.map(|l| format!(":{l}")).unwrap_or_default(),
+                    r.id
+                ));
+            }
+            continue;
+        }
+        // the side file: rewritten without them
+        let side_path = side::path_of(&suite.path);
+        if let Some(mut file) = SideFile::load(&side_path)? {
+            let mut n = 0;
+            for r in set.stale_reviews.iter().filter(|r| r.file == side_path) {
+                if file.set(&r.id, None).is_some() {
+                    n += 1;
+                }
+            }
+            if n > 0 {
+                file.save(&suite.path)?;
+                o.push_str(&format!(
+                    "removed {n} stale review{} from {}\n",
+                    if n == 1 { "" } else { "s" },
+                    side_path.display()
+                ));
+            }
+        }
+        // the suite: only the review's own line goes, every other byte stays
+        let in_suite: Vec<_> = set
+            .stale_reviews
+            .iter()
+            .filter(|r| r.file == suite.path)
+            .collect();
+        if !in_suite.is_empty() {
+            let text = faithprobe::error::read_input(&suite.path)?;
+            let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+            let mut gone = Vec::new();
+            for r in &in_suite {
+                let one_line = r.line.filter(|&l| {
+                    lines
+                        .get(l - 1)
+                        .is_some_and(|t| is_one_line_review(t, &r.id))
+                });
+                match one_line {
+                    Some(l) => gone.push(l),
+                    None => o.push_str(&format!(
+                        "left {}{}: {} (not a one-line review: remove it by hand)\n",
+                        suite.path.display(),
+                        r.line.map(|l| format!(":{l}")).unwrap_or_default(),
+                        r.id
+                    )),
+                }
+            }
+            gone.sort_unstable();
+            for l in gone.iter().rev() {
+                lines.remove(l - 1);
+            }
+            if !gone.is_empty() {
+                faithprobe::write::write_atomic(&suite.path, lines.concat().as_bytes())?;
+                o.push_str(&format!(
+                    "removed {} stale review{} from {} (lines {})\n",
+                    gone.len(),
+                    if gone.len() == 1 { "" } else { "s" },
+                    suite.path.display(),
+                    gone.iter()
+                        .map(|l| l.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+        }
+    }
+    if !any {
+        o.push_str("no stale reviews\n");
+    }
+    super::out::emit(&o)?;
+    Ok(if any && !prune {
+        Exit::GateFailed
+    } else {
+        Exit::Ok
+    })
+}
+
+/// A suite line that is one whole review of `id`: `  ID: {review: ...}` and maybe a comment.
+fn is_one_line_review(line: &str, id: &str) -> bool {
+    let t = line.trim();
+    let Some(rest) = t
+        .strip_prefix(id)
+        .or_else(|| t.strip_prefix(&format!("\"{id}\"")))
+        .or_else(|| t.strip_prefix(&format!("'{id}'")))
+    else {
+        return false;
+    };
+    let rest = rest.trim_start();
+    let Some(rest) = rest.strip_prefix(':') else {
+        return false;
+    };
+    let rest = rest.trim_start();
+    rest.starts_with('{')
+        && rest
+            .split(" #")
+            .next()
+            .unwrap_or("")
+            .trim_end()
+            .ends_with('}')
+}
+
+/// The interactive walk over mutants and rewrites.
+fn interactive(
+    loaded: &[(Suite, MutantSet)],
+    checker: Option<&dyn Checker>,
+    ctx: &Ctx,
+) -> anyhow::Result<Exit> {
+    let mut walk = Walk::new(loaded)?;
+    if walk.items.is_empty() {
+        let names: Vec<&str> = loaded.iter().map(|(s, _)| s.name.as_str()).collect();
+        println!(
+            "nothing to review: every mutant and rewrite of {} has a review",
+            names.join(", ")
+        );
+        return Ok(Exit::Ok);
+    }
+    let color = ctx.paint().color;
+    let mut verdicts: HashMap<(usize, usize), CheckResult> = HashMap::new();
+    let mut note: Option<String> = None;
+    let mut term = Terminal::open().map_err(|e| Error::Usage(format!("the terminal: {e}")))?;
+    let mut interrupted = false;
+    loop {
+        let Some(item) = walk.current() else {
+            if walk.wrap() {
+                continue;
+            }
+            break;
+        };
+        let m = walk.mutant(item);
+        let rewrite = m.is_rewrite();
+        if let Some(c) = checker {
+            verdicts
+                .entry((item.suite, item.mutant))
+                .or_insert_with(|| verdict(c, &loaded[item.suite].0, m.context, &m.text));
+        }
+        let view = checker.map(|c| CheckerView {
+            name: c.name(),
+            result: &verdicts[&(item.suite, item.mutant)],
+        });
+        let mut text = review::screen(&walk, view, color);
+        if let Some(n) = note.take() {
+            text.push_str(&n);
+            text.push('\n');
+        }
+        term.show(&text);
+        match term.key() {
+            Key::Char('f') if !rewrite => walk.decide(Decision {
+                kind: ReviewKind::Fault,
+                why: None,
+            })?,
+            Key::Char('f') => note = Some("a rewrite is not a fault: press e if it says the same as its claim, n if it does not".into()),
+            Key::Char('e') if rewrite => walk.decide(Decision {
+                kind: ReviewKind::Equivalent,
+                why: Some("says the same as its claim".into()),
+            })?,
+            Key::Char('n') if rewrite => {
+                match term.line("why does it not say the same? (Enter on an empty line: back) ") {
+                    None => {
+                        interrupted = true;
+                        break;
+                    }
+                    Some(w) => match side::clean_reason(&w) {
+                        Some(why) => walk.decide(Decision {
+                            kind: ReviewKind::NotEquivalent,
+                            why: Some(why),
+                        })?,
+                        None => note = Some("no reason given: nothing decided".into()),
+                    },
+                }
+            }
+            Key::Char('e') => {
+                match term.line("why is it still supported by the passages? (Enter on an empty line: back) ") {
+                    None => {
+                        interrupted = true;
+                        break;
+                    }
+                    Some(w) => match side::clean_reason(&w) {
+                        Some(why) => walk.decide(Decision {
+                            kind: ReviewKind::Equivalent,
+                            why: Some(why),
+                        })?,
+                        None => note = Some("no reason given: nothing decided".into()),
+                    },
+                }
+            }
+            Key::Char('s') => walk.skip(),
+            Key::Char('u') => {
+                if !walk.undo()? {
+                    note = Some("nothing to undo in this review".into());
+                }
+            }
+            Key::Char('?') | Key::Char('h') => {
+                term.show(&format!("{}\n", review::HELP));
+                if term.key() == Key::Quit {
+                    break;
+                }
+            }
+            Key::Char('q') => break,
+            Key::Quit => {
+                interrupted = faithprobe::interrupt::requested();
+                break;
+            }
+            Key::Char(c) => {
+                note = Some(format!(
+                    "`{}` is not a key here: {}",
+                    c.escape_default(),
+                    review::keys_line(rewrite)
+                ))
+            }
+        }
+    }
+    drop(term);
+    let pending = walk.pending();
+    let skipped = walk.skipped_pending();
+    let files: Vec<String> = loaded
+        .iter()
+        .map(|(s, _)| side::path_of(&s.path).display().to_string())
+        .collect();
+    let suites: Vec<String> = loaded
+        .iter()
+        .map(|(s, _)| faithprobe::text::shell_word(&s.path.display().to_string()))
+        .collect();
+    println!(
+        "\n{} decided in this review (saved in {}); {} still unreviewed{}",
+        walk.decided_now,
+        files.join(", "),
+        pending,
+        if skipped > 0 {
+            format!(", {skipped} of them skipped")
+        } else {
+            String::new()
+        }
+    );
+    if pending > 0 {
+        println!("to go on: faithprobe review {}", suites.join(" "));
+    }
+    Ok(if interrupted {
+        Exit::Interrupted
+    } else {
+        Exit::Ok
+    })
+}
+
+/// The checker's verdict on one text against one context set of a suite.
+fn verdict(checker: &dyn Checker, suite: &Suite, context: usize, text: &str) -> CheckResult {
+    let sets = [ContextSet::from(&suite.contexts[context])];
+    let input = CheckInput {
+        contexts: &sets,
+        entities: &suite.entities,
+        claims: vec![ClaimToCheck { context: 0, text }],
+    };
+    checker
+        .check(&input, &mut |_| {})
+        .into_iter()
+        .next()
+        .unwrap_or(Err(faithprobe::check::CheckError::NoVerdict))
+}
+
+/// The snapshot walk: every change of every `.snap.new` in `dir`, one at a time.
+fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
+    let files = faithprobe::snapshot::pending(dir)?;
+    if files.is_empty() {
+        println!("no .snap.new files in {}", dir.display());
+        return Ok(Exit::Ok);
+    }
+    if !terminal::interactive() {
+        let d = faithprobe::text::shell_word(&dir.display().to_string());
+        return Err(Error::Usage(format!(
+            "`faithprobe review --snapshots` asks in a terminal, and this is not one; without one:\n  faithprobe snapshot pending {d}   what is pending\n  faithprobe snapshot accept {d}    take every change\n  faithprobe snapshot reject {d}    drop every change"
+        ))
+        .into());
+    }
+    let mut term = Terminal::open().map_err(|e| Error::Usage(format!("the terminal: {e}")))?;
+    let (mut accepted, mut rejected, mut left) = (0usize, 0usize, 0usize);
+    let mut quit = false;
+    let mut note: Option<String> = None;
+    'files: for f in &files {
+        let mut pending = snapshots::Pending::load(f)?;
+        let changes = pending.changes();
+        let mut i = 0;
+        while i < changes.len() {
+            let c = &changes[i];
+            let mut text = snapshots::screen(&pending, c, i + 1, changes.len());
+            if let Some(n) = note.take() {
+                text.push_str(&n);
+                text.push('\n');
+            }
+            term.show(&text);
+            match term.key() {
+                Key::Char('a') => {
+                    pending.accept(c)?;
+                    accepted += 1;
+                    i += 1;
+                }
+                Key::Char('r') => {
+                    pending.reject(c)?;
+                    rejected += 1;
+                    i += 1;
+                }
+                Key::Char('s') => {
+                    left += 1;
+                    i += 1;
+                }
+                Key::Char('?') | Key::Char('h') => {
+                    term.show(&format!("{}\n", snapshots::HELP));
+                    if term.key() == Key::Quit {
+                        quit = true;
+                        break 'files;
+                    }
+                }
+                Key::Char('q') | Key::Quit => {
+                    quit = true;
+                    break 'files;
+                }
+                Key::Char(c) => {
+                    note = Some(format!(
+                        "`{}` is not a key here: a accept, r reject, s skip, ? help, q quit",
+                        c.escape_default()
+                    ))
+                }
+            }
+        }
+    }
+    drop(term);
+    let still = faithprobe::snapshot::pending(dir)?.len();
+    println!(
+        "\n{accepted} accepted, {rejected} rejected{}; {still} .snap.new file{} still pending in {}",
+        if left > 0 {
+            format!(", {left} skipped")
+        } else {
+            String::new()
+        },
+        if still == 1 { "" } else { "s" },
+        dir.display()
+    );
+    if quit && faithprobe::interrupt::requested() {
+        return Ok(Exit::Interrupted);
+    }
+    Ok(Exit::Ok)
+}
