@@ -183,6 +183,10 @@ fn a_rewrite_is_decided_with_its_own_keys() {
     p.exp_string(&format!("rewrite   {rid}")).unwrap();
     p.exp_string("[e] says the same  [n] not equivalent (asks why)")
         .unwrap();
+    press(&mut p, "?");
+    p.exp_string("Press any key to go back.").unwrap();
+    press(&mut p, " ");
+    p.exp_string(&format!("rewrite   {rid}")).unwrap();
     press(&mut p, "f");
     p.exp_string("a rewrite is not a fault").unwrap();
     press(&mut p, "n");

@@ -98,7 +98,10 @@ impl SideFile {
                 return Err(Error::input(
                     path,
                     None,
-                    format!("a review is keyed by {k:?}, not by a mutant id"),
+                    format!(
+                        "a review is keyed by `{}`, not by a mutant id",
+                        serde_yaml::to_string(&k).unwrap_or_default().trim()
+                    ),
                     HELP,
                 ));
             };
