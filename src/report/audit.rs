@@ -259,7 +259,7 @@ fn suite_table(run: &RecordRun, summary: &Summary) -> Table {
         ],
         rows,
         note: Some(format!(
-            "Clustered CI: the Wilson interval on the effective number of cases, since the mutants of one claim tend to be caught or missed together. Detectable drop: the smallest fall in a catch rate that a paired comparison of this many faults detects with 80% power (exact McNemar, alpha 0.05 shared by Holm over the rows); \"none\" means a comparison of this row cannot show any drop.{}",
+            "Clustered CI: the Wilson interval (with a t quantile) on the effective number of parent claims, since the mutants of one claim tend to be caught or missed together. Detectable drop: the smallest fall in a catch rate that a paired comparison of this many faults detects with 80% power (exact McNemar, alpha 0.05 shared by Holm over the rows); \"none\" means a comparison of this row cannot show any drop.{}",
             if summary.errors > 0 {
                 format!(
                     " {} case(s) could not be scored: in no rate, never a pass.",

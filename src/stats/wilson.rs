@@ -21,10 +21,15 @@ pub fn wilson(k: u64, n: u64, confidence: f64) -> (f64, f64) {
 /// Wilson interval for a proportion `k / n` observed on an effective sample of `n` (which need
 /// not be whole, as after a design-effect adjustment). `k` is the same proportion of `n`.
 pub(crate) fn wilson_effective(k: f64, n: f64, confidence: f64) -> (f64, f64) {
-    if n <= 0.0 || !n.is_finite() {
+    wilson_with_quantile(k, n, z_for(confidence))
+}
+
+/// Wilson's interval with the quantile `z` given (a t quantile where the sample is a few
+/// clusters, see [`crate::stats::cluster`]).
+pub(crate) fn wilson_with_quantile(k: f64, n: f64, z: f64) -> (f64, f64) {
+    if n <= 0.0 || !n.is_finite() || !z.is_finite() {
         return (0.0, 1.0);
     }
-    let z = z_for(confidence);
     let n_f = n;
     let p = (k / n_f).clamp(0.0, 1.0);
     let z2 = z * z;

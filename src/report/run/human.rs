@@ -194,7 +194,7 @@ fn rates(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint) {
     let _ = writeln!(
         o,
         "  {}",
-        paint.dim(" clustered CI: Wilson on the effective n, since a claim's mutants tend to be caught or missed together;")
+        paint.dim(" clustered CI: Wilson (t quantile) on the effective n of the parent claims, since a claim's mutants tend to be caught or missed together;")
     );
     let _ = writeln!(
         o,
