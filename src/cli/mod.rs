@@ -247,26 +247,27 @@ pub fn suite_inputs(args: &SuiteArgs) -> Vec<(&str, &Path)> {
 fn without_side_files(paths: &[PathBuf]) -> Result<Vec<&PathBuf>, Error> {
     let mut kept = Vec::new();
     for p in paths {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let suite = name
-            .strip_suffix(".reviews.yaml")
-            .filter(|stem| !stem.is_empty())
-            .map(|stem| p.with_file_name(format!("{stem}.yaml")))
-            .filter(|s| s.is_file());
-        match suite {
+        match faithprobe::suite::side::suite_of(p) {
             None => kept.push(p),
             Some(s) if paths.iter().any(|q| q == &s) => {}
-            Some(s) => {
-                return Err(Error::Usage(format!(
+            Some(s) => return Err(Error::Usage(format!(
                 "{} holds the reviews of {}, not a suite: pass {} (its reviews are read with it)",
                 p.display(),
                 s.display(),
                 s.display()
-            )))
-            }
+            ))),
         }
     }
     Ok(kept)
+}
+
+/// Paths as shell words, for a command printed for the user to run.
+pub fn shell_paths<'a>(paths: impl IntoIterator<Item = &'a Path>) -> String {
+    paths
+        .into_iter()
+        .map(|p| faithprobe::text::shell_word(&p.display().to_string()))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Loads every suite and its mutants before anything runs, so bad input writes nothing.

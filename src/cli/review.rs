@@ -81,12 +81,7 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         return stale(&loaded, args.prune);
     }
     if !terminal::interactive() {
-        let suites: Vec<String> = args
-            .suites
-            .iter()
-            .map(|p| faithprobe::text::shell_word(&p.display().to_string()))
-            .collect();
-        let suites = suites.join(" ");
+        let suites = super::shell_paths(args.suites.iter().map(PathBuf::as_path));
         return Err(Error::Usage(format!(
             "`faithprobe review` asks in a terminal, and this is not one; without one:\n  faithprobe review {suites} --list                  what is pending\n  faithprobe review {suites} --set ID=fault          decide one (repeat --set for more)\n  faithprobe review {suites} --set ID=equivalent --why \"...\""
         ))
@@ -168,14 +163,9 @@ fn set(loaded: &[(Suite, MutantSet)], sets: &[String], why: Option<&str>) -> any
             .enumerate()
             .find_map(|(si, (_, set))| set.mutants.iter().find(|m| m.id == id).map(|m| (si, m)));
         let Some((si, m)) = found else {
-            let suites: Vec<String> = loaded
-                .iter()
-                .map(|(s, _)| faithprobe::text::shell_word(&s.path.display().to_string()))
-                .collect();
+            let suites = super::shell_paths(loaded.iter().map(|(s, _)| s.path.as_path()));
             return Err(Error::Usage(format!(
-                "--set {s}: no mutant or rewrite `{id}` in {}; `faithprobe review {} --list` lists the pending ones",
-                suites.join(", "),
-                suites.join(" ")
+                "--set {s}: no mutant or rewrite `{id}` in {suites}; `faithprobe review {suites} --list` lists the pending ones"
             ))
             .into());
         };
@@ -229,8 +219,7 @@ fn set(loaded: &[(Suite, MutantSet)], sets: &[String], why: Option<&str>) -> any
         let file = match sides.entry(si) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => {
-                let path = side::path_of(&suite.path);
-                e.insert(SideFile::load(&path)?.unwrap_or_else(|| SideFile::new(path)))
+                e.insert(SideFile::load_or_new(side::path_of(&suite.path))?)
             }
         };
         let kind = faithprobe::case::serde_name(&d.kind);
@@ -424,34 +413,25 @@ fn interactive(
                 kind: ReviewKind::Equivalent,
                 why: Some("says the same as its claim".into()),
             })?,
-            Key::Char('n') if rewrite => {
-                match term.line("why does it not say the same? (Enter on an empty line: back) ") {
-                    None => {
-                        interrupted = true;
-                        break;
-                    }
-                    Some(w) => match side::clean_reason(&w) {
-                        Some(why) => walk.decide(Decision {
-                            kind: ReviewKind::NotEquivalent,
-                            why: Some(why),
-                        })?,
-                        None => note = Some("no reason given: nothing decided".into()),
-                    },
-                }
-            }
-            Key::Char('e') => {
-                match term.line("why is it still supported by the passages? (Enter on an empty line: back) ") {
-                    None => {
-                        interrupted = true;
-                        break;
-                    }
-                    Some(w) => match side::clean_reason(&w) {
-                        Some(why) => walk.decide(Decision {
-                            kind: ReviewKind::Equivalent,
-                            why: Some(why),
-                        })?,
-                        None => note = Some("no reason given: nothing decided".into()),
-                    },
+            Key::Char(k @ ('n' | 'e')) if (k == 'n') == rewrite => {
+                // a decision that needs a reason: not equivalent (a rewrite), equivalent (a mutant)
+                let (kind, question) = if k == 'n' {
+                    (ReviewKind::NotEquivalent, "why does it not say the same?")
+                } else {
+                    (ReviewKind::Equivalent, "why is it still supported by the passages?")
+                };
+                let Some(answer) =
+                    term.line(&format!("{question} (Enter on an empty line: back) "))
+                else {
+                    interrupted = true;
+                    break;
+                };
+                match side::clean_reason(&answer) {
+                    Some(why) => walk.decide(Decision {
+                        kind,
+                        why: Some(why),
+                    })?,
+                    None => note = Some("no reason given: nothing decided".into()),
                 }
             }
             Key::Char('s') => walk.skip(),
@@ -487,10 +467,6 @@ fn interactive(
         .iter()
         .map(|(s, _)| side::path_of(&s.path).display().to_string())
         .collect();
-    let suites: Vec<String> = loaded
-        .iter()
-        .map(|(s, _)| faithprobe::text::shell_word(&s.path.display().to_string()))
-        .collect();
     println!(
         "\n{} decided in this review (saved in {}); {} still unreviewed{}",
         walk.decided_now,
@@ -503,7 +479,10 @@ fn interactive(
         }
     );
     if pending > 0 {
-        println!("to go on: faithprobe review {}", suites.join(" "));
+        println!(
+            "to go on: faithprobe review {}",
+            super::shell_paths(loaded.iter().map(|(s, _)| s.path.as_path()))
+        );
     }
     Ok(if interrupted {
         Exit::Interrupted

@@ -184,15 +184,13 @@ fn unreviewed_message(
                 if mutants == 1 { "" } else { "s" },
                 if rewrites == 1 { "" } else { "s" },
             ));
-            paths.push(faithprobe::text::shell_word(
-                &suite.path.display().to_string(),
-            ));
+            paths.push(suite.path.as_path());
         }
     }
     if lines.is_empty() {
         return None;
     }
-    let paths = paths.join(" ");
+    let paths = super::shell_paths(paths);
     Some(format!(
         "error: --require-reviewed: every mutant and rewrite needs a person's review, and these have none:\n{}\n  review them in a terminal: faithprobe review {paths}\n  or list them for a script: faithprobe review {paths} --list",
         lines.join("\n")

@@ -11,7 +11,7 @@
 pub mod snapshots;
 pub mod terminal;
 
-use crate::check::{CheckResult, Label};
+use crate::check::CheckResult;
 use crate::error::Result;
 use crate::mutate::{self, Mutant, MutantReview, MutantSet, Purpose};
 use crate::suite::side::{self, Decision, SideFile};
@@ -67,7 +67,7 @@ impl<'a> Walk<'a> {
         let mut resume: Option<ItemRef> = None;
         for (si, (suite, set)) in suites.iter().enumerate() {
             let path = side::path_of(&suite.path);
-            let file = SideFile::load(&path)?.unwrap_or_else(|| SideFile::new(path));
+            let file = SideFile::load_or_new(path)?;
             if let Some((last, _, _)) = file.entries.last() {
                 if let Some(mi) = set.mutants.iter().position(|m| &m.id == last) {
                     resume = Some(ItemRef {
@@ -428,13 +428,19 @@ fn verdict_meaning(rewrite: bool, result: &CheckResult) -> String {
                 (true, true) => "equivalent: a false alarm; not equivalent: no case",
                 (true, false) => "equivalent: passes; not equivalent: no case",
             };
-            format!("says {}{score}. If {meaning}", label_word(v.label))
+            format!("says {}{score}. If {meaning}", v.label.as_str())
         }
     }
 }
 
-fn label_word(l: Label) -> &'static str {
-    l.as_str()
+/// The text of the verified claim a mutant was made from.
+fn parent_text<'c>(context: &'c Context, m: &Mutant) -> &'c str {
+    context
+        .faithful
+        .iter()
+        .find(|c| c.id == m.parent)
+        .map(|c| c.text.as_str())
+        .unwrap_or("")
 }
 
 /// The keys of an item, in a line.
@@ -485,12 +491,7 @@ pub fn screen(walk: &Walk, checker: Option<CheckerView>, color: bool) -> String 
     let (suite, _) = &walk.suites[item.suite];
     let m = walk.mutant(item);
     let context = &suite.contexts[m.context];
-    let parent = context
-        .faithful
-        .iter()
-        .find(|c| c.id == m.parent)
-        .map(|c| c.text.as_str())
-        .unwrap_or("");
+    let parent = parent_text(context, m);
     let rewrite = m.is_rewrite();
     let mut o = String::new();
     o.push_str(&head(&format!(
@@ -597,12 +598,7 @@ pub fn pending(suites: &[(Suite, MutantSet)]) -> Vec<Pending<'_>> {
                 operator: m.operator,
                 context: &context.id,
                 parent: &m.parent,
-                claim: context
-                    .faithful
-                    .iter()
-                    .find(|c| c.id == m.parent)
-                    .map(|c| c.text.as_str())
-                    .unwrap_or(""),
+                claim: parent_text(context, m),
                 text: &m.text,
             });
         }

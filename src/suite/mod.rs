@@ -113,23 +113,19 @@ impl Suite {
     pub fn load(path: &Path) -> Result<Suite> {
         let text = crate::error::read_input(path)?;
         let mut suite = Suite::from_yaml(path, &text)?;
-        let side_path = side::path_of(path);
-        if let Some(side) = side::SideFile::load(&side_path)? {
-            side.merge_into(&mut suite, &text)?;
+        if let Some((side, side_text)) = side::SideFile::read(&side::path_of(path))? {
+            side.merge_into(&mut suite, &text, &side_text)?;
         }
         Ok(suite)
     }
 
     /// Parses and validates suite text; `path` is used in error messages only.
     pub fn from_yaml(path: &Path, text: &str) -> Result<Suite> {
-        crate::yaml::check_aliases(path, text)?;
-        if let Some((line, column)) = schema::binary_tag(text) {
-            return Err(Error::Input {
-                location: crate::error::Location::new(path, Some(line), Some(column)),
-                message: "a `!!binary` value: binary data is not a text".into(),
-                help: "write passages, claims and reasons as plain text".into(),
-            });
-        }
+        schema::check_plain_text(
+            path,
+            text,
+            "write passages, claims and reasons as plain text",
+        )?;
         let file: schema::SuiteFile = serde_yaml::from_str(text).map_err(|e| {
             let err = Error::from_yaml(path, &e, SCHEMA_HELP);
             match err {

@@ -52,6 +52,24 @@ pub(crate) fn opt_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>
     d.deserialize_any(OptText)
 }
 
+/// Refuses YAML text a suite or its side file must not carry: anchors and aliases (see
+/// [`crate::yaml::check_aliases`]) and `!!binary` values (`help` says what to write instead).
+pub(crate) fn check_plain_text(
+    path: &std::path::Path,
+    text: &str,
+    help: &str,
+) -> crate::error::Result<()> {
+    crate::yaml::check_aliases(path, text)?;
+    if let Some((line, column)) = binary_tag(text) {
+        return Err(crate::error::Error::Input {
+            location: crate::error::Location::new(path, Some(line), Some(column)),
+            message: "a `!!binary` value: binary data is not a text".into(),
+            help: help.into(),
+        });
+    }
+    Ok(())
+}
+
 /// The first `!!binary` tag in a YAML text, as (1-based line, 1-based column): binary data is
 /// never a text, so an input that carries one is refused rather than decoded into a claim.
 pub(crate) fn binary_tag(text: &str) -> Option<(usize, usize)> {

@@ -21,11 +21,14 @@ pub fn path_of(suite: &Path) -> PathBuf {
     suite.with_file_name(format!("{stem}.reviews.yaml"))
 }
 
-/// True when `path` names a side file (`*.reviews.yaml`) rather than a suite.
-pub fn is_side_file(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.ends_with(".reviews.yaml") && n != ".reviews.yaml")
+/// The suite whose side file `path` is (`larkspur.reviews.yaml` -> `larkspur.yaml`), when
+/// `path` is named as a side file and that suite exists.
+pub fn suite_of(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name
+        .strip_suffix(".reviews.yaml")
+        .filter(|s| !s.is_empty())?;
+    Some(path.with_file_name(format!("{stem}.yaml"))).filter(|s| s.is_file())
 }
 
 /// One decision of a person about one mutant or rewrite.
@@ -66,24 +69,27 @@ impl SideFile {
 
     /// Reads the side file at `path`, or `None` when there is none.
     pub fn load(path: &Path) -> Result<Option<SideFile>> {
+        Ok(SideFile::read(path)?.map(|(file, _)| file))
+    }
+
+    /// Reads the side file at `path`, or starts an empty one there.
+    pub fn load_or_new(path: PathBuf) -> Result<SideFile> {
+        Ok(SideFile::load(&path)?.unwrap_or_else(|| SideFile::new(path)))
+    }
+
+    /// The side file at `path` with the text it was read from, or `None` when there is none.
+    pub fn read(path: &Path) -> Result<Option<(SideFile, String)>> {
         match std::fs::symlink_metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             _ => {}
         }
         let text = crate::error::read_input(path)?;
-        SideFile::parse(path, &text).map(Some)
+        Ok(Some((SideFile::parse(path, &text)?, text)))
     }
 
     /// Parses side-file text; `path` names it in errors.
     pub fn parse(path: &Path, text: &str) -> Result<SideFile> {
-        crate::yaml::check_aliases(path, text)?;
-        if let Some((line, column)) = schema::binary_tag(text) {
-            return Err(Error::Input {
-                location: crate::error::Location::new(path, Some(line), Some(column)),
-                message: "a `!!binary` value: binary data is not a text".into(),
-                help: "write reasons as plain text".into(),
-            });
-        }
+        schema::check_plain_text(path, text, "write reasons as plain text")?;
         let file: SideYaml = if text.trim().is_empty() {
             SideYaml {
                 reviews: Default::default(),
@@ -133,9 +139,10 @@ impl SideFile {
         })
     }
 
-    /// Adds this file's reviews to `suite` (read from `suite_text`) and folds the file into the
-    /// suite's fingerprint. A mutant reviewed in both files is an error at the side file's line.
-    pub fn merge_into(&self, suite: &mut Suite, suite_text: &str) -> Result<()> {
+    /// Adds this file's reviews to `suite` (read from `suite_text`) and folds the file's text
+    /// into the suite's fingerprint. A mutant reviewed in both files is an error at the side
+    /// file's line.
+    pub fn merge_into(&self, suite: &mut Suite, suite_text: &str, side_text: &str) -> Result<()> {
         for (id, d, line) in &self.entries {
             if let Some(r) = suite.reviews.get(id) {
                 return Err(Error::input(
@@ -159,9 +166,8 @@ impl SideFile {
                 },
             );
         }
-        let text = self.render(&suite.path);
         suite.sha256 =
-            crate::text::sha256_hex(format!("{suite_text}\0{text}").as_bytes(), usize::MAX);
+            crate::text::sha256_hex(format!("{suite_text}\0{side_text}").as_bytes(), usize::MAX);
         suite.side_file = Some(self.path.clone());
         Ok(())
     }
@@ -260,8 +266,13 @@ mod tests {
             path_of(Path::new("suites/larkspur.yaml")),
             Path::new("suites/larkspur.reviews.yaml")
         );
-        assert!(is_side_file(Path::new("suites/larkspur.reviews.yaml")));
-        assert!(!is_side_file(Path::new("suites/larkspur.yaml")));
+        let dir = tempfile::tempdir().unwrap();
+        let suite = dir.path().join("larkspur.yaml");
+        let side = dir.path().join("larkspur.reviews.yaml");
+        assert_eq!(suite_of(&side), None, "no such suite");
+        std::fs::write(&suite, "suite: x\n").unwrap();
+        assert_eq!(suite_of(&side), Some(suite.clone()));
+        assert_eq!(suite_of(&suite), None);
     }
 
     #[test]
