@@ -9,9 +9,8 @@ use crate::check::Label;
 use crate::error::{Error, Exit};
 use crate::record::{Record, RecordCase};
 use crate::run::{CaseKind, Expected, Outcome, Role};
-use crate::stats::{
-    adjust, cluster_rate_of, detectable_drop_of, mcnemar_exact, Adjust, ClusterRate, Rate,
-};
+use crate::stats::paired::{adjust_within, min_p_worse, sign_flip_p_worse, tarone_m};
+use crate::stats::{cluster_rate_of, detectable_drop_of, mcnemar_exact, Adjust, ClusterRate, Rate};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -28,10 +27,18 @@ pub struct GroupRow {
     pub better: u64,
     /// Cases good in the base and bad in the candidate (c).
     pub worse: u64,
-    /// The exact McNemar p-value of this row alone.
+    /// The two-sided exact McNemar p-value of this row alone, for reading.
     pub p_value: f64,
-    /// The p-value adjusted over the gating rows (`Adjust`); equal to `p_value` for a row that
-    /// does not gate.
+    /// The one-sided p-value that the candidate is worse, by sign flips of the parent claims'
+    /// net changes (see [`crate::stats::paired`]): what the gate tests.
+    pub p_worse: f64,
+    /// Parent claims (clusters) whose cases changed on net: the effective n of the paired test.
+    pub clusters_changed: u64,
+    /// Whether the row can reach significance at all and so is in the family the gate adjusts
+    /// over (Tarone's rule); a gating row outside it cannot fail.
+    pub in_family: bool,
+    /// `p_worse` adjusted over the family of gating rows (`Adjust`, with Tarone's m); 1 for a
+    /// row outside the family, `p_worse` for a row that does not gate.
     pub p_adjusted: f64,
     /// Whether this row takes part in the gate's decision (`--gate-on`).
     pub gating: bool,
@@ -140,6 +147,8 @@ pub struct Comparison {
     pub max_new_false_alarms: Option<u64>,
     pub adjust: Adjust,
     pub min_detectable: f64,
+    /// Tarone's m: the number of rows alpha is divided among.
+    pub family_size: usize,
     pub rows: Vec<GroupRow>,
     pub regressions: Vec<Change>,
     pub newly_missed: u64,
@@ -435,6 +444,7 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
         )
     };
     let mut rows = Vec::new();
+    let mut nets: Vec<Vec<i64>> = Vec::new();
     for ((order, name), cases) in groups {
         let faithful = order == 0;
         let n = cases.len() as u64;
@@ -466,6 +476,16 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
             .gate_on
             .as_ref()
             .is_none_or(|keys| keys.iter().any(|k| row_key(k) == row_key(&name)));
+        // each parent claim's net change: better minus worse
+        let mut net: BTreeMap<String, i64> = BTreeMap::new();
+        for (b, c) in &cases {
+            let d = i64::from(c.good()) - i64::from(b.good());
+            if d != 0 {
+                *net.entry(cluster(c)).or_default() += d;
+            }
+        }
+        let net: Vec<i64> = net.into_values().collect();
+        nets.push(net.clone());
         rows.push(GroupRow {
             group: name,
             faithful,
@@ -474,6 +494,9 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
             better,
             worse,
             p_value: mcnemar_exact(better, worse),
+            p_worse: sign_flip_p_worse(&net),
+            clusters_changed: net.iter().filter(|d| **d != 0).count() as u64,
+            in_family: false,
             p_adjusted: 1.0,
             gating,
             significantly_worse: false,
@@ -483,11 +506,27 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
             detectable_drop: None,
         });
     }
-    // one decision over the gating rows: their p-values adjusted together
+    // one decision over the gating rows that can reach significance (Tarone's rule), their
+    // one-sided clustered p-values adjusted together
     let gating: Vec<usize> = (0..rows.len()).filter(|i| rows[*i].gating).collect();
-    let raw: Vec<f64> = gating.iter().map(|i| rows[*i].p_value).collect();
-    for (i, p) in gating.iter().zip(adjust(&raw, opts.adjust)) {
+    let min_p: Vec<f64> = gating.iter().map(|i| min_p_worse(&nets[*i])).collect();
+    let family_size = match opts.adjust {
+        Adjust::None => gating.len(),
+        _ => tarone_m(&min_p, alpha),
+    };
+    let family: Vec<usize> = gating
+        .iter()
+        .zip(&min_p)
+        .filter(|(_, p)| opts.adjust == Adjust::None || **p <= alpha / family_size.max(1) as f64)
+        .map(|(i, _)| *i)
+        .collect();
+    let raw: Vec<f64> = family.iter().map(|i| rows[*i].p_worse).collect();
+    for (i, p) in family
+        .iter()
+        .zip(adjust_within(&raw, family_size, opts.adjust))
+    {
         rows[*i].p_adjusted = p;
+        rows[*i].in_family = true;
     }
     let row_alpha = match opts.adjust {
         Adjust::None => alpha,
@@ -495,9 +534,10 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
     };
     for r in &mut rows {
         if !r.gating {
-            r.p_adjusted = r.p_value;
+            r.p_adjusted = r.p_worse;
         }
-        r.significantly_worse = r.gating && r.worse > r.better && r.p_adjusted < alpha;
+        r.significantly_worse =
+            r.gating && r.in_family && r.worse > r.better && r.p_adjusted < alpha;
         r.detectable_drop = detectable_drop_of(r.base.n, r.base_good(), row_alpha, 0.8);
     }
 
@@ -540,12 +580,14 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
     let mut failures = Vec::new();
     for r in rows.iter().filter(|r| r.significantly_worse) {
         failures.push(format!(
-            "{}: significantly worse ({} worse, {} better, exact McNemar p = {}, adjusted ({}) {} < {alpha})",
+            "{}: significantly worse ({} worse, {} better, {} parent claim(s) changed; one-sided p = {}, adjusted ({}, Tarone's m = {}) {} < {alpha})",
             r.group,
             r.worse,
             r.better,
-            crate::report::fmt_p(r.p_value),
+            r.clusters_changed,
+            crate::report::fmt_p(r.p_worse),
             adjust_name(opts.adjust),
+            family_size,
             crate::report::fmt_p(r.p_adjusted)
         ));
     }
@@ -583,6 +625,7 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
         max_new_false_alarms: opts.max_new_false_alarms,
         adjust: opts.adjust,
         min_detectable: opts.min_detectable,
+        family_size,
         rows,
         regressions,
         newly_missed,
@@ -611,12 +654,15 @@ mod tests {
             Some(Label::Supported),
         )];
         for i in 0..8 {
-            cases.push(case(
+            let mut m = case(
                 &format!("m{i}"),
                 CaseKind::Mutant,
                 Expected::Flagged,
                 Some(Label::Contradicted),
-            ));
+            );
+            // eight mutants of eight claims
+            m.parent = Some(format!("claim{i}"));
+            cases.push(m);
         }
         cases
     }
@@ -641,12 +687,14 @@ mod tests {
     fn eight_newly_missed_faults_are_significant_and_listed() {
         let mut cand = base();
         for c in cand.iter_mut().skip(1) {
+            let parent = c.parent.clone();
             *c = case(
                 &c.id,
                 CaseKind::Mutant,
                 Expected::Flagged,
                 Some(Label::Supported),
             );
+            c.parent = parent;
         }
         let c = compare(
             &record_of("a", base()),
@@ -657,10 +705,44 @@ mod tests {
         let row = c.rows.iter().find(|r| r.group == "number_swap").unwrap();
         assert_eq!((row.better, row.worse), (0, 8));
         assert!((row.p_value - 0.0078125).abs() < 1e-12, "{}", row.p_value); // 2 * 0.5^8
+        assert!((row.p_worse - 0.00390625).abs() < 1e-12, "{}", row.p_worse); // 0.5^8
+        assert_eq!(row.clusters_changed, 8);
         assert!(row.significantly_worse);
         assert_eq!(c.newly_missed, 8);
         assert_eq!(c.regressions[0].change, ChangeKind::NewlyMissed);
         assert_eq!(c.exit_code(), Exit::GateFailed);
+    }
+
+    #[test]
+    fn eight_misses_of_one_claim_are_one_change_and_rows_that_cannot_reject_leave_the_family() {
+        let one_claim = |label| {
+            base()
+                .into_iter()
+                .map(|mut c| {
+                    if c.kind == CaseKind::Mutant {
+                        c = case(&c.id, CaseKind::Mutant, Expected::Flagged, Some(label));
+                        c.parent = Some("claim0".into());
+                    }
+                    c
+                })
+                .collect::<Vec<_>>()
+        };
+        let c = compare(
+            &record_of("a", one_claim(Label::Contradicted)),
+            &record_of("b", one_claim(Label::Supported)),
+            &GateOptions::new(0.05, 100, 0.95),
+        )
+        .unwrap();
+        let row = c.rows.iter().find(|r| r.group == "number_swap").unwrap();
+        // McNemar would call 8 of 8 significant; it is one claim that broke
+        assert!(row.p_value < 0.01);
+        assert_eq!(row.clusters_changed, 1);
+        assert_eq!(row.p_worse, 0.5);
+        assert!(!row.in_family && !row.significantly_worse, "{row:?}");
+        assert!(c.failures.is_empty(), "{:?}", c.failures);
+        // the false-alarm row changed nothing: it is outside the family too
+        let fa = c.rows.iter().find(|r| r.group == "false alarms").unwrap();
+        assert!(!fa.in_family);
     }
 
     #[test]

@@ -250,12 +250,14 @@ fn without_side_files(paths: &[PathBuf]) -> Result<Vec<&PathBuf>, Error> {
         match faithprobe::suite::side::suite_of(p) {
             None => kept.push(p),
             Some(s) if paths.iter().any(|q| q == &s) => {}
-            Some(s) => return Err(Error::Usage(format!(
+            Some(s) => {
+                return Err(Error::Usage(format!(
                 "{} holds the reviews of {}, not a suite: pass {} (its reviews are read with it)",
                 p.display(),
                 s.display(),
                 s.display()
-            ))),
+            )))
+            }
         }
     }
     Ok(kept)

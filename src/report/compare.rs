@@ -24,13 +24,26 @@ fn verdict(v: &Option<Label>, s: Option<f64>) -> String {
     )
 }
 
-/// A row's adjusted p, or `not_gating` for a row outside the gate.
-fn adjusted(r: &GroupRow, not_gating: &str) -> String {
-    if r.gating {
-        super::fmt_p(r.p_adjusted)
-    } else {
+/// A row's adjusted one-sided p; `not_gating` for a row outside the gate, `cannot` for a
+/// gating row that could not reach significance (outside Tarone's family).
+fn adjusted(r: &GroupRow, not_gating: &str, cannot: &str) -> String {
+    if !r.gating {
         not_gating.to_string()
+    } else if !r.in_family {
+        cannot.to_string()
+    } else {
+        super::fmt_p(r.p_adjusted)
     }
+}
+
+/// What the p columns are, in a sentence.
+fn p_legend(c: &Comparison) -> String {
+    let reach = c.rows.iter().filter(|r| r.gating && r.in_family).count();
+    format!(
+        "p: exact McNemar, two-sided, for reading; p (adj.): one-sided (is the candidate worse?), by sign flips of the parent claims' net changes, {} over the {reach} gating row(s) that can reach significance (Tarone's m = {}; `-`: this row cannot)",
+        crate::compare::adjust_name(c.adjust),
+        c.family_size
+    )
 }
 
 fn fmt_drop(d: Option<f64>) -> String {
@@ -101,7 +114,7 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
             r.better,
             r.worse,
             super::fmt_p(r.p_value),
-            adjusted(r, "no gate"),
+            adjusted(r, "no gate", "-"),
             fmt_drop(r.detectable_drop)
         );
         let _ = writeln!(
@@ -118,8 +131,8 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
         o,
         "  {}",
         paint.dim(&format!(
-            "rates are false-alarm rates for `false alarms`, catch rates otherwise; p: exact McNemar; p (adj.): {} over the gating rows; drop: the smallest drop these cases detect with 80% power",
-            crate::compare::adjust_name(c.adjust)
+            "rates are false-alarm rates for `false alarms`, catch rates otherwise; {}; drop: the smallest drop these cases detect with 80% power",
+            p_legend(c)
         ))
     );
     for line in notes(c) {
@@ -227,7 +240,7 @@ pub fn markdown(c: &Comparison) -> String {
     if !c.failures.is_empty() || !c.no_verdict.is_empty() {
         let _ = writeln!(o);
     }
-    let _ = writeln!(o, "| group | measure | base | candidate | base, clustered CI | candidate, clustered CI | better | worse | exact McNemar p | adjusted p ({}) | detectable drop |\n|---|---|---|---|---|---|---|---|---|---|---|", crate::compare::adjust_name(c.adjust));
+    let _ = writeln!(o, "| group | measure | base | candidate | base, clustered CI | candidate, clustered CI | better | worse | p | p (adj.) | detectable drop |\n|---|---|---|---|---|---|---|---|---|---|---|");
     for r in &c.rows {
         let _ = writeln!(
             o,
@@ -241,10 +254,11 @@ pub fn markdown(c: &Comparison) -> String {
             r.better,
             r.worse,
             super::fmt_p(r.p_value),
-            adjusted(r, "not gating"),
+            adjusted(r, "not gating", "cannot reach"),
             fmt_drop(r.detectable_drop)
         );
     }
+    let _ = writeln!(o, "\n{}", escape_md_cell(&p_legend(c)));
     let notes = notes(c);
     if !notes.is_empty() {
         let _ = writeln!(o);

@@ -4,6 +4,7 @@ pub mod agreement;
 pub mod cluster;
 pub mod kappa;
 pub mod mcnemar;
+pub mod paired;
 pub mod power;
 pub mod sample_size;
 pub mod sweep;
