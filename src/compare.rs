@@ -165,6 +165,23 @@ pub struct Comparison {
     /// Why there is no verdict although nothing failed: rows whose every case is an error, or a
     /// candidate that could not score some case. Exit 3, never a pass.
     pub no_verdict: Vec<String>,
+    /// How many times each side scored every case (`run --repeat N`).
+    pub repeats: (usize, usize),
+    /// Cases whose verdict varied across repeats in either record: in no row and no rule.
+    pub flaky: Vec<FlakyCase>,
+    /// A record of an LLM judge (or a cascade with one) scored once: its run-to-run variation
+    /// is unknown, and under `--max-new-misses 0` it can fail an unchanged checker.
+    pub judge_scored_once: bool,
+}
+
+/// A case left out because its verdict varied across the repeats of a record.
+#[derive(Debug, Clone, Serialize)]
+pub struct FlakyCase {
+    pub suite: String,
+    pub id: String,
+    /// Whether it came out differently in the two records (a change within the checker's own
+    /// run-to-run variation).
+    pub changed: bool,
 }
 
 /// A paired case that one side (or both) could not score.
@@ -263,6 +280,11 @@ pub fn side_labels(
     }
 }
 
+/// The fewest repeats any run of a record had.
+fn repeats_of(r: &Record) -> usize {
+    r.runs.iter().map(|x| x.repeats).min().unwrap_or(1)
+}
+
 fn label_of(r: &Record) -> String {
     let mut names: Vec<String> = r.runs.iter().map(|x| x.checker.name.clone()).collect();
     names.dedup();
@@ -346,10 +368,24 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
             _ => None,
         }
     };
+    // a case whose verdict varied across repeats in either record: its change is within the
+    // checker's own run-to-run variation, so it is in no row and no rule, and is counted apart
+    let is_flaky = |b: &RecordCase, c: &RecordCase| {
+        !b.flaky_verdicts.is_empty() || !c.flaky_verdicts.is_empty()
+    };
+    let mut flaky = Vec::new();
     for (suite, b, c) in &pairs {
         // a case counts when both sides agree on what it is
         let role = b.role();
         if role != c.role() {
+            continue;
+        }
+        if is_flaky(b, c) && group_of(c).is_some() {
+            flaky.push(FlakyCase {
+                suite: suite.clone(),
+                id: c.id.clone(),
+                changed: b.good() != c.good(),
+            });
             continue;
         }
         let (be, ce) = (b.outcome == Outcome::Error, c.outcome == Outcome::Error);
@@ -400,6 +436,12 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
         return Err(Error::Usage(format!(
             "nothing to compare: every case that counts is an error (the base could not score {base_n}, the candidate {cand}; first: {}); a checker that fails is never a pass: fix it and record again",
             errors[0].error
+        )));
+    }
+    if groups.is_empty() && !flaky.is_empty() {
+        return Err(Error::Usage(format!(
+            "nothing to compare: every one of the {} case(s) that count gave different verdicts across the repeats of a record, so no change can be told from the checker's own variation; fix the checker's randomness (a judge at temperature 0) or add cases",
+            flaky.len()
         )));
     }
     if groups.is_empty() {
@@ -549,7 +591,8 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
                 Role::FalseAlarmOpportunity | Role::Invariance | Role::Fault
             )
             && b.outcome != Outcome::Error
-            && c.outcome != Outcome::Error;
+            && c.outcome != Outcome::Error
+            && !is_flaky(b, c);
         if counted && b.good() && !c.good() {
             regressions.push(Change {
                 suite: suite.clone(),
@@ -626,6 +669,13 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
         adjust: opts.adjust,
         min_detectable: opts.min_detectable,
         family_size,
+        repeats: (repeats_of(base), repeats_of(candidate)),
+        judge_scored_once: [base, candidate].iter().any(|r| {
+            r.runs
+                .iter()
+                .any(|x| x.repeats == 1 && matches!(x.checker.kind.as_str(), "judge" | "cascade"))
+        }),
+        flaky,
         rows,
         regressions,
         newly_missed,
@@ -906,6 +956,153 @@ mod tests {
             none > 0.05 + 0.015,
             "unadjusted {none}: ten rows at 0.05 each fail more often"
         );
+    }
+
+    /// A simulated suite of 200 cases: 40 faithful claims, then 8 fault types with one mutant
+    /// of each of 20 parent claims (as operators share claims). `bad(rng, i, parent)` says
+    /// whether a run gets case i wrong; `repeats` scorings make a record as `run --repeat`
+    /// does: the first repeat's verdict, and every repeat's where they differ.
+    fn sim_record(
+        rng: &mut crate::stats::TestRng,
+        repeats: usize,
+        bad: &mut dyn FnMut(&mut crate::stats::TestRng, usize, usize) -> bool,
+    ) -> Record {
+        // one draw of every case per repeat, so a parent's shared outcome is drawn once a run
+        let runs: Vec<Vec<bool>> = (0..repeats)
+            .map(|_| (0..200).map(|i| bad(rng, i, i % 20)).collect())
+            .collect();
+        let cases = (0..200)
+            .map(|i| {
+                let faithful = i < 40;
+                let label = |wrong: bool| match (faithful, wrong) {
+                    (true, false) | (false, true) => Label::Supported,
+                    _ => Label::NotFound,
+                };
+                let mut c = if faithful {
+                    case(
+                        &format!("f{i}"),
+                        CaseKind::Original,
+                        Expected::Supported,
+                        Some(label(runs[0][i])),
+                    )
+                } else {
+                    let mut m = case(
+                        &format!("m{i}"),
+                        CaseKind::Mutant,
+                        Expected::Flagged,
+                        Some(label(runs[0][i])),
+                    );
+                    m.fault_type = Some(format!("type{}", (i - 40) / 20));
+                    m.parent = Some(format!("claim{}", i % 20));
+                    m
+                };
+                if runs.iter().any(|r| r[i] != runs[0][i]) {
+                    c.flaky_verdicts = runs
+                        .iter()
+                        .map(|r| label(r[i]).as_str().to_string())
+                        .collect();
+                }
+                c
+            })
+            .collect();
+        let mut r = record_of("sim", cases);
+        r.runs[0].repeats = repeats;
+        r
+    }
+
+    /// How often the gate fails over `reps` seeded pairs of records drawn by `pair`.
+    fn fail_rate(
+        reps: usize,
+        opts: &GateOptions,
+        pair: &mut dyn FnMut(&mut crate::stats::TestRng) -> (Record, Record),
+    ) -> f64 {
+        let mut rng = crate::stats::TestRng(20261130);
+        let mut fails = 0;
+        for _ in 0..reps {
+            let (a, b) = pair(&mut rng);
+            let c = compare(&a, &b, opts).unwrap();
+            fails += usize::from(!c.failures.is_empty());
+        }
+        fails as f64 / reps as f64
+    }
+
+    /// The gate's error rates by simulation, 1000 seeded replications each (Monte Carlo error
+    /// of a rate near 0.05: about 0.007; near 0.5: about 0.016). Printed with
+    /// `cargo test --lib gate_simulations -- --nocapture`; README, "The gate's statistics".
+    #[test]
+    fn gate_simulations_false_fails_at_most_alpha_and_power_on_one_row() {
+        let reps = 1000;
+        let stats_only = {
+            let mut o = GateOptions::new(0.05, u64::MAX, 0.95);
+            o.max_new_false_alarms = None;
+            o
+        };
+        // a fixed checker: each case's chance of a wrong verdict
+        let mut rng = crate::stats::TestRng(11);
+        let q: Vec<f64> = (0..200).map(|_| 0.1 + 0.4 * rng.next_f64()).collect();
+
+        // clustered: an unchanged checker whose errors come per parent claim (half the claims'
+        // mutants share one outcome each run); the statistical rules only
+        let mut shared = vec![(false, false); 20];
+        let clustered = fail_rate(reps, &stats_only, &mut |rng| {
+            let mut draw = |rng: &mut crate::stats::TestRng| {
+                for s in shared.iter_mut() {
+                    *s = (rng.next_f64() < 0.5, rng.next_f64() < 0.3);
+                }
+                let sh = shared.clone();
+                sim_record(rng, 1, &mut |rng, i, p| {
+                    if i >= 40 && sh[p].0 {
+                        sh[p].1
+                    } else {
+                        rng.next_f64() < q[i]
+                    }
+                })
+            };
+            (draw(rng), draw(rng))
+        });
+
+        // flaky: a checker stable on 90% of cases and a coin of 0.2-0.8 on the rest, under the
+        // default rules (no new miss, no new false alarm), scored once and with 5 repeats
+        let flaky_q: Vec<Option<f64>> = (0..200)
+            .map(|_| (rng.next_f64() < 0.1).then(|| 0.2 + 0.6 * rng.next_f64()))
+            .collect();
+        let stable: Vec<bool> = (0..200).map(|_| rng.next_f64() < 0.2).collect();
+        let defaults = GateOptions::new(0.05, 0, 0.95);
+        let mut flaky_with = |repeats: usize| {
+            fail_rate(reps, &defaults, &mut |rng| {
+                let mut draw = |rng: &mut crate::stats::TestRng| {
+                    sim_record(rng, repeats, &mut |rng, i, _| match flaky_q[i] {
+                        Some(p) => rng.next_f64() < p,
+                        None => stable[i],
+                    })
+                };
+                (draw(rng), draw(rng))
+            })
+        };
+        let (flaky_once, flaky_repeated) = (flaky_with(1), flaky_with(5));
+
+        // power: one fault type falls from 20/20 to about 12/20 (each of its cases missed with
+        // probability 0.4); nothing else changes
+        let power = fail_rate(reps, &stats_only, &mut |rng| {
+            let base = sim_record(rng, 1, &mut |_, _, _| false);
+            let cand = sim_record(rng, 1, &mut |rng, i, _| {
+                (40..60).contains(&i) && rng.next_f64() < 0.4
+            });
+            (base, cand)
+        });
+        eprintln!(
+            "gate simulations over {reps} replications: clustered false fails {clustered:.3}; flaky checker, default rules: {flaky_once:.3} scored once, {flaky_repeated:.3} with 5 repeats; power on a 20/20 -> ~12/20 drop in one of 8 fault types: {power:.3}"
+        );
+        assert!(clustered <= 0.05, "clustered {clustered}");
+        assert!(
+            flaky_repeated <= 0.05,
+            "flaky with repeats {flaky_repeated}"
+        );
+        assert!(
+            flaky_once > 0.5,
+            "scored once, a flaky checker fails: {flaky_once}"
+        );
+        assert!(power >= 0.5, "power {power}");
     }
 
     #[test]

@@ -42,6 +42,10 @@ pub struct RecordCase {
     /// In the record of a shard only: the case's index among all the suite's cases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<usize>,
+    /// In a record of repeated scorings (`run --repeat N`), for a case whose verdict varied:
+    /// the verdict of each repeat (`error` where it could not be scored).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flaky_verdicts: Vec<String>,
 }
 
 impl RecordCase {
@@ -78,7 +82,18 @@ pub struct RecordRun {
     /// Set on the record of one shard (`run --shard K/N`); `faithprobe merge` joins them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<crate::shard::Shard>,
+    /// How many times every case was scored (`run --repeat N`); 1 when absent.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub repeats: usize,
     pub cases: Vec<RecordCase>,
+}
+
+fn one() -> usize {
+    1
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
 }
 
 /// A saved run of one checker over one or more suites.
@@ -110,12 +125,19 @@ impl RecordRun {
                 settings: run.settings.clone(),
             },
             shard: run.shard,
+            repeats: run.repeats,
             cases: run
                 .results
                 .iter()
                 .enumerate()
                 .map(|(i, r)| {
                     let v = r.result.as_ref().ok();
+                    let flaky_verdicts = run
+                        .flaky
+                        .iter()
+                        .find(|f| f.id == r.case.id && f.kind == r.case.kind)
+                        .map(|f| f.verdicts.clone())
+                        .unwrap_or_default();
                     RecordCase {
                         id: r.case.id.clone(),
                         kind: r.case.kind,
@@ -133,6 +155,7 @@ impl RecordRun {
                         outcome: r.outcome,
                         error: r.result.as_ref().err().map(|e| e.to_string()),
                         position: run.positions.get(i).copied(),
+                        flaky_verdicts,
                     }
                 })
                 .collect(),
@@ -223,8 +246,19 @@ impl RecordRun {
                 .collect(),
             operator_counts,
             results,
-            repeats: 1,
-            flaky: Vec::new(),
+            repeats: self.repeats,
+            flaky: self
+                .cases
+                .iter()
+                .filter(|c| !c.flaky_verdicts.is_empty())
+                .map(|c| crate::run::Flaky {
+                    id: c.id.clone(),
+                    kind: c.kind,
+                    fault_type: c.fault_type.clone(),
+                    claim: c.claim.clone(),
+                    verdicts: c.flaky_verdicts.clone(),
+                })
+                .collect(),
             shard: self.shard,
             positions: self.cases.iter().filter_map(|c| c.position).collect(),
         }
@@ -535,6 +569,7 @@ pub(crate) mod testing {
             outcome,
             error: verdict.is_none().then(|| "timeout".into()),
             position: None,
+            flaky_verdicts: Vec::new(),
         }
     }
 
@@ -550,6 +585,7 @@ pub(crate) mod testing {
                 settings: BTreeMap::new(),
             },
             shard: None,
+            repeats: 1,
             cases,
         }])
     }

@@ -697,6 +697,73 @@ fn repeats_report_cases_whose_verdict_changed() {
     assert_eq!(v["repeats"], 3);
 }
 
+#[test]
+fn compare_leaves_out_what_varies_across_repeats_and_says_so_when_a_judge_ran_once() {
+    // a judge that flips f1 between supported and not_found on every call: an unchanged,
+    // flaky checker
+    let f1_calls = std::sync::atomic::AtomicUsize::new(0);
+    let s = Server::start(move |r, _| {
+        let p = r.prompt();
+        let mut a = server::answer(&p);
+        if server::claims(&p)[0] == "Team plans are billed monthly."
+            && f1_calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) % 2 == 1
+        {
+            a[0] = json!({"claim": 1, "label": "not_found", "quote": ""});
+        }
+        Reply::chat(&Value::Array(a).to_string())
+    });
+    let e = Env::new(&s.url, "    concurrency: 1\n", "");
+    let path = |name: &str| e.dir.path().join(name).to_str().unwrap().to_string();
+    let compare = |a: &str, b: &str| {
+        let out = e
+            .cmd()
+            .args(["compare", &path(a), &path(b)])
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    // scored once each: f1 passes in the base and is flagged in the candidate, a new false alarm
+    for name in ["once-a.json", "once-b.json"] {
+        let (code, _, err) = e.run("judge", &["--no-cache", "--record", &path(name)]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let (code, out) = compare("once-a.json", "once-b.json");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("1 new false alarm(s)"), "{out}");
+    assert!(
+        out.contains("record both sides with `faithprobe run SUITE --repeat 5 --record FILE`"),
+        "{out}"
+    );
+    // the recommended setup: repeats on both sides; f1 varied, so it is in no row and no rule
+    for name in ["rep-a.json", "rep-b.json"] {
+        let (code, _, err) = e.run(
+            "judge",
+            &["--no-cache", "--repeat", "3", "--record", &path(name)],
+        );
+        assert_eq!(code, 0, "{err}");
+    }
+    let rec: Value =
+        serde_json::from_str(&std::fs::read_to_string(path("rep-a.json")).unwrap()).unwrap();
+    assert_eq!(rec["runs"][0]["repeats"], 3);
+    let f1 = rec["runs"][0]["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "f1")
+        .unwrap();
+    assert_eq!(f1["flaky_verdicts"].as_array().unwrap().len(), 3, "{f1}");
+    let (code, out) = compare("rep-a.json", "rep-b.json");
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("1 case(s) gave different verdicts across the repeats of a record (base scored 3x, candidate 3x): they are in no row and no rule"),
+        "{out}"
+    );
+    assert!(!out.contains("--repeat 5"), "{out}");
+}
+
 #[allow(dead_code)]
 fn unused(_: &Path) {}
 

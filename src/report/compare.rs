@@ -55,6 +55,18 @@ fn fmt_drop(d: Option<f64>) -> String {
 /// `min_detectable`, and worse cases that come from few parent claims.
 fn notes(c: &Comparison) -> Vec<String> {
     let mut out = Vec::new();
+    if !c.flaky.is_empty() {
+        let changed = c.flaky.iter().filter(|f| f.changed).count();
+        out.push(format!(
+            "{} case(s) gave different verdicts across the repeats of a record (base scored {}x, candidate {}x): they are in no row and no rule; {changed} of them came out differently in the two records, a change within the checker's own run-to-run variation",
+            c.flaky.len(),
+            c.repeats.0,
+            c.repeats.1
+        ));
+    }
+    if c.judge_scored_once {
+        out.push("a judge's verdicts can vary from run to run, and a record scored once cannot tell such a change from a regression: record both sides with `faithprobe run SUITE --repeat 5 --record FILE` (see README, \"Flaky checkers\")".into());
+    }
     for r in &c.rows {
         match r.detectable_drop {
             None => {
