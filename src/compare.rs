@@ -1068,9 +1068,9 @@ mod tests {
             .collect();
         let stable: Vec<bool> = (0..200).map(|_| rng.next_f64() < 0.2).collect();
         let defaults = GateOptions::new(0.05, 0, 0.95);
-        let mut flaky_with = |repeats: usize| {
+        let flaky_with = |repeats: usize| {
             fail_rate(reps, &defaults, &mut |rng| {
-                let mut draw = |rng: &mut crate::stats::TestRng| {
+                let draw = |rng: &mut crate::stats::TestRng| {
                     sim_record(rng, repeats, &mut |rng, i, _| match flaky_q[i] {
                         Some(p) => rng.next_f64() < p,
                         None => stable[i],
