@@ -7,7 +7,7 @@ use crate::check::Label;
 use crate::mutate::ReviewState;
 use crate::record::{RecordCase, RecordRun};
 use crate::run::{CaseKind, Expected, Outcome, Role};
-use crate::stats::{cohen_kappa, Rate};
+use crate::stats::{cohen_kappa_ci, Kappa, Rate};
 use crate::summary::Summary;
 use crate::sweep::SweepResult;
 use crate::text::{escape_markup, escape_md_cell};
@@ -36,15 +36,6 @@ pub struct HardCaseAgreement {
     pub not_supported: usize,
 }
 
-impl HardCaseAgreement {
-    pub fn precision(&self) -> Option<f64> {
-        (self.flagged > 0).then(|| self.true_flags as f64 / self.flagged as f64)
-    }
-    pub fn recall(&self) -> Option<f64> {
-        (self.not_supported > 0).then(|| self.true_flags as f64 / self.not_supported as f64)
-    }
-}
-
 fn hard_cases(a: &CheckerAudit) -> Vec<(&str, &RecordCase)> {
     a.suites
         .iter()
@@ -63,12 +54,30 @@ fn flagged(c: &RecordCase) -> Option<bool> {
 
 /// Cohen's kappa between the person and the checker on hard cases, on "supported" versus "not
 /// supported" (the checker cannot say "misleading"); cases the checker could not score are left out.
-pub fn kappa(a: &CheckerAudit) -> Option<f64> {
+pub fn kappa(a: &CheckerAudit) -> Option<Kappa> {
     let pairs: Vec<(bool, bool)> = hard_cases(a)
         .iter()
         .filter_map(|(_, c)| flagged(c).map(|f| (c.expected != Expected::Supported, f)))
         .collect();
-    cohen_kappa(&pairs)
+    cohen_kappa_ci(&pairs, confidence(a))
+}
+
+/// The confidence level of the audit's intervals.
+fn confidence(a: &CheckerAudit) -> f64 {
+    a.suites.first().map(|(_, s)| s.confidence).unwrap_or(0.95)
+}
+
+/// `k/n rate [low, high]` with Wilson's interval, or `-` with no case.
+fn share(k: usize, n: usize, confidence: f64) -> String {
+    if n == 0 {
+        return "-".into();
+    }
+    let r = Rate::new(k as u64, n as u64, confidence);
+    format!(
+        "{k}/{n} {:.2} {}",
+        r.rate.unwrap_or(0.0),
+        super::fmt_ci(r.ci_low, r.ci_high)
+    )
 }
 
 /// Precision and recall for "not supported" per hard-case type.
@@ -91,10 +100,6 @@ pub fn agreement(a: &CheckerAudit) -> Vec<HardCaseAgreement> {
         e.true_flags += (f && ns) as usize;
     }
     by.into_values().collect()
-}
-
-fn opt(x: Option<f64>) -> String {
-    x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into())
 }
 
 fn rate(r: &Rate) -> (String, String, String) {
@@ -361,11 +366,30 @@ fn hard_tables(a: &CheckerAudit, out: &mut Vec<Table>) {
             head: vec!["hard-case type".into(), "cases".into(), "precision (not supported)".into(), "recall (not supported)".into()],
             rows: agreement(a)
                 .iter()
-                .map(|g| vec![g.case_type.clone(), g.n.to_string(), opt(g.precision()), opt(g.recall())])
+                .map(|g| {
+                    let c = confidence(a);
+                    vec![
+                        g.case_type.clone(),
+                        g.n.to_string(),
+                        share(g.true_flags, g.flagged, c),
+                        share(g.true_flags, g.not_supported, c),
+                    ]
+                })
                 .collect(),
             note: Some(format!(
-                "Cohen's kappa (supported vs not supported): {}. Precision: of the cases the checker flagged, the share a person says are not supported; recall: of those a person says are not supported, the share the checker flagged.",
-                opt(kappa(a))
+                "Cohen's kappa (supported vs not supported): {}. Precision: of the cases the checker flagged, the share a person says are not supported; recall: of those a person says are not supported, the share the checker flagged; each with its count and {}% Wilson interval.",
+                match kappa(a) {
+                    Some(k) => format!(
+                        "{:.2} ({}% CI {}, n = {}; large-sample standard error {:.2})",
+                        k.kappa,
+                        (confidence(a) * 100.0).round(),
+                        super::fmt_ci(k.ci_low, k.ci_high),
+                        k.n,
+                        k.std_err
+                    ),
+                    None => "- (no case, or every case one label)".into(),
+                },
+                (confidence(a) * 100.0).round()
             )),
         });
     }
