@@ -24,7 +24,10 @@ pub struct SweepResult {
     pub calibrate_on: Option<f64>,
     pub calibration_cases: usize,
     pub held_out_cases: usize,
+    /// Fault types too small to pin within ±margin at the operating point `too_small_at`.
     pub too_small: Vec<TooSmall>,
+    /// The operating point the sample-size warnings describe: (threshold, which one it is).
+    pub too_small_at: Option<(f64, &'static str)>,
     pub margin: f64,
 }
 
@@ -89,7 +92,23 @@ pub fn run_sweep(
         (Some(_), Some(rec)) => Some(at(&held, rec.threshold, confidence)),
         _ => None,
     };
-    let judged = held_out.as_ref().or(recommended.as_ref()).or(points.last());
+    // the warnings describe the point a user would run at: the recommended threshold (on the
+    // held-out part when split), else the checker's own, else flagging everything
+    let configured = runs
+        .first()
+        .and_then(|r| r.checker.settings.get("threshold"))
+        .and_then(|t| t.parse::<f64>().ok())
+        .filter(|t| t.is_finite());
+    let own = configured.map(|t| at(&all, t, confidence));
+    let (judged, judged_as) = match (&held_out, &recommended, &own) {
+        (Some(h), _, _) => (Some(h), "the recommended threshold, on the held-out part"),
+        (None, Some(r), _) => (Some(r), "the recommended threshold"),
+        (None, None, Some(o)) => (Some(o), "the checker's own threshold"),
+        _ => (
+            points.last(),
+            "the highest threshold: every case below it flagged",
+        ),
+    };
     SweepResult {
         checker: runs
             .first()
@@ -99,6 +118,7 @@ pub fn run_sweep(
         too_small: judged
             .map(|p| too_small(p, margin, confidence))
             .unwrap_or_default(),
+        too_small_at: judged.map(|p| (p.threshold, judged_as)),
         points,
         unscored,
         max_false_alarm,
@@ -201,5 +221,46 @@ mod tests {
         assert!(r.detection.k > 0);
         assert_eq!(s.calibration_cases + s.held_out_cases, 80);
         assert!(s.held_out.is_some());
+        assert_eq!(
+            s.too_small_at.map(|(_, which)| which),
+            Some("the recommended threshold, on the held-out part")
+        );
+    }
+
+    #[test]
+    fn sample_size_warnings_describe_the_checkers_own_threshold_without_a_recommendation() {
+        // scores 0.2 (hard cases) and 0.9 (faithful): at the checker's 0.5 every hard case is
+        // caught; at the highest threshold everything is flagged
+        let mut cases = Vec::new();
+        for i in 0..10 {
+            cases.push(case(
+                &format!("f{i}"),
+                CaseKind::Original,
+                Expected::Supported,
+                Some(Label::Supported),
+            ));
+            cases.push(case(
+                &format!("h{i}"),
+                CaseKind::HardCase,
+                Expected::NotFound,
+                Some(Label::NotFound),
+            ));
+        }
+        let mut rec = record_of("lexical", cases);
+        rec.runs[0]
+            .checker
+            .settings
+            .insert("threshold".into(), "0.5".into());
+        let s = run_sweep(&rec.runs, 0.95, None, None, 0.05);
+        assert_eq!(s.too_small_at, Some((0.5, "the checker's own threshold")));
+        let w = &s.too_small[0];
+        assert_eq!(w.n, 10);
+        // 10/10 caught at 0.5: Wilson [0.72, 1], half-width 0.14
+        assert!((w.half_width - 0.1391).abs() < 1e-3, "{w:?}");
+        let text = crate::report::sweep::findings(&s).join("\n");
+        assert!(
+            text.contains("warning at threshold 0.500 (the checker's own threshold): number_swap: 10 labelled faults give ±0.14"),
+            "{text}"
+        );
     }
 }

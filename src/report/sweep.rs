@@ -190,9 +190,13 @@ pub fn findings(s: &SweepResult) -> Vec<String> {
         }
         _ => {}
     }
+    let at = s
+        .too_small_at
+        .map(|(t, which)| format!(" at threshold {t:.3} ({which})"))
+        .unwrap_or_default();
     for t in &s.too_small {
         o.push(format!(
-            "warning: {}: {} give ±{:.2}; about {} are needed to pin its rate within ±{} at {pct}%.",
+            "warning{at}: {}: {} give ±{:.2}; about {} are needed to pin its rate within ±{} at {pct}%.",
             t.fault_type,
             super::count(t.n, "labelled fault", "labelled faults"),
             t.half_width,
