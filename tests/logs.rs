@@ -936,3 +936,203 @@ fn the_checkers_note_covers_every_chunk_of_the_log_not_the_last() {
     assert!(out.status.code().is_some_and(|c| c <= 1), "{err}");
     assert!(err.contains("both: 300 claims;"), "{err}");
 }
+
+#[test]
+fn answers_to_one_source_count_once_in_the_paired_test_with_cluster_by() {
+    // three help-center sources, four answers to each; the candidate generator gets the figures
+    // of two sources wrong in every answer: eight answers broken, but from two sources
+    let d = tempfile::tempdir().unwrap();
+    let sources = [
+        (
+            "billing",
+            "Team plans are billed monthly at €12 per user.",
+            "€12",
+            "€15",
+        ),
+        (
+            "storage",
+            "Each Team user gets 50 GB of storage.",
+            "50 GB",
+            "80 GB",
+        ),
+        (
+            "export",
+            "Export links expire after 7 days.",
+            "7 days",
+            "7 days",
+        ),
+    ];
+    let mut logs = [String::new(), String::new()];
+    for (s, (source, passage, right, wrong)) in sources.iter().enumerate() {
+        for i in 0..4 {
+            for (side, figure) in [right, wrong].iter().enumerate() {
+                let answer = passage.replace(right, figure);
+                logs[side].push_str(
+                    &serde_json::json!({
+                        "id": format!("a{s}-{i}"),
+                        "question": format!("Question {i} about {source}?"),
+                        "answer": format!("Here is what the help center says: {answer}"),
+                        "passages": [{"id": source, "text": passage}],
+                        "source_id": source,
+                    })
+                    .to_string(),
+                );
+                logs[side].push('\n');
+            }
+        }
+    }
+    for (side, log) in ["base", "cand"].iter().zip(&logs) {
+        std::fs::write(d.path().join(format!("{side}.jsonl")), log).unwrap();
+        let (code, _, err) = output(faithprobe_in(d.path()).args([
+            "score",
+            &format!("{side}.jsonl"),
+            "--record",
+            &format!("{side}.json"),
+        ]));
+        assert_eq!(code, 0, "{err}");
+    }
+    let compare = |extra: &[&str]| {
+        let (code, json, err) = output(
+            faithprobe_in(d.path())
+                .args([
+                    "compare",
+                    "base.json",
+                    "cand.json",
+                    "--definition",
+                    "strict",
+                    "--max-new-misses",
+                    "100",
+                    "--format",
+                    "json",
+                ])
+                .args(extra),
+        );
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|_| panic!("{err}"));
+        (code, v)
+    };
+    // answer by answer: eight broken, none fixed, one-sided p = 0.5^8
+    let (code, v) = compare(&[]);
+    let row = &v["rows"][0];
+    assert_eq!(
+        (row["broken"].as_u64(), row["fixed"].as_u64()),
+        (Some(8), Some(0)),
+        "{v}"
+    );
+    assert_eq!(row["clusters_changed"], 8);
+    assert!(
+        (row["p_worse"].as_f64().unwrap() - 0.00390625).abs() < 1e-12,
+        "{v}"
+    );
+    assert_eq!(code, 1, "{v}");
+    // by source: two sources changed, p = 0.25, and the intervals are the sources'
+    let (code, v) = compare(&["--cluster-by", "source_id"]);
+    let row = &v["rows"][0];
+    assert_eq!(row["clusters_changed"], 2, "{v}");
+    assert_eq!(row["p_worse"].as_f64(), Some(0.25));
+    assert_eq!(row["candidate_clustered"]["clusters"], 3);
+    assert_eq!(v["cluster_by"], "source_id");
+    assert_eq!(
+        code, 0,
+        "two sources are not evidence of a worse generator: {v}"
+    );
+    // a run record has its own clusters (parent claims): the flag is refused there
+    let (code, _, err) = output(faithprobe_in(d.path()).args([
+        "compare",
+        "--checker",
+        "lexical",
+        "--checker",
+        "lexical",
+        "--cluster-by",
+        "source_id",
+        root().join("suites/larkspur.yaml").to_str().unwrap(),
+    ]));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--cluster-by and --definition apply to score records"),
+        "{err}"
+    );
+}
+
+#[test]
+fn stratified_agreement_shows_what_pooling_hides_and_clusters_widen_the_answer_rate() {
+    // two datasets: in `xsum` five of six summaries are hallucinated and the checker flags every
+    // one; in `cnndm` one of six is and the checker passes every one. Within each, the checker
+    // tells nothing apart (balanced accuracy 0.50); pooled, it looks good (0.83)
+    let d = tempfile::tempdir().unwrap();
+    let passage = "The council approved a budget of $ 160 million on Tuesday.";
+    let mut log = String::new();
+    for (dataset, wrong, hallucinated) in [("xsum", true, 5), ("cnndm", false, 1)] {
+        for i in 0..6 {
+            let figure = if wrong {
+                "$ 190 million"
+            } else {
+                "$ 160 million"
+            };
+            log.push_str(
+                &serde_json::json!({
+                    "id": format!("{dataset}-{i}"),
+                    "question": "Summarise the article.",
+                    "answer": format!("Here is a summary: The council approved a budget of {figure} on Tuesday."),
+                    "passages": [{"id": "article", "text": passage}],
+                    "dataset": dataset,
+                    "source_id": format!("{dataset}-doc{}", i / 3),
+                    "label": {"hallucinated": i < hallucinated, "types": []},
+                })
+                .to_string(),
+            );
+            log.push('\n');
+        }
+    }
+    std::fs::write(d.path().join("log.jsonl"), log).unwrap();
+    let (code, out, err) = output(faithprobe_in(d.path()).args([
+        "score",
+        "log.jsonl",
+        "--definition",
+        "strict",
+        "--stratify-by",
+        "dataset",
+        "--cluster-by",
+        "source_id",
+        "--show",
+        "none",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("balanced accuracy, the mean over strata: 0.50 (pooled: 0.83"),
+        "{out}"
+    );
+    assert!(
+        out.contains("warning: the pooled balanced accuracy is above every stratum's"),
+        "{out}"
+    );
+    assert!(out.contains("within cnndm"), "{out}");
+    // 4 sources of 3 answers: the clustered interval is Wilson (t, 3 df) on 4, not 12
+    assert!(out.contains("clustered CI (4 clusters)"), "{out}");
+    let (_, json, _) = output(faithprobe_in(d.path()).args([
+        "score",
+        "log.jsonl",
+        "--definition",
+        "strict",
+        "--stratify-by",
+        "dataset",
+        "--cluster-by",
+        "source_id",
+        "--format",
+        "json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(json.lines().last().unwrap()).unwrap();
+    let agg = &v["summary"][0];
+    assert_eq!(agg["unsupported_answers"]["k"], 6, "{v}");
+    let plain = agg["unsupported_answers"]["ci_high"].as_f64().unwrap()
+        - agg["unsupported_answers"]["ci_low"].as_f64().unwrap();
+    let clustered = agg["unsupported_answers_clustered"]["ci_high"]
+        .as_f64()
+        .unwrap()
+        - agg["unsupported_answers_clustered"]["ci_low"]
+            .as_f64()
+            .unwrap();
+    assert!(clustered > plain, "{plain} {clustered}");
+    let agreement = &v["labels"]["by_definition"][0];
+    assert_eq!(agreement["pooled_exceeds_every_stratum"], true);
+    assert_eq!(agreement["by_stratum"]["xsum"]["tp"], 5);
+}

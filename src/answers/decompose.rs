@@ -157,6 +157,21 @@ fn strip_framing(sentence: &str) -> String {
             return capitalised(sentence[p.len()..].trim_start());
         }
     }
+    // a lead-in on the claim's own line ("Here is what the help center says: Team plans
+    // are...") frames it: the part after the colon is the claim
+    if let Some(at) = sentence.find(": ") {
+        let head = lower(&sentence[..at]);
+        let rest = sentence[at + 2..].trim_start();
+        if head.split_whitespace().count() <= 10
+            && rest.split_whitespace().count() >= 3
+            && rules()
+                .vacuous_lead_ins
+                .iter()
+                .any(|v| starts_with_phrase(&head, v))
+        {
+            return capitalised(rest);
+        }
+    }
     sentence.to_string()
 }
 
@@ -337,6 +352,16 @@ mod tests {
     fn real_answers_give_the_claims_a_person_would_extract() {
         type Case<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, &'a str)]);
         let cases: &[Case] = &[
+            (
+                "Here is what the help center says: Team plans are billed monthly at €12 per user.",
+                &["Team plans are billed monthly at €12 per user."],
+                &[],
+            ),
+            (
+                "The passage says: refunds take 14 days. The ranger said: \"Stay in the car.\"",
+                &["Refunds take 14 days.", "The ranger said: \"Stay in the car.\""],
+                &[],
+            ),
             (
                 "Kansas Gov. Sam Brownback signed the bill on Friday.",
                 &["Kansas Gov. Sam Brownback signed the bill on Friday."],

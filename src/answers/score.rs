@@ -378,8 +378,18 @@ pub struct AnswerRow {
     pub fixed: u64,
     /// Clean in the base, unsupported in the candidate.
     pub broken: u64,
+    /// The two-sided exact McNemar p, for reading.
     pub p_value: f64,
-    /// Adjusted over the definitions compared (Holm by default).
+    /// The one-sided p that the candidate is worse: the sign-flip test of each cluster's net
+    /// change (`--cluster-by`; an answer is its own cluster without it), see
+    /// [`crate::stats::paired`].
+    pub p_worse: f64,
+    /// Clusters whose answers changed on net: the effective n of the paired test.
+    pub clusters_changed: u64,
+    /// Both sides' unsupported-answer rates with a cluster-aware interval (with `--cluster-by`).
+    pub base_clustered: Option<crate::stats::ClusterRate>,
+    pub candidate_clustered: Option<crate::stats::ClusterRate>,
+    /// `p_worse` adjusted over the definitions compared (Holm by default, Tarone's m).
     pub p_adjusted: f64,
     /// More broken than fixed with adjusted p < alpha.
     pub significantly_worse: bool,
@@ -396,6 +406,8 @@ pub struct AnswerRow {
 pub struct AnswerComparison {
     /// What pairs the answers: `id`, or the key given with `--pair-by`.
     pub pair_by: String,
+    /// What clusters the answers for the paired test and the intervals (`--cluster-by`).
+    pub cluster_by: Option<String>,
     pub base_log: String,
     pub candidate_log: String,
     pub rows: Vec<AnswerRow>,
@@ -435,10 +447,14 @@ pub struct AnswerCompareOptions {
     pub adjust: crate::stats::Adjust,
     /// None: pair by answer id. Some(key): by `question`, `tag`, `context` or a metadata key.
     pub pair_by: Option<String>,
+    /// Answers that share this key's value (a source, a context, a question) are one cluster;
+    /// None: every answer is its own.
+    pub cluster_by: Option<String>,
 }
 
-/// The pairing key of an answer: its id, a field, or a metadata value (strings and numbers).
-fn pair_key(a: &AnswerResult, key: Option<&str>) -> Option<String> {
+/// The pairing (or clustering) key of an answer: its id, a field, or a metadata value
+/// (strings and numbers).
+pub fn pair_key(a: &AnswerResult, key: Option<&str>) -> Option<String> {
     match key {
         None | Some("id") => Some(a.id.clone()),
         Some("question") => (!a.question.is_empty()).then(|| a.question.clone()),
@@ -556,7 +572,34 @@ pub fn compare_answers(
         let fixed = scored.iter().filter(|(ub, uc, _)| *ub && !*uc).count() as u64;
         let broken = scored.iter().filter(|(ub, uc, _)| !*ub && *uc).count() as u64;
         let p = mcnemar_exact(fixed, broken);
+        // each cluster's net change (fixed minus broken); an answer without the key is its own
+        let cluster_of = |a: &AnswerResult| match &opts.cluster_by {
+            Some(k) => pair_key(a, Some(k)).unwrap_or_else(|| format!("\0{}", a.id)),
+            None => a.id.clone(),
+        };
+        let mut net: std::collections::BTreeMap<String, i64> = Default::default();
+        for (ub, uc, a) in &scored {
+            let d = i64::from(*ub) - i64::from(*uc);
+            if d != 0 {
+                *net.entry(cluster_of(a)).or_default() += d;
+            }
+        }
+        let net: Vec<i64> = net.into_values().collect();
+        let clustered = |side: usize| {
+            opts.cluster_by.as_ref().map(|_| {
+                crate::stats::cluster_rate_of(
+                    scored
+                        .iter()
+                        .map(|(ub, uc, a)| (cluster_of(a), if side == 0 { *ub } else { *uc })),
+                    opts.confidence,
+                )
+            })
+        };
         rows.push(AnswerRow {
+            p_worse: crate::stats::paired::sign_flip_p_worse(&net),
+            clusters_changed: net.iter().filter(|d| **d != 0).count() as u64,
+            base_clustered: clustered(0),
+            candidate_clustered: clustered(1),
             definition: *def,
             paired: scored.len(),
             base_unsupported: Rate::new(
@@ -596,8 +639,28 @@ pub fn compare_answers(
             r.definition.as_str()
         ));
     }
-    let raw: Vec<f64> = rows.iter().map(|r| r.p_value).collect();
-    let adjusted = crate::stats::adjust(&raw, opts.adjust);
+    // one-sided, by clusters, adjusted over the definitions that can reach significance
+    let min_p: Vec<f64> = rows
+        .iter()
+        .map(|r| 0.5f64.powi(r.clusters_changed as i32))
+        .collect();
+    let m = match opts.adjust {
+        crate::stats::Adjust::None => rows.len(),
+        _ => crate::stats::paired::tarone_m(&min_p, opts.alpha),
+    };
+    let family: Vec<usize> = (0..rows.len())
+        .filter(|i| {
+            opts.adjust == crate::stats::Adjust::None || min_p[*i] <= opts.alpha / m.max(1) as f64
+        })
+        .collect();
+    let raw: Vec<f64> = family.iter().map(|i| rows[*i].p_worse).collect();
+    let mut adjusted = vec![1.0; rows.len()];
+    for (i, p) in family
+        .iter()
+        .zip(crate::stats::paired::adjust_within(&raw, m, opts.adjust))
+    {
+        adjusted[*i] = p;
+    }
     let level = match opts.adjust {
         crate::stats::Adjust::None => opts.alpha,
         _ => opts.alpha / rows.len().max(1) as f64,
@@ -609,8 +672,10 @@ pub fn compare_answers(
         r.significantly_worse = r.broken > r.fixed && p < opts.alpha;
         if r.significantly_worse {
             failures.push(format!(
-                "{}: significantly more answers broken ({}) than fixed ({}): exact McNemar p = {}, adjusted {} < {}",
-                r.definition.as_str(), r.broken, r.fixed, crate::report::fmt_p(r.p_value), crate::report::fmt_p(p), opts.alpha
+                "{}: significantly more answers broken ({}) than fixed ({}) in {} {}(s) that changed: one-sided p = {}, adjusted {} < {}",
+                r.definition.as_str(), r.broken, r.fixed, r.clusters_changed,
+                opts.cluster_by.as_deref().map(|k| format!("`{k}` cluster")).unwrap_or_else(|| "answer".into()),
+                crate::report::fmt_p(r.p_worse), crate::report::fmt_p(p), opts.alpha
             ));
         }
         if r.broken > opts.max_new_broken {
@@ -638,6 +703,7 @@ pub fn compare_answers(
     only_in_candidate.sort();
     Ok(AnswerComparison {
         pair_by: key.unwrap_or("id").to_string(),
+        cluster_by: opts.cluster_by.clone(),
         base_log: base.log.clone(),
         candidate_log: cand.log.clone(),
         rows,

@@ -6,7 +6,7 @@
 use super::score::{AnswerResult, Definition, Status};
 use crate::stats::agreement::{auroc, Auroc, Confusion};
 use crate::stats::sweep::{at, recommend, split, sweep, SweepItem, SweepPoint};
-use crate::stats::Rate;
+use crate::stats::{cluster_rate, ClusterRate, Rate};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -28,6 +28,9 @@ pub struct Aggregate {
     pub macro_score: Option<f64>,
     /// Share of scored answers with at least one claim that is not faithful: the number to gate on.
     pub unsupported_answers: Rate,
+    /// The same rate with a cluster-aware interval (`--cluster-by`): answers to one source are
+    /// not independent.
+    pub unsupported_answers_clustered: Option<ClusterRate>,
 }
 
 /// The unsupported-answer rate of one tag (generating model or prompt version) per definition.
@@ -47,6 +50,13 @@ pub struct LabelAgreement {
     pub by_tag: BTreeMap<String, Confusion>,
     /// Per label type: the share of answers labelled with that type that the checker flagged.
     pub recall_by_type: BTreeMap<String, Rate>,
+    /// Per stratum (`--stratify-by`): the agreement within it.
+    pub by_stratum: BTreeMap<String, Confusion>,
+    /// The mean of the strata's balanced accuracies (strata with both classes).
+    pub macro_balanced_accuracy: Option<f64>,
+    /// The pooled balanced accuracy is above every stratum's: the pooled figure mostly tells
+    /// the strata apart, not good answers from bad.
+    pub pooled_exceeds_every_stratum: bool,
 }
 
 /// An answer-level threshold sweep on the lowest claim score (flag when below the threshold).
@@ -102,10 +112,15 @@ struct AggState {
     score_sum: f64,
     scored: u64,
     unsupported: u64,
+    /// With `--cluster-by`: (unsupported, scored) per cluster.
+    clusters: BTreeMap<String, (u64, u64)>,
 }
 
 struct LabelRow {
-    id: String,
+    /// The `--cluster-by` value (the id without it): a split keeps a cluster together.
+    cluster: String,
+    /// The `--stratify-by` value, if any.
+    stratum: Option<String>,
     tag: Option<String>,
     hallucinated: bool,
     types: Vec<String>,
@@ -123,6 +138,10 @@ pub struct TallyOptions {
     pub worst: usize,
     pub max_false_alarm: Option<f64>,
     pub calibrate_on: Option<f64>,
+    /// Answers sharing this key's value are one cluster (`--cluster-by`).
+    pub cluster_by: Option<String>,
+    /// Agreement is also reported within each value of this key (`--stratify-by`).
+    pub stratify_by: Option<String>,
 }
 
 /// Adds answers one at a time.
@@ -169,6 +188,11 @@ impl Tally {
                 .0 += 1;
         }
         let mut flagged = Vec::with_capacity(n_defs);
+        let key = |k: &Option<String>| {
+            k.as_deref()
+                .and_then(|k| super::score::pair_key(a, Some(k)))
+        };
+        let cluster = key(&self.opts.cluster_by);
         for (i, d) in self.opts.definitions.iter().enumerate() {
             let s = &mut self.aggs[i];
             match a.status(*d) {
@@ -187,6 +211,13 @@ impl Tally {
                     if bad {
                         s.unsupported += 1;
                     }
+                    if self.opts.cluster_by.is_some() {
+                        // an answer without the key is a cluster of its own
+                        let c = cluster.clone().unwrap_or_else(|| format!("\0{}", a.id));
+                        let e = s.clusters.entry(c).or_default();
+                        e.0 += u64::from(bad);
+                        e.1 += 1;
+                    }
                     if let Some(t) = &a.tag {
                         let e = &mut self.tags.get_mut(t).expect("inserted above").1[i];
                         e.1 += 1;
@@ -201,7 +232,8 @@ impl Tally {
         let scored = flagged.len() == n_defs;
         match (&a.label, scored) {
             (Some(l), true) => self.labelled.push(LabelRow {
-                id: a.id.clone(),
+                cluster: cluster.clone().unwrap_or_else(|| a.id.clone()),
+                stratum: key(&self.opts.stratify_by),
                 tag: a.tag.clone(),
                 hallucinated: l.hallucinated,
                 types: l.types.clone(),
@@ -236,25 +268,28 @@ impl Tally {
 
     pub fn summary(&self) -> ScoreSummary {
         let c = self.opts.confidence;
-        let definitions = self
-            .opts
-            .definitions
-            .iter()
-            .zip(&self.aggs)
-            .map(|(d, s)| Aggregate {
-                definition: *d,
-                answers: self.answers,
-                refusals: s.refusals,
-                partial_refusals: s.partial,
-                no_claims: s.no_claims,
-                errors: s.errors,
-                claims: s.claims,
-                faithful_claims: s.faithful,
-                micro: (s.claims > 0).then(|| s.faithful as f64 / s.claims as f64),
-                macro_score: (s.scored > 0).then(|| s.score_sum / s.scored as f64),
-                unsupported_answers: Rate::new(s.unsupported, s.scored, c),
-            })
-            .collect();
+        let definitions =
+            self.opts
+                .definitions
+                .iter()
+                .zip(&self.aggs)
+                .map(|(d, s)| Aggregate {
+                    definition: *d,
+                    answers: self.answers,
+                    refusals: s.refusals,
+                    partial_refusals: s.partial,
+                    no_claims: s.no_claims,
+                    errors: s.errors,
+                    claims: s.claims,
+                    faithful_claims: s.faithful,
+                    micro: (s.claims > 0).then(|| s.faithful as f64 / s.claims as f64),
+                    macro_score: (s.scored > 0).then(|| s.score_sum / s.scored as f64),
+                    unsupported_answers: Rate::new(s.unsupported, s.scored, c),
+                    unsupported_answers_clustered: self.opts.cluster_by.as_ref().map(|_| {
+                        cluster_rate(&s.clusters.values().copied().collect::<Vec<_>>(), c)
+                    }),
+                })
+                .collect();
         let by_tag = self
             .tags
             .iter()
@@ -303,9 +338,37 @@ impl Tally {
                         }
                     }
                 }
+                let mut strata: BTreeMap<String, Vec<(bool, bool)>> = BTreeMap::new();
+                for r in rows {
+                    if let Some(s) = &r.stratum {
+                        strata
+                            .entry(s.clone())
+                            .or_default()
+                            .push((r.hallucinated, r.flagged[i]));
+                    }
+                }
+                let by_stratum: BTreeMap<String, Confusion> = strata
+                    .into_iter()
+                    .map(|(s, p)| (s, Confusion::of(p, c)))
+                    .collect();
+                let all = Confusion::of(rows.iter().map(|r| (r.hallucinated, r.flagged[i])), c);
+                let within: Vec<f64> = by_stratum
+                    .values()
+                    .filter_map(|x| x.balanced_accuracy.value)
+                    .collect();
+                let macro_balanced_accuracy =
+                    (!within.is_empty()).then(|| within.iter().sum::<f64>() / within.len() as f64);
+                let pooled_exceeds_every_stratum = within.len() >= 2
+                    && all
+                        .balanced_accuracy
+                        .value
+                        .is_some_and(|p| within.iter().all(|w| p > *w));
                 LabelAgreement {
                     definition: *d,
-                    all: Confusion::of(rows.iter().map(|r| (r.hallucinated, r.flagged[i])), c),
+                    by_stratum,
+                    macro_balanced_accuracy,
+                    pooled_exceeds_every_stratum,
+                    all,
                     by_tag: tags
                         .into_iter()
                         .map(|(t, p)| (t, Confusion::of(p, c)))
@@ -317,9 +380,10 @@ impl Tally {
                 }
             })
             .collect();
+        // keyed by cluster: `--calibrate-on` never puts one source's answers on both sides
         let scored: Vec<(String, f64, bool)> = rows
             .iter()
-            .filter_map(|r| r.min_score.map(|s| (r.id.clone(), s, r.hallucinated)))
+            .filter_map(|r| r.min_score.map(|s| (r.cluster.clone(), s, r.hallucinated)))
             .collect();
         let pairs: Vec<(f64, bool)> = scored.iter().map(|(_, s, h)| (*s, *h)).collect();
         let sweep = (!scored.is_empty()).then(|| {
@@ -401,6 +465,8 @@ pub fn aggregate(answers: &[AnswerResult], def: Definition, confidence: f64) -> 
         worst: 0,
         max_false_alarm: None,
         calibrate_on: None,
+        cluster_by: None,
+        stratify_by: None,
     });
     for a in answers {
         t.add(a);

@@ -87,6 +87,12 @@ pub struct CompareArgs {
     /// to the same sources.
     #[arg(long)]
     pub pair_by: Option<String>,
+    /// Score records: answers that share this key's value are one cluster (`question`,
+    /// `context`, or a key of the log such as `source_id`): the paired test counts a cluster's
+    /// net change once and the rates get cluster-aware intervals. Answers to one source are not
+    /// independent.
+    #[arg(long)]
+    pub cluster_by: Option<String>,
     /// Score records: the definitions to compare (repeat; default both, Holm-adjusted together).
     #[arg(long = "definition", value_enum)]
     pub definitions: Vec<super::score::DefinitionArg>,
@@ -121,9 +127,9 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             .into())
         }
     };
-    if args.pair_by.is_some() || !args.definitions.is_empty() {
+    if args.pair_by.is_some() || args.cluster_by.is_some() || !args.definitions.is_empty() {
         return Err(Error::Usage(
-            "--pair-by and --definition apply to score records (faithprobe score --record); run records pair cases by id".into(),
+            "--pair-by, --cluster-by and --definition apply to score records (faithprobe score --record); run records pair cases by id and cluster mutants by their parent claim".into(),
         )
         .into());
     }
@@ -285,6 +291,7 @@ fn compare_scores(
             confidence,
             adjust: args.adjust.into(),
             pair_by: args.pair_by.clone(),
+            cluster_by: args.cluster_by.clone(),
         },
     )?;
     let text = match args.format {

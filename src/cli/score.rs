@@ -87,6 +87,16 @@ pub struct ScoreArgs {
     /// and report the rest as held out.
     #[arg(long)]
     pub calibrate_on: Option<f64>,
+    /// Answers that share this key's value are one cluster (`question`, `context`, or a key of
+    /// the log such as `source_id`): cluster-aware intervals on the unsupported-answer rate, and
+    /// `--calibrate-on` keeps each cluster on one side. Answers to one source are not
+    /// independent.
+    #[arg(long)]
+    pub cluster_by: Option<String>,
+    /// With labels: also report agreement within each value of this key (a dataset, a source
+    /// type) and its macro-average, and warn when the pooled figure is above every stratum's.
+    #[arg(long)]
+    pub stratify_by: Option<String>,
     /// Score only part K of N of the log (by a hash of the answer id); `faithprobe merge` joins
     /// the shard records into the record of the whole log.
     #[arg(long, value_parser = Shard::parse)]
@@ -150,6 +160,8 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         },
         max_false_alarm: args.max_false_alarm,
         calibrate_on: args.calibrate_on,
+        cluster_by: args.cluster_by.clone(),
+        stratify_by: args.stratify_by.clone(),
     });
     let head = ScoreRecord {
         version: SCORE_RECORD_VERSION,

@@ -230,6 +230,17 @@ pub fn human_summary(head: &AnswerHead, s: &ScoreSummary, confidence: f64, paint
         &format!("unsupported-answer rate ({pct}% CI): gate on this"),
         &|a| super::fmt_kn(&a.unsupported_answers),
     );
+    if let Some(c0) = &s.definitions[0].unsupported_answers_clustered {
+        row(
+            &mut o,
+            &format!("  clustered CI ({} clusters)", c0.clusters),
+            &|a| {
+                a.unsupported_answers_clustered
+                    .map(|c| super::fmt_ci(c.ci_low, c.ci_high))
+                    .unwrap_or_default()
+            },
+        );
+    }
     row(&mut o, "claim-level faithfulness (micro)", &|a| {
         format!("{}/{} {}", a.faithful_claims, a.claims, opt(a.micro))
     });
@@ -372,6 +383,31 @@ fn human_labels(o: &mut String, l: &LabelReport, pct: f64, paint: Paint) {
                 super::fmt_rate(c.recall.rate),
                 fmt_est(&c.f1),
                 fmt_est(&c.balanced_accuracy)
+            );
+        }
+        let width = tag_width(g.by_stratum.keys().map(|t| t.as_str()), 24);
+        for (t, c) in &g.by_stratum {
+            let _ = writeln!(
+                o,
+                "    within {:<width$} {:>5} answers  F1 {}  balanced accuracy {}",
+                tag_cell(t, width),
+                c.tp + c.fp + c.fn_ + c.tn,
+                fmt_est(&c.f1),
+                fmt_est(&c.balanced_accuracy)
+            );
+        }
+        if let Some(m) = g.macro_balanced_accuracy {
+            let _ = writeln!(
+                o,
+                "    balanced accuracy, the mean over strata: {m:.2} (pooled: {})",
+                fmt_est(&g.all.balanced_accuracy)
+            );
+        }
+        if g.pooled_exceeds_every_stratum {
+            let _ = writeln!(
+                o,
+                "    {}",
+                paint.bad("warning: the pooled balanced accuracy is above every stratum's: it mostly tells the strata apart, not faithful answers from hallucinated ones; judge the checker by the strata")
             );
         }
         for (t, r) in &g.recall_by_type {
@@ -575,12 +611,25 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
             r(&row.base_unsupported),
             r(&row.candidate_unsupported)
         );
+        if let (Some(b), Some(cand)) = (&row.base_clustered, &row.candidate_clustered) {
+            let _ = writeln!(
+                o,
+                "    clustered by {} ({} clusters): base {}  candidate {}",
+                c.cluster_by.as_deref().unwrap_or("?"),
+                b.clusters,
+                crate::report::fmt_ci(b.ci_low, b.ci_high),
+                crate::report::fmt_ci(cand.ci_low, cand.ci_high)
+            );
+        }
         let _ = writeln!(
             o,
-            "    fixed {}  broken {}  exact McNemar p = {}, adjusted {}  detectable rise with 80% power: {}{}",
+            "    fixed {}  broken {}  exact McNemar p = {} (two-sided); one-sided p = {} over {} changed {}, adjusted {}  detectable rise with 80% power: {}{}",
             row.fixed,
             row.broken,
             crate::report::fmt_p(row.p_value),
+            crate::report::fmt_p(row.p_worse),
+            row.clusters_changed,
+            if c.cluster_by.is_some() { "clusters" } else { "answers" },
             crate::report::fmt_p(row.p_adjusted),
             drop_text(row.detectable_drop),
             if row.significantly_worse {
@@ -685,7 +734,7 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
 pub fn comparison_markdown(c: &AnswerComparison) -> String {
     let cell = crate::text::escape_md_cell;
     let mut o = format!(
-        "### faithprobe compare: `{}` vs `{}` (answers paired by {})\n\n{}\n\n| definition | pairs | base unsupported | candidate unsupported | fixed | broken | p | adjusted p | detectable rise |\n|---|---|---|---|---|---|---|---|---|\n",
+        "### faithprobe compare: `{}` vs `{}` (answers paired by {})\n\n{}\n\n| definition | pairs | base unsupported | candidate unsupported | fixed | broken | p (two-sided) | adjusted one-sided p | detectable rise |\n|---|---|---|---|---|---|---|---|---|\n",
         c.base_log.replace('`', "'"),
         c.candidate_log.replace('`', "'"),
         cell(&c.pair_by),
