@@ -1048,7 +1048,7 @@ fn answers_to_one_source_count_once_in_the_paired_test_with_cluster_by() {
     ]));
     assert_eq!(code, 2);
     assert!(
-        err.contains("--cluster-by and --definition apply to score records"),
+        err.contains("--cluster-by, --answer-rule and --definition apply to score records"),
         "{err}"
     );
 }
@@ -1135,4 +1135,97 @@ fn stratified_agreement_shows_what_pooling_hides_and_clusters_widen_the_answer_r
     let agreement = &v["labels"]["by_definition"][0];
     assert_eq!(agreement["pooled_exceeds_every_stratum"], true);
     assert_eq!(agreement["by_stratum"]["xsum"]["tp"], 5);
+}
+
+#[test]
+fn the_answer_rule_is_swept_and_tags_are_ranked_by_claims_as_well_as_answers() {
+    // three generators answer about one council budget. The verbose one writes six claims and
+    // paraphrases one fact in half its answers ("Bus riders will keep paying the same ticket
+    // price."), which the lexical checker cannot match: under "any" it looks worst, though a
+    // person found it the least hallucinated
+    let d = tempfile::tempdir().unwrap();
+    let passage = "The council approved a budget of $ 160 million on Tuesday. The vote was 7 to 2. The budget funds 40 new buses. Fares stay at $ 2.50. The mayor signed the budget on Wednesday. Work starts in March.";
+    let facts = [
+        "The council approved a budget of $ 160 million on Tuesday.",
+        "The vote was 7 to 2.",
+        "The budget funds 40 new buses.",
+        "Fares stay at $ 2.50.",
+        "The mayor signed the budget on Wednesday.",
+        "Work starts in March.",
+    ];
+    let wrong = "The council approved a budget of $ 190 million on Tuesday.";
+    let paraphrase = "Bus riders will keep paying the same ticket price.";
+    // (tag, claims per answer, hallucinated answers, answers with the paraphrase)
+    let mut log = String::new();
+    for (tag, n, bad, para) in [
+        ("terse", 1, 2, 0),
+        ("medium", 3, 3, 0),
+        ("verbose", 6, 1, 3),
+    ] {
+        for i in 0..6 {
+            let mut claims: Vec<&str> = facts[..n].to_vec();
+            let hallucinated = i < bad;
+            if hallucinated {
+                claims[0] = wrong;
+            } else if i >= 6 - para {
+                claims[n - 1] = paraphrase;
+            }
+            log.push_str(
+                &serde_json::json!({
+                    "id": format!("{tag}-{i}"),
+                    "question": "What did the council decide?",
+                    "answer": format!("Here is a summary: {}", claims.join(" ")),
+                    "passages": [{"id": "minutes", "text": passage}],
+                    "tag": tag,
+                    "label": {"hallucinated": hallucinated, "types": []},
+                })
+                .to_string(),
+            );
+            log.push('\n');
+        }
+    }
+    std::fs::write(d.path().join("log.jsonl"), log).unwrap();
+    let (code, out, err) = output(faithprobe_in(d.path()).args([
+        "score",
+        "log.jsonl",
+        "--definition",
+        "strict",
+        "--show",
+        "none",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    for want in [
+        "strict unsupported under each answer rule: any 9/18 0.50",
+        "share:0.25 5/18 0.28",
+        "share:0.5 2/18 0.11",
+        "strict unsupported by answer length: 1 claim 2/6 0.33",
+        "3-5 claims 3/6 0.50",
+        "6+ claims 4/6 0.67",
+        "balanced accuracy under each answer rule: any 0.88",
+        "share:0.25 0.92",
+        // labels 0.33, 0.50, 0.17; answers flagged 0.33, 0.50, 0.67; claims 0.33, 0.17, 0.11
+        "Spearman's rho with the labels' hallucination rate -0.50 by unsupported answers, 0.50 by unsupported claims",
+        "labelled hallucinated 1/6 0.17",
+    ] {
+        assert!(out.contains(want), "missing `{want}`:\n{out}");
+    }
+    // the rule decides what counts: under share:0.25 the verbose answers' false alarms go
+    let (_, out, _) = output(faithprobe_in(d.path()).args([
+        "score",
+        "log.jsonl",
+        "--definition",
+        "strict",
+        "--answer-rule",
+        "share:0.25",
+        "--show",
+        "none",
+    ]));
+    assert!(
+        out.contains("unsupported-answer rate (95% CI): gate on this   5/18"),
+        "{out}"
+    );
+    let (code, _, err) =
+        output(faithprobe_in(d.path()).args(["score", "log.jsonl", "--answer-rule", "share:1.5"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("write `any` or `share:R`"), "{err}");
 }

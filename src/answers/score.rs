@@ -37,6 +37,72 @@ impl Definition {
     }
 }
 
+/// When an answer counts as unsupported: `any` claim not faithful (the default), or more than a
+/// share R of its claims (`share:R`). "Any" turns per-claim false alarms into answer false alarms
+/// that grow with the answer's length; a share does not.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AnswerRule {
+    Any,
+    Share(f64),
+}
+
+impl AnswerRule {
+    /// `any` or `share:R` with R in [0, 1).
+    pub fn parse(s: &str) -> std::result::Result<AnswerRule, String> {
+        let s = s.trim();
+        if s == "any" {
+            return Ok(AnswerRule::Any);
+        }
+        let bad = || {
+            format!("`{s}`: write `any` or `share:R` with R from 0 up to (not including) 1, e.g. `share:0.5`")
+        };
+        let r: f64 = s
+            .strip_prefix("share:")
+            .ok_or_else(bad)?
+            .trim()
+            .parse()
+            .map_err(|_| bad())?;
+        if !(0.0..1.0).contains(&r) {
+            return Err(bad());
+        }
+        Ok(if r == 0.0 {
+            AnswerRule::Any
+        } else {
+            AnswerRule::Share(r)
+        })
+    }
+
+    /// Whether an answer with `faithful` of `claims` faithful claims is unsupported.
+    pub fn flags(self, faithful: usize, claims: usize) -> bool {
+        let bad = claims.saturating_sub(faithful);
+        match self {
+            AnswerRule::Any => bad > 0,
+            AnswerRule::Share(r) => claims > 0 && bad as f64 / claims as f64 > r,
+        }
+    }
+
+    pub fn name(self) -> String {
+        match self {
+            AnswerRule::Any => "any".into(),
+            AnswerRule::Share(r) => format!("share:{r}"),
+        }
+    }
+}
+
+impl Serialize for AnswerRule {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+/// The rules every score reports side by side, swept like thresholds.
+pub const RULE_GRID: [AnswerRule; 4] = [
+    AnswerRule::Any,
+    AnswerRule::Share(0.25),
+    AnswerRule::Share(0.5),
+    AnswerRule::Share(0.75),
+];
+
 /// One claim of an answer with its verdict and evidence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClaimResult {
@@ -163,8 +229,13 @@ impl AnswerResult {
 
     /// True when some claim is not faithful under the definition; None when not scored.
     pub fn unsupported(&self, def: Definition) -> Option<bool> {
+        self.unsupported_by(def, AnswerRule::Any)
+    }
+
+    /// Whether the answer is unsupported under `rule`; None when it was not scored.
+    pub fn unsupported_by(&self, def: Definition, rule: AnswerRule) -> Option<bool> {
         match self.status(def) {
-            Status::Scored { faithful, claims } => Some(faithful < claims),
+            Status::Scored { faithful, claims } => Some(rule.flags(faithful, claims)),
             _ => None,
         }
     }
@@ -408,6 +479,8 @@ pub struct AnswerComparison {
     pub pair_by: String,
     /// What clusters the answers for the paired test and the intervals (`--cluster-by`).
     pub cluster_by: Option<String>,
+    /// When an answer counts as unsupported (`--answer-rule`).
+    pub answer_rule: AnswerRule,
     pub base_log: String,
     pub candidate_log: String,
     pub rows: Vec<AnswerRow>,
@@ -450,6 +523,8 @@ pub struct AnswerCompareOptions {
     /// Answers that share this key's value (a source, a context, a question) are one cluster;
     /// None: every answer is its own.
     pub cluster_by: Option<String>,
+    /// When an answer counts as unsupported.
+    pub answer_rule: AnswerRule,
 }
 
 /// The pairing (or clustering) key of an answer: its id, a field, or a metadata value
@@ -563,9 +638,14 @@ pub fn compare_answers(
     for def in &opts.definitions {
         let scored: Vec<(bool, bool, &AnswerResult)> = pairs
             .iter()
-            .filter_map(|(x, a)| match (x.unsupported(*def), a.unsupported(*def)) {
-                (Some(ub), Some(uc)) => Some((ub, uc, *a)),
-                _ => None,
+            .filter_map(|(x, a)| {
+                match (
+                    x.unsupported_by(*def, opts.answer_rule),
+                    a.unsupported_by(*def, opts.answer_rule),
+                ) {
+                    (Some(ub), Some(uc)) => Some((ub, uc, *a)),
+                    _ => None,
+                }
             })
             .collect();
         let n = scored.len() as u64;
@@ -704,6 +784,7 @@ pub fn compare_answers(
     Ok(AnswerComparison {
         pair_by: key.unwrap_or("id").to_string(),
         cluster_by: opts.cluster_by.clone(),
+        answer_rule: opts.answer_rule,
         base_log: base.log.clone(),
         candidate_log: cand.log.clone(),
         rows,

@@ -3,7 +3,7 @@
 //! the worst answers (a bounded list), and, when answers carry a person's label, the checker's
 //! agreement with the labels.
 
-use super::score::{AnswerResult, Definition, Status};
+use super::score::{AnswerResult, AnswerRule, Definition, Status, RULE_GRID};
 use crate::stats::agreement::{auroc, Auroc, Confusion};
 use crate::stats::sweep::{at, recommend, split, sweep, SweepItem, SweepPoint};
 use crate::stats::{cluster_rate, ClusterRate, Rate};
@@ -31,6 +31,12 @@ pub struct Aggregate {
     /// The same rate with a cluster-aware interval (`--cluster-by`): answers to one source are
     /// not independent.
     pub unsupported_answers_clustered: Option<ClusterRate>,
+    /// The unsupported-answer rate under each rule of [`RULE_GRID`] (`any`, more than a
+    /// quarter, half, three quarters of the claims), for a sweep of the rule.
+    pub by_rule: Vec<(AnswerRule, Rate)>,
+    /// Unsupported answers by their number of claims (1, 2, 3-5, 6 or more): "any" grows with
+    /// length.
+    pub by_length: Vec<(&'static str, Rate)>,
 }
 
 /// The unsupported-answer rate of one tag (generating model or prompt version) per definition.
@@ -40,6 +46,11 @@ pub struct TagRates {
     pub answers: usize,
     /// One per definition, in the order asked for.
     pub unsupported_answers: Vec<Rate>,
+    /// Claims not faithful / claims, one per definition: a rate that does not grow with the
+    /// length of the tag's answers.
+    pub unsupported_claims: Vec<Rate>,
+    /// With labels: the share of the tag's labelled answers a person marked hallucinated.
+    pub labelled_hallucinated: Option<Rate>,
 }
 
 /// LabelAgreement of the checker with the labels under one definition.
@@ -57,6 +68,12 @@ pub struct LabelAgreement {
     /// The pooled balanced accuracy is above every stratum's: the pooled figure mostly tells
     /// the strata apart, not good answers from bad.
     pub pooled_exceeds_every_stratum: bool,
+    /// Balanced accuracy under each rule of [`RULE_GRID`].
+    pub by_rule: Vec<(AnswerRule, crate::stats::agreement::Estimate)>,
+    /// With three tags or more: Spearman's rank correlation, over tags, of the labels'
+    /// hallucination rate with the checker's unsupported-answer rate and with its
+    /// unsupported-claim rate. A ranking of generators is only as good as this.
+    pub tag_rank_correlation: Option<(f64, f64)>,
 }
 
 /// An answer-level threshold sweep on the lowest claim score (flag when below the threshold).
@@ -114,6 +131,10 @@ struct AggState {
     unsupported: u64,
     /// With `--cluster-by`: (unsupported, scored) per cluster.
     clusters: BTreeMap<String, (u64, u64)>,
+    /// Unsupported answers under each rule of the grid.
+    by_rule: [u64; 4],
+    /// (unsupported, scored) by claim count: 1, 2, 3-5, 6+.
+    by_length: [(u64, u64); 4],
 }
 
 struct LabelRow {
@@ -127,6 +148,8 @@ struct LabelRow {
     min_score: Option<f64>,
     /// Per definition.
     flagged: Vec<bool>,
+    /// Per definition: (faithful, claims).
+    counts: Vec<(usize, usize)>,
 }
 
 /// Options of the summary.
@@ -142,14 +165,20 @@ pub struct TallyOptions {
     pub cluster_by: Option<String>,
     /// Agreement is also reported within each value of this key (`--stratify-by`).
     pub stratify_by: Option<String>,
+    /// When an answer counts as unsupported (`--answer-rule`).
+    pub answer_rule: AnswerRule,
 }
+
+/// Per tag: answers, then per definition (unsupported, scored) answers and (bad, all) claims.
+type TagCounts = (usize, Vec<(u64, u64)>, Vec<(u64, u64)>);
 
 /// Adds answers one at a time.
 pub struct Tally {
     opts: TallyOptions,
     answers: usize,
     aggs: Vec<AggState>,
-    tags: BTreeMap<String, (usize, Vec<(u64, u64)>)>,
+    /// Per tag: answers, per definition (unsupported, scored) answers and (bad, all) claims.
+    tags: BTreeMap<String, TagCounts>,
     labelled: Vec<LabelRow>,
     labelled_not_scored: usize,
     unlabelled: usize,
@@ -184,10 +213,11 @@ impl Tally {
         if let Some(t) = &a.tag {
             self.tags
                 .entry(t.clone())
-                .or_insert_with(|| (0, vec![(0, 0); n_defs]))
+                .or_insert_with(|| (0, vec![(0, 0); n_defs], vec![(0, 0); n_defs]))
                 .0 += 1;
         }
         let mut flagged = Vec::with_capacity(n_defs);
+        let mut counts = Vec::with_capacity(n_defs);
         let key = |k: &Option<String>| {
             k.as_deref()
                 .and_then(|k| super::score::pair_key(a, Some(k)))
@@ -207,10 +237,22 @@ impl Tally {
                     if a.partial_refusal {
                         s.partial += 1;
                     }
-                    let bad = faithful < claims;
+                    let bad = self.opts.answer_rule.flags(faithful, claims);
                     if bad {
                         s.unsupported += 1;
                     }
+                    for (g, rule) in RULE_GRID.iter().enumerate() {
+                        s.by_rule[g] += u64::from(rule.flags(faithful, claims));
+                    }
+                    let bin = match claims {
+                        1 => 0,
+                        2 => 1,
+                        3..=5 => 2,
+                        _ => 3,
+                    };
+                    s.by_length[bin].0 += u64::from(bad);
+                    s.by_length[bin].1 += 1;
+                    counts.push((faithful, claims));
                     if self.opts.cluster_by.is_some() {
                         // an answer without the key is a cluster of its own
                         let c = cluster.clone().unwrap_or_else(|| format!("\0{}", a.id));
@@ -219,11 +261,15 @@ impl Tally {
                         e.1 += 1;
                     }
                     if let Some(t) = &a.tag {
-                        let e = &mut self.tags.get_mut(t).expect("inserted above").1[i];
+                        let entry = self.tags.get_mut(t).expect("inserted above");
+                        let e = &mut entry.1[i];
                         e.1 += 1;
                         if bad {
                             e.0 += 1;
                         }
+                        let c = &mut entry.2[i];
+                        c.0 += (claims - faithful) as u64;
+                        c.1 += claims as u64;
                     }
                     flagged.push(bad);
                 }
@@ -239,6 +285,7 @@ impl Tally {
                 types: l.types.clone(),
                 min_score: a.min_score(),
                 flagged,
+                counts,
             }),
             (Some(_), false) => self.labelled_not_scored += 1,
             (None, true) => self.unlabelled += 1,
@@ -288,15 +335,40 @@ impl Tally {
                     unsupported_answers_clustered: self.opts.cluster_by.as_ref().map(|_| {
                         cluster_rate(&s.clusters.values().copied().collect::<Vec<_>>(), c)
                     }),
+                    by_rule: RULE_GRID
+                        .iter()
+                        .zip(s.by_rule)
+                        .map(|(r, k)| (*r, Rate::new(k, s.scored, c)))
+                        .collect(),
+                    by_length: ["1 claim", "2 claims", "3-5 claims", "6+ claims"]
+                        .into_iter()
+                        .zip(s.by_length)
+                        .map(|(name, (k, n))| (name, Rate::new(k, n, c)))
+                        .collect(),
                 })
                 .collect();
         let by_tag = self
             .tags
             .iter()
-            .map(|(t, (n, per))| TagRates {
+            .map(|(t, (n, per, claims))| TagRates {
                 tag: t.clone(),
                 answers: *n,
                 unsupported_answers: per.iter().map(|(k, n)| Rate::new(*k, *n, c)).collect(),
+                unsupported_claims: claims.iter().map(|(k, n)| Rate::new(*k, *n, c)).collect(),
+                labelled_hallucinated: {
+                    let rows: Vec<&LabelRow> = self
+                        .labelled
+                        .iter()
+                        .filter(|r| r.tag.as_deref() == Some(t.as_str()))
+                        .collect();
+                    (!rows.is_empty()).then(|| {
+                        Rate::new(
+                            rows.iter().filter(|r| r.hallucinated).count() as u64,
+                            rows.len() as u64,
+                            c,
+                        )
+                    })
+                },
             })
             .collect();
         ScoreSummary {
@@ -363,8 +435,48 @@ impl Tally {
                         .balanced_accuracy
                         .value
                         .is_some_and(|p| within.iter().all(|w| p > *w));
+                let by_rule = RULE_GRID
+                    .iter()
+                    .map(|rule| {
+                        let conf = Confusion::of(
+                            rows.iter().map(|r| {
+                                let (f, n) = r.counts[i];
+                                (r.hallucinated, rule.flags(f, n))
+                            }),
+                            c,
+                        );
+                        (*rule, conf.balanced_accuracy)
+                    })
+                    .collect();
+                // per tag: answers, labelled hallucinated, flagged, bad claims, claims
+                let mut per_tag: BTreeMap<&str, [f64; 5]> = BTreeMap::new();
+                for r in rows {
+                    if let Some(t) = &r.tag {
+                        let e = per_tag.entry(t.as_str()).or_default();
+                        let (f, n) = r.counts[i];
+                        e[0] += 1.0;
+                        e[1] += f64::from(u8::from(r.hallucinated));
+                        e[2] += f64::from(u8::from(r.flagged[i]));
+                        e[3] += (n - f) as f64;
+                        e[4] += n as f64;
+                    }
+                }
+                let tag_rank_correlation = (per_tag.len() >= 3).then(|| {
+                    let label: Vec<f64> = per_tag.values().map(|v| v[1] / v[0]).collect();
+                    let answers: Vec<f64> = per_tag.values().map(|v| v[2] / v[0]).collect();
+                    let claims: Vec<f64> = per_tag
+                        .values()
+                        .map(|v| if v[4] > 0.0 { v[3] / v[4] } else { 0.0 })
+                        .collect();
+                    (
+                        crate::stats::agreement::spearman(&label, &answers),
+                        crate::stats::agreement::spearman(&label, &claims),
+                    )
+                });
                 LabelAgreement {
                     definition: *d,
+                    by_rule,
+                    tag_rank_correlation,
                     by_stratum,
                     macro_balanced_accuracy,
                     pooled_exceeds_every_stratum,
@@ -467,6 +579,7 @@ pub fn aggregate(answers: &[AnswerResult], def: Definition, confidence: f64) -> 
         calibrate_on: None,
         cluster_by: None,
         stratify_by: None,
+        answer_rule: AnswerRule::Any,
     });
     for a in answers {
         t.add(a);

@@ -93,6 +93,9 @@ pub struct CompareArgs {
     /// independent.
     #[arg(long)]
     pub cluster_by: Option<String>,
+    /// Score records: when an answer counts as unsupported, `any` (default) or `share:R`.
+    #[arg(long, value_parser = faithprobe::answers::score::AnswerRule::parse)]
+    pub answer_rule: Option<faithprobe::answers::score::AnswerRule>,
     /// Score records: the definitions to compare (repeat; default both, Holm-adjusted together).
     #[arg(long = "definition", value_enum)]
     pub definitions: Vec<super::score::DefinitionArg>,
@@ -127,9 +130,13 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             .into())
         }
     };
-    if args.pair_by.is_some() || args.cluster_by.is_some() || !args.definitions.is_empty() {
+    if args.pair_by.is_some()
+        || args.cluster_by.is_some()
+        || args.answer_rule.is_some()
+        || !args.definitions.is_empty()
+    {
         return Err(Error::Usage(
-            "--pair-by, --cluster-by and --definition apply to score records (faithprobe score --record); run records pair cases by id and cluster mutants by their parent claim".into(),
+            "--pair-by, --cluster-by, --answer-rule and --definition apply to score records (faithprobe score --record); run records pair cases by id and cluster mutants by their parent claim".into(),
         )
         .into());
     }
@@ -292,6 +299,9 @@ fn compare_scores(
             adjust: args.adjust.into(),
             pair_by: args.pair_by.clone(),
             cluster_by: args.cluster_by.clone(),
+            answer_rule: args
+                .answer_rule
+                .unwrap_or(faithprobe::answers::score::AnswerRule::Any),
         },
     )?;
     let text = match args.format {

@@ -97,6 +97,11 @@ pub struct ScoreArgs {
     /// type) and its macro-average, and warn when the pooled figure is above every stratum's.
     #[arg(long)]
     pub stratify_by: Option<String>,
+    /// When an answer counts as unsupported: `any` claim not faithful (the default), or more
+    /// than a share R of its claims (`share:R`, e.g. `share:0.5`). The report shows the rate
+    /// under `any` and shares 0.25, 0.5 and 0.75 side by side either way.
+    #[arg(long, default_value = "any", value_parser = faithprobe::answers::score::AnswerRule::parse)]
+    pub answer_rule: faithprobe::answers::score::AnswerRule,
     /// Score only part K of N of the log (by a hash of the answer id); `faithprobe merge` joins
     /// the shard records into the record of the whole log.
     #[arg(long, value_parser = Shard::parse)]
@@ -162,6 +167,7 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         calibrate_on: args.calibrate_on,
         cluster_by: args.cluster_by.clone(),
         stratify_by: args.stratify_by.clone(),
+        answer_rule: args.answer_rule,
     });
     let head = ScoreRecord {
         version: SCORE_RECORD_VERSION,

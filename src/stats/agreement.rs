@@ -162,9 +162,54 @@ pub fn auroc(items: &[(f64, bool)], confidence: f64) -> Option<Auroc> {
     })
 }
 
+/// Spearman's rank correlation of two equally long lists (ties get their mean rank); NaN when
+/// either list has no spread.
+pub fn spearman(a: &[f64], b: &[f64]) -> f64 {
+    fn ranks(x: &[f64]) -> Vec<f64> {
+        let mut idx: Vec<usize> = (0..x.len()).collect();
+        idx.sort_by(|i, j| x[*i].total_cmp(&x[*j]));
+        let mut r = vec![0.0; x.len()];
+        let mut k = 0;
+        while k < idx.len() {
+            let mut e = k;
+            while e + 1 < idx.len() && x[idx[e + 1]] == x[idx[k]] {
+                e += 1;
+            }
+            let mean = (k + e) as f64 / 2.0 + 1.0;
+            for &i in &idx[k..=e] {
+                r[i] = mean;
+            }
+            k = e + 1;
+        }
+        r
+    }
+    let (ra, rb) = (ranks(a), ranks(b));
+    let n = ra.len() as f64;
+    let (ma, mb) = (ra.iter().sum::<f64>() / n, rb.iter().sum::<f64>() / n);
+    let cov: f64 = ra.iter().zip(&rb).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = ra.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = rb.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spearman_matches_scipy() {
+        // scipy.stats.spearmanr([0.1, 0.4, 0.35, 0.8, 0.6], [1, 3, 2, 5, 4]) -> 1.0;
+        // ([1, 2, 2, 3], [4, 3, 2, 1]) -> -0.9486832980505138 (ties)
+        assert!(
+            (spearman(&[0.1, 0.4, 0.35, 0.8, 0.6], &[1.0, 3.0, 2.0, 5.0, 4.0]) - 1.0).abs() < 1e-12
+        );
+        assert!(
+            (spearman(&[1.0, 2.0, 2.0, 3.0], &[4.0, 3.0, 2.0, 1.0]) + 0.948_683_298_050_513_8)
+                .abs()
+                < 1e-12
+        );
+        assert!(spearman(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]).is_nan());
+    }
 
     #[test]
     fn confusion_figures_match_hand_computation() {

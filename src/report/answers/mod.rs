@@ -261,6 +261,32 @@ pub fn human_summary(head: &AnswerHead, s: &ScoreSummary, confidence: f64, paint
     if s.definitions.len() > 1 {
         let _ = writeln!(o, "  (same verdicts; strict counts only supported claims, non-contradiction also counts not_found)");
     }
+    // the answer rule swept, and the rate by length: "any" grows with the number of claims
+    let parts: Vec<String> = a0
+        .by_rule
+        .iter()
+        .map(|(r, x)| format!("{} {}", r.name(), super::fmt_kn(x)))
+        .collect();
+    let _ = writeln!(
+        o,
+        "  {} unsupported under each answer rule: {}",
+        a0.definition.as_str(),
+        parts.join(" · ")
+    );
+    let parts: Vec<String> = a0
+        .by_length
+        .iter()
+        .filter(|(_, x)| x.n > 0)
+        .map(|(name, x)| format!("{name} {}", super::fmt_kn(x)))
+        .collect();
+    if parts.len() > 1 {
+        let _ = writeln!(
+            o,
+            "  {} unsupported by answer length: {}",
+            a0.definition.as_str(),
+            parts.join(" · ")
+        );
+    }
     if s.without_passages > 0 {
         let _ = writeln!(
             o,
@@ -285,8 +311,22 @@ pub fn human_summary(head: &AnswerHead, s: &ScoreSummary, confidence: f64, paint
                 tag_cell(&t.tag, width),
                 t.answers
             );
-            for (a, r) in s.definitions.iter().zip(&t.unsupported_answers) {
-                let _ = write!(o, "   {} {}", a.definition.as_str(), super::fmt_kn(r));
+            for ((a, r), cl) in s
+                .definitions
+                .iter()
+                .zip(&t.unsupported_answers)
+                .zip(&t.unsupported_claims)
+            {
+                let _ = write!(
+                    o,
+                    "   {} {} (claims {})",
+                    a.definition.as_str(),
+                    super::fmt_kn(r),
+                    super::fmt_kn(cl)
+                );
+            }
+            if let Some(l) = &t.labelled_hallucinated {
+                let _ = write!(o, "   labelled hallucinated {}", super::fmt_kn(l));
             }
             let _ = writeln!(o);
         }
@@ -295,6 +335,15 @@ pub fn human_summary(head: &AnswerHead, s: &ScoreSummary, confidence: f64, paint
         human_labels(&mut o, l, pct, paint);
     }
     o
+}
+
+/// A rank correlation, or `-` when it is undefined (a list with no spread).
+fn fmt_rho(r: f64) -> String {
+    if r.is_finite() {
+        format!("{r:.2}")
+    } else {
+        "-".into()
+    }
 }
 
 /// The longest tag wider than a tag column may grow before tags are cut.
@@ -401,6 +450,24 @@ fn human_labels(o: &mut String, l: &LabelReport, pct: f64, paint: Paint) {
                 o,
                 "    balanced accuracy, the mean over strata: {m:.2} (pooled: {})",
                 fmt_est(&g.all.balanced_accuracy)
+            );
+        }
+        let parts: Vec<String> = g
+            .by_rule
+            .iter()
+            .map(|(r, e)| format!("{} {}", r.name(), fmt_est(e)))
+            .collect();
+        let _ = writeln!(
+            o,
+            "    balanced accuracy under each answer rule: {}",
+            parts.join(" · ")
+        );
+        if let Some((answers, claims)) = g.tag_rank_correlation {
+            let _ = writeln!(
+                o,
+                "    ranking the tags: Spearman's rho with the labels' hallucination rate {} by unsupported answers, {} by unsupported claims",
+                fmt_rho(answers),
+                fmt_rho(claims)
             );
         }
         if g.pooled_exceeds_every_stratum {
