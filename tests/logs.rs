@@ -1035,6 +1035,22 @@ fn answers_to_one_source_count_once_in_the_paired_test_with_cluster_by() {
         code, 0,
         "two sources are not evidence of a worse generator: {v}"
     );
+    // within each source, for reading
+    let (_, v) = compare(&["--cluster-by", "source_id", "--stratify-by", "source_id"]);
+    let strata = v["rows"][0]["by_stratum"].as_array().unwrap();
+    assert_eq!(strata.len(), 3, "{v}");
+    let billing = strata.iter().find(|x| x["stratum"] == "billing").unwrap();
+    assert_eq!(
+        (billing["broken"].as_u64(), billing["paired"].as_u64()),
+        (Some(4), Some(4))
+    );
+    assert_eq!(
+        billing["p_worse"].as_f64(),
+        Some(0.5),
+        "one source, one change"
+    );
+    let export = strata.iter().find(|x| x["stratum"] == "export").unwrap();
+    assert_eq!(export["broken"], 0);
     // a run record has its own clusters (parent claims): the flag is refused there
     let (code, _, err) = output(faithprobe_in(d.path()).args([
         "compare",

@@ -469,6 +469,22 @@ pub struct AnswerRow {
     pub detectable_drop: Option<f64>,
     /// Candidate answers newly unsupported (at most 50 listed; `broken` counts them all).
     pub newly_broken: Vec<AnswerResult>,
+    /// With `--stratify-by`: the same comparison within each stratum, for reading (the gate
+    /// decides on the whole row).
+    pub by_stratum: Vec<StratumRow>,
+}
+
+/// One stratum of an answer comparison row.
+#[derive(Debug, Clone, Serialize)]
+pub struct StratumRow {
+    pub stratum: String,
+    pub paired: usize,
+    pub base_unsupported: Rate,
+    pub candidate_unsupported: Rate,
+    pub fixed: u64,
+    pub broken: u64,
+    /// One-sided, by the row's clusters, unadjusted.
+    pub p_worse: f64,
 }
 
 /// Two scorings, answer by answer: the same log scored by two checkers, or two generators'
@@ -525,6 +541,8 @@ pub struct AnswerCompareOptions {
     pub cluster_by: Option<String>,
     /// When an answer counts as unsupported.
     pub answer_rule: AnswerRule,
+    /// Each row is also shown within each value of this key.
+    pub stratify_by: Option<String>,
 }
 
 /// The pairing (or clustering) key of an answer: its id, a field, or a metadata value
@@ -675,7 +693,52 @@ pub fn compare_answers(
                 )
             })
         };
+        let by_stratum = match &opts.stratify_by {
+            None => Vec::new(),
+            Some(k) => {
+                let mut strata: std::collections::BTreeMap<
+                    String,
+                    Vec<&(bool, bool, &AnswerResult)>,
+                > = Default::default();
+                for x in &scored {
+                    let key = pair_key(x.2, Some(k)).unwrap_or_else(|| "(none)".into());
+                    strata.entry(key).or_default().push(x);
+                }
+                strata
+                    .into_iter()
+                    .map(|(stratum, xs)| {
+                        let n = xs.len() as u64;
+                        let mut net: std::collections::BTreeMap<String, i64> = Default::default();
+                        for (ub, uc, a) in &xs {
+                            let d = i64::from(*ub) - i64::from(*uc);
+                            if d != 0 {
+                                *net.entry(cluster_of(a)).or_default() += d;
+                            }
+                        }
+                        let net: Vec<i64> = net.into_values().collect();
+                        StratumRow {
+                            stratum,
+                            paired: xs.len(),
+                            base_unsupported: Rate::new(
+                                xs.iter().filter(|x| x.0).count() as u64,
+                                n,
+                                opts.confidence,
+                            ),
+                            candidate_unsupported: Rate::new(
+                                xs.iter().filter(|x| x.1).count() as u64,
+                                n,
+                                opts.confidence,
+                            ),
+                            fixed: xs.iter().filter(|x| x.0 && !x.1).count() as u64,
+                            broken: xs.iter().filter(|x| !x.0 && x.1).count() as u64,
+                            p_worse: crate::stats::paired::sign_flip_p_worse(&net),
+                        }
+                    })
+                    .collect()
+            }
+        };
         rows.push(AnswerRow {
+            by_stratum,
             p_worse: crate::stats::paired::sign_flip_p_worse(&net),
             clusters_changed: net.iter().filter(|d| **d != 0).count() as u64,
             base_clustered: clustered(0),

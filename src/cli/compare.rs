@@ -93,6 +93,10 @@ pub struct CompareArgs {
     /// independent.
     #[arg(long)]
     pub cluster_by: Option<String>,
+    /// Score records: also compare within each value of this key (a dataset, a source type),
+    /// for reading; the gate decides on the whole.
+    #[arg(long)]
+    pub stratify_by: Option<String>,
     /// Score records: when an answer counts as unsupported, `any` (default) or `share:R`.
     #[arg(long, value_parser = faithprobe::answers::score::AnswerRule::parse)]
     pub answer_rule: Option<faithprobe::answers::score::AnswerRule>,
@@ -133,6 +137,7 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     if args.pair_by.is_some()
         || args.cluster_by.is_some()
         || args.answer_rule.is_some()
+        || args.stratify_by.is_some()
         || !args.definitions.is_empty()
     {
         return Err(Error::Usage(
@@ -299,6 +304,7 @@ fn compare_scores(
             adjust: args.adjust.into(),
             pair_by: args.pair_by.clone(),
             cluster_by: args.cluster_by.clone(),
+            stratify_by: args.stratify_by.clone(),
             answer_rule: args
                 .answer_rule
                 .unwrap_or(faithprobe::answers::score::AnswerRule::Any),

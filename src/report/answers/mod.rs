@@ -706,6 +706,27 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
             }
         );
     }
+    for row in c.rows.iter().filter(|r| !r.by_stratum.is_empty()) {
+        let _ = writeln!(
+            o,
+            "\n  {} within each stratum (for reading; one-sided p unadjusted):",
+            row.definition.as_str()
+        );
+        let width = tag_width(row.by_stratum.iter().map(|x| x.stratum.as_str()), 12);
+        for x in &row.by_stratum {
+            let _ = writeln!(
+                o,
+                "    {:<width$} {:>4} pairs  base {}  candidate {}  fixed {}  broken {}  p = {}",
+                tag_cell(&x.stratum, width),
+                x.paired,
+                r(&x.base_unsupported),
+                r(&x.candidate_unsupported),
+                x.fixed,
+                x.broken,
+                crate::report::fmt_p(x.p_worse)
+            );
+        }
+    }
     if let Some(row) = c.rows.iter().find(|r| !r.newly_broken.is_empty()) {
         let _ = writeln!(
             o,
