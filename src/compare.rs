@@ -9,7 +9,7 @@ use crate::check::Label;
 use crate::error::{Error, Exit};
 use crate::record::{Record, RecordCase};
 use crate::run::{CaseKind, Expected, Outcome, Role};
-use crate::stats::paired::{adjust_within, min_p_worse, sign_flip_p_worse, tarone_m};
+use crate::stats::paired::{adjust_family, min_p_worse, sign_flip_p_worse};
 use crate::stats::{cluster_rate_of, detectable_drop_of, mcnemar_exact, Adjust, ClusterRate, Rate};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -552,23 +552,13 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
     // one-sided clustered p-values adjusted together
     let gating: Vec<usize> = (0..rows.len()).filter(|i| rows[*i].gating).collect();
     let min_p: Vec<f64> = gating.iter().map(|i| min_p_worse(&nets[*i])).collect();
-    let family_size = match opts.adjust {
-        Adjust::None => gating.len(),
-        _ => tarone_m(&min_p, alpha),
-    };
-    let family: Vec<usize> = gating
-        .iter()
-        .zip(&min_p)
-        .filter(|(_, p)| opts.adjust == Adjust::None || **p <= alpha / family_size.max(1) as f64)
-        .map(|(i, _)| *i)
-        .collect();
-    let raw: Vec<f64> = family.iter().map(|i| rows[*i].p_worse).collect();
-    for (i, p) in family
-        .iter()
-        .zip(adjust_within(&raw, family_size, opts.adjust))
-    {
-        rows[*i].p_adjusted = p;
-        rows[*i].in_family = true;
+    let p: Vec<f64> = gating.iter().map(|i| rows[*i].p_worse).collect();
+    let (family_size, adjusted) = adjust_family(&min_p, &p, alpha, opts.adjust);
+    for (i, q) in gating.iter().zip(adjusted) {
+        if let Some(q) = q {
+            rows[*i].p_adjusted = q;
+            rows[*i].in_family = true;
+        }
     }
     let row_alpha = match opts.adjust {
         Adjust::None => alpha,

@@ -588,6 +588,22 @@ fn keyed<'a>(
     Ok((m, missing))
 }
 
+/// Each cluster's net change (fixed minus broken) over (base unsupported, candidate
+/// unsupported, answer) triples.
+fn nets<'a>(
+    xs: impl Iterator<Item = &'a (bool, bool, &'a AnswerResult)>,
+    cluster_of: &dyn Fn(&AnswerResult) -> String,
+) -> Vec<i64> {
+    let mut net: std::collections::BTreeMap<String, i64> = Default::default();
+    for (ub, uc, a) in xs {
+        let d = i64::from(*ub) - i64::from(*uc);
+        if d != 0 {
+            *net.entry(cluster_of(a)).or_default() += d;
+        }
+    }
+    net.into_values().collect()
+}
+
 pub fn compare_answers(
     base: &ScoreRecord,
     cand: &ScoreRecord,
@@ -675,14 +691,7 @@ pub fn compare_answers(
             Some(k) => pair_key(a, Some(k)).unwrap_or_else(|| format!("\0{}", a.id)),
             None => a.id.clone(),
         };
-        let mut net: std::collections::BTreeMap<String, i64> = Default::default();
-        for (ub, uc, a) in &scored {
-            let d = i64::from(*ub) - i64::from(*uc);
-            if d != 0 {
-                *net.entry(cluster_of(a)).or_default() += d;
-            }
-        }
-        let net: Vec<i64> = net.into_values().collect();
+        let net = nets(scored.iter(), &cluster_of);
         let clustered = |side: usize| {
             opts.cluster_by.as_ref().map(|_| {
                 crate::stats::cluster_rate_of(
@@ -708,14 +717,7 @@ pub fn compare_answers(
                     .into_iter()
                     .map(|(stratum, xs)| {
                         let n = xs.len() as u64;
-                        let mut net: std::collections::BTreeMap<String, i64> = Default::default();
-                        for (ub, uc, a) in &xs {
-                            let d = i64::from(*ub) - i64::from(*uc);
-                            if d != 0 {
-                                *net.entry(cluster_of(a)).or_default() += d;
-                            }
-                        }
-                        let net: Vec<i64> = net.into_values().collect();
+                        let net = nets(xs.iter().copied(), &cluster_of);
                         StratumRow {
                             stratum,
                             paired: xs.len(),
@@ -787,23 +789,9 @@ pub fn compare_answers(
         .iter()
         .map(|r| 0.5f64.powi(r.clusters_changed as i32))
         .collect();
-    let m = match opts.adjust {
-        crate::stats::Adjust::None => rows.len(),
-        _ => crate::stats::paired::tarone_m(&min_p, opts.alpha),
-    };
-    let family: Vec<usize> = (0..rows.len())
-        .filter(|i| {
-            opts.adjust == crate::stats::Adjust::None || min_p[*i] <= opts.alpha / m.max(1) as f64
-        })
-        .collect();
-    let raw: Vec<f64> = family.iter().map(|i| rows[*i].p_worse).collect();
-    let mut adjusted = vec![1.0; rows.len()];
-    for (i, p) in family
-        .iter()
-        .zip(crate::stats::paired::adjust_within(&raw, m, opts.adjust))
-    {
-        adjusted[*i] = p;
-    }
+    let p: Vec<f64> = rows.iter().map(|r| r.p_worse).collect();
+    let (_, adjusted) = crate::stats::paired::adjust_family(&min_p, &p, opts.alpha, opts.adjust);
+    let adjusted: Vec<f64> = adjusted.into_iter().map(|q| q.unwrap_or(1.0)).collect();
     let level = match opts.adjust {
         crate::stats::Adjust::None => opts.alpha,
         _ => opts.alpha / rows.len().max(1) as f64,

@@ -89,6 +89,30 @@ pub fn adjust_within(p: &[f64], m: usize, method: super::Adjust) -> Vec<f64> {
     }
 }
 
+/// The gate's adjustment in one step: from each row's smallest reachable p (`min_p`) and its
+/// one-sided p (`p`), Tarone's m and each row's adjusted p, `None` for a row outside the family
+/// (it cannot reach significance). With `Adjust::None` every row is in and m is their number.
+pub fn adjust_family(
+    min_p: &[f64],
+    p: &[f64],
+    alpha: f64,
+    method: super::Adjust,
+) -> (usize, Vec<Option<f64>>) {
+    let m = match method {
+        super::Adjust::None => min_p.len(),
+        _ => tarone_m(min_p, alpha),
+    };
+    let family: Vec<usize> = (0..min_p.len())
+        .filter(|i| method == super::Adjust::None || min_p[*i] <= alpha / m.max(1) as f64)
+        .collect();
+    let raw: Vec<f64> = family.iter().map(|i| p[*i]).collect();
+    let mut out = vec![None; min_p.len()];
+    for (i, q) in family.iter().zip(adjust_within(&raw, m, method)) {
+        out[*i] = Some(q);
+    }
+    (m, out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
