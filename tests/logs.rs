@@ -1124,6 +1124,11 @@ fn stratified_agreement_shows_what_pooling_hides_and_clusters_widen_the_answer_r
     assert!(out.contains("within cnndm"), "{out}");
     // 4 sources of 3 answers: the clustered interval is Wilson (t, 3 df) on 4, not 12
     assert!(out.contains("clustered CI (4 clusters)"), "{out}");
+    // the agreement figures too: 6 hallucinated answers from 3 sources, 6 faithful from 3
+    assert!(
+        out.contains("clustered CIs: recall [") && out.contains("(3 clusters)   specificity ["),
+        "{out}"
+    );
     let (_, json, _) = output(faithprobe_in(d.path()).args([
         "score",
         "log.jsonl",

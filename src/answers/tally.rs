@@ -68,6 +68,10 @@ pub struct LabelAgreement {
     /// The pooled balanced accuracy is above every stratum's: the pooled figure mostly tells
     /// the strata apart, not good answers from bad.
     pub pooled_exceeds_every_stratum: bool,
+    /// With `--cluster-by`: recall and specificity with cluster-aware intervals (the answers
+    /// of one source move together).
+    pub recall_clustered: Option<ClusterRate>,
+    pub specificity_clustered: Option<ClusterRate>,
     /// Balanced accuracy under each rule of [`RULE_GRID`].
     pub by_rule: Vec<(AnswerRule, crate::stats::agreement::Estimate)>,
     /// With three tags or more: Spearman's rank correlation, over tags, of the labels'
@@ -473,8 +477,20 @@ impl Tally {
                         crate::stats::agreement::spearman(&label, &claims),
                     )
                 });
+                let clustered = |hallucinated: bool| {
+                    self.opts.cluster_by.as_ref().map(|_| {
+                        crate::stats::cluster_rate_of(
+                            rows.iter()
+                                .filter(|r| r.hallucinated == hallucinated)
+                                .map(|r| (r.cluster.as_str(), r.flagged[i] == hallucinated)),
+                            c,
+                        )
+                    })
+                };
                 LabelAgreement {
                     definition: *d,
+                    recall_clustered: clustered(true),
+                    specificity_clustered: clustered(false),
                     by_rule,
                     tag_rank_correlation,
                     by_stratum,

@@ -409,6 +409,16 @@ fn human_labels(o: &mut String, l: &LabelReport, pct: f64, paint: Paint) {
             super::fmt_kn(&c.recall),
             super::fmt_kn(&c.specificity)
         );
+        if let (Some(r), Some(sp)) = (&g.recall_clustered, &g.specificity_clustered) {
+            let _ = writeln!(
+                o,
+                "    clustered CIs: recall {} ({} clusters)   specificity {} ({} clusters)",
+                super::fmt_ci(r.ci_low, r.ci_high),
+                r.clusters,
+                super::fmt_ci(sp.ci_low, sp.ci_high),
+                sp.clusters
+            );
+        }
         let n = c.tp + c.fp + c.fn_ + c.tn;
         let pos = c.tp + c.fn_;
         let _ = writeln!(
