@@ -148,6 +148,12 @@ pub enum Outcome {
     Caught,
     /// A fault the checker supported.
     Missed,
+    /// A fault mutant of a claim the checker did not support (it flagged the parent claim, or
+    /// could not score it): flagging the mutant says nothing about the fault, since the checker
+    /// flags its parent anyway, so it is counted in no catch rate and shown apart as "parent
+    /// already flagged" (mutation testing's rule: a mutant counts only when the suite passes on
+    /// the original).
+    ParentFlagged,
     /// An unreviewed mutant the checker flagged: no fault outcome until a person reviews it.
     FlaggedUnreviewed,
     /// An unreviewed mutant the checker supported.
@@ -179,6 +185,27 @@ impl Outcome {
     /// The outcome the case should have: passed for a faithful case, caught for a fault.
     pub fn good(self) -> bool {
         matches!(self, Outcome::Passed | Outcome::Caught)
+    }
+
+    /// The outcome once the parent claim's outcome is known: a fault mutant whose parent the
+    /// checker did not pass (`parent` is the parent's outcome, None when it is not in the run) is
+    /// [`Outcome::ParentFlagged`]; every other case keeps its outcome. An error stays an error.
+    pub fn given_parent(self, kind: CaseKind, role: Role, parent: Option<Outcome>) -> Outcome {
+        let informative = parent == Some(Outcome::Passed);
+        if kind == CaseKind::Mutant
+            && role == Role::Fault
+            && !informative
+            && matches!(self, Outcome::Caught | Outcome::Missed)
+        {
+            Outcome::ParentFlagged
+        } else {
+            self
+        }
+    }
+
+    /// Whether the case is in no rate: an error, or a mutant of a flagged parent.
+    pub fn uncounted(self) -> bool {
+        matches!(self, Outcome::Error | Outcome::ParentFlagged)
     }
 }
 
@@ -318,6 +345,7 @@ mod tests {
             Outcome::FalseAlarm,
             Outcome::Caught,
             Outcome::Missed,
+            Outcome::ParentFlagged,
             Outcome::FlaggedUnreviewed,
             Outcome::PassedUnreviewed,
             Outcome::Error,

@@ -169,9 +169,24 @@ pub struct Comparison {
     pub repeats: (usize, usize),
     /// Cases whose verdict varied across repeats in either record: in no row and no rule.
     pub flaky: Vec<FlakyCase>,
+    /// Fault mutants left out because their parent claim was flagged on either side: each side
+    /// decides informativeness with its own verdict on the parent, and the paired test uses the
+    /// mutants informative on both.
+    pub parent_flagged: ParentFlagged,
     /// A record of an LLM judge (or a cascade with one) scored once: its run-to-run variation
     /// is unknown, and under `--max-new-misses 0` it can fail an unchanged checker.
     pub judge_scored_once: bool,
+}
+
+/// Fault mutants of flagged parents, by the side that flagged the parent.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ParentFlagged {
+    /// Mutants left out of every row: not informative on at least one side.
+    pub left_out: u64,
+    /// Of those, how many the base's parent verdict left out.
+    pub base: u64,
+    /// Of those, how many the candidate's parent verdict left out.
+    pub candidate: u64,
 }
 
 /// A case left out because its verdict varied across the repeats of a record.
@@ -374,6 +389,7 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
         !b.flaky_verdicts.is_empty() || !c.flaky_verdicts.is_empty()
     };
     let mut flaky = Vec::new();
+    let mut parent_flagged = ParentFlagged::default();
     for (suite, b, c) in &pairs {
         // a case counts when both sides agree on what it is
         let role = b.role();
@@ -411,6 +427,16 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
             });
             continue;
         }
+        let (bp, cp) = (
+            b.outcome == Outcome::ParentFlagged,
+            c.outcome == Outcome::ParentFlagged,
+        );
+        if bp || cp {
+            parent_flagged.left_out += 1;
+            parent_flagged.base += u64::from(bp);
+            parent_flagged.candidate += u64::from(cp);
+            continue;
+        }
         if role == Role::FalseAlarmOpportunity {
             groups
                 .entry((0, "false alarms".into()))
@@ -442,6 +468,12 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
         return Err(Error::Usage(format!(
             "nothing to compare: every one of the {} case(s) that count gave different verdicts across the repeats of a record, so no change can be told from the checker's own variation; fix the checker's randomness (a judge at temperature 0) or add cases",
             flaky.len()
+        )));
+    }
+    if groups.is_empty() && parent_flagged.left_out > 0 {
+        return Err(Error::Usage(format!(
+            "nothing to compare: every case that counts is a mutant of a claim one side already flags ({} left out), so no change in catching faults can be seen; add verified claims both checkers support, or hard cases",
+            parent_flagged.left_out
         )));
     }
     if groups.is_empty() {
@@ -580,8 +612,8 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
                 b.role(),
                 Role::FalseAlarmOpportunity | Role::Invariance | Role::Fault
             )
-            && b.outcome != Outcome::Error
-            && c.outcome != Outcome::Error
+            && !b.outcome.uncounted()
+            && !c.outcome.uncounted()
             && !is_flaky(b, c);
         if counted && b.good() && !c.good() {
             regressions.push(Change {
@@ -666,6 +698,7 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
                 .any(|x| x.repeats == 1 && matches!(x.checker.kind.as_str(), "judge" | "cascade"))
         }),
         flaky,
+        parent_flagged,
         rows,
         regressions,
         newly_missed,
@@ -705,6 +738,39 @@ mod tests {
             cases.push(m);
         }
         cases
+    }
+
+    #[test]
+    fn a_mutant_of_a_parent_either_side_flags_is_in_no_row_and_counted() {
+        let mut b = base();
+        let mut c = base();
+        // the candidate misses m0 and m1, but it flags their parent claims: not informative
+        for side in [&mut c] {
+            for m in side.iter_mut().skip(1).take(2) {
+                m.verdict = Some(Label::Supported);
+                m.outcome = Outcome::ParentFlagged;
+            }
+        }
+        // the base flags m2's parent
+        b[3].outcome = Outcome::ParentFlagged;
+        let cmp = compare(
+            &record_of("a", b),
+            &record_of("b", c),
+            &GateOptions::new(0.05, 0, 0.95),
+        )
+        .unwrap();
+        assert_eq!(cmp.parent_flagged.left_out, 3);
+        assert_eq!(
+            (cmp.parent_flagged.base, cmp.parent_flagged.candidate),
+            (1, 2)
+        );
+        let all = cmp.rows.iter().find(|r| r.group == "all faults").unwrap();
+        assert_eq!(all.base.n, 5, "the mutants informative on both sides");
+        assert_eq!(
+            cmp.newly_missed, 0,
+            "a miss of an uninformative mutant is no regression"
+        );
+        assert!(cmp.failures.is_empty(), "{:?}", cmp.failures);
     }
 
     #[test]

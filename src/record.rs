@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 /// The record format version (2: typed fields and a `type` field).
-pub const RECORD_VERSION: u32 = 2;
+pub const RECORD_VERSION: u32 = 3;
 
 /// How far past [0, 1] a recorded score may be and still be read (as the nearest bound): f32
 /// arithmetic in a model can round a probability or cosine a hair past 1.
@@ -46,6 +46,12 @@ pub struct RecordCase {
     /// the verdict of each repeat (`error` where it could not be scored).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flaky_verdicts: Vec<String>,
+    /// The id of the context the case was checked against (the unit a bootstrap resamples).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub context: String,
+    /// A real error: a hard case from labelled real output, not labelled supported.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub real: bool,
 }
 
 impl RecordCase {
@@ -156,6 +162,8 @@ impl RecordRun {
                         error: r.result.as_ref().err().map(|e| e.to_string()),
                         position: run.positions.get(i).copied(),
                         flaky_verdicts,
+                        context: r.case.context_id.clone(),
+                        real: r.case.real,
                     }
                 })
                 .collect(),
@@ -193,7 +201,9 @@ impl RecordRun {
                             why: "(the reason is in the suite's reviews)".into(),
                         },
                     }),
+                    real: c.real,
                     context: 0,
+                    context_id: c.context.clone(),
                 },
                 result: match (c.verdict, &c.error) {
                     (Some(label), _) => Ok(Verdict {
@@ -322,6 +332,18 @@ impl Record {
                 ));
             }
             let mut ids = HashSet::new();
+            // a mutant's outcome depends on its parent's: parents are the run's verified claims
+            let parents: std::collections::HashMap<&str, Outcome> = run
+                .cases
+                .iter()
+                .filter(|c| c.kind == CaseKind::Original)
+                .map(|c| {
+                    (
+                        c.id.as_str(),
+                        Outcome::of(c.role(), c.verdict.map(Label::flagged)),
+                    )
+                })
+                .collect();
             for c in &run.cases {
                 let at = || line_of(text, "id", &c.id);
                 let bad = |msg: String| Error::input(path, at(), msg, RUN_HELP);
@@ -352,7 +374,12 @@ impl Record {
                         }
                     )));
                 }
-                let follows = Outcome::of(c.role(), c.verdict.map(Label::flagged));
+                let parent = c.parent.as_deref().and_then(|p| parents.get(p)).copied();
+                let follows = Outcome::of(c.role(), c.verdict.map(Label::flagged)).given_parent(
+                    c.kind,
+                    c.role(),
+                    parent,
+                );
                 if c.outcome != follows {
                     return Err(bad(format!(
                         "case `{}` has outcome `{}`, but its verdict `{}` on a {} gives `{}`",
@@ -570,6 +597,8 @@ pub(crate) mod testing {
             error: verdict.is_none().then(|| "timeout".into()),
             position: None,
             flaky_verdicts: Vec::new(),
+            context: String::new(),
+            real: false,
         }
     }
 
@@ -671,11 +700,45 @@ mod tests {
     fn an_outcome_that_does_not_follow_from_the_verdict_is_an_error() {
         let mut c = case("m-1", CaseKind::Mutant, Expected::Flagged, Label::Supported);
         c.outcome = Outcome::Caught; // hand-edited: a supported fault is missed, not caught
-        let e = round_trip(&record(vec![c])).unwrap_err().to_string();
+        let parent = case(
+            "f1",
+            CaseKind::Original,
+            Expected::Supported,
+            Label::Supported,
+        );
+        let e = round_trip(&record(vec![parent, c]))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("outcome `caught`") && e.contains("gives `missed`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_mutant_of_a_flagged_parent_recorded_as_caught_is_refused() {
+        let parent = case(
+            "f1",
+            CaseKind::Original,
+            Expected::Supported,
+            Label::NotFound,
+        );
+        let mut m = case(
+            "m-1",
+            CaseKind::Mutant,
+            Expected::Flagged,
+            Label::Contradicted,
+        );
+        m.outcome = Outcome::Caught; // forged: the checker flags the parent claim f1
+        let e = round_trip(&record(vec![parent.clone(), m.clone()]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("outcome `caught`") && e.contains("gives `parent_flagged`"),
+            "{e}"
+        );
+        m.outcome = Outcome::ParentFlagged;
+        round_trip(&record(vec![parent, m])).expect("the honest outcome loads");
     }
 
     #[test]

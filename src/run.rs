@@ -25,8 +25,14 @@ pub struct Case {
     pub parent: Option<String>,
     /// Mutants only.
     pub review: Option<MutantReview>,
+    /// A hard case from labelled real output that is not labelled supported (a real error).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub real: bool,
     #[serde(skip)]
     pub context: usize,
+    /// The id of the context the case is checked against.
+    #[serde(skip)]
+    pub context_id: String,
 }
 
 impl Case {
@@ -142,6 +148,21 @@ pub fn flagged(result: &CheckResult) -> Option<bool> {
     result.as_ref().ok().map(|v| v.label.flagged())
 }
 
+/// Marks the fault mutants whose parent claim the checker did not pass as
+/// [`Outcome::ParentFlagged`] (see [`Outcome::given_parent`]): the one place a run decides which
+/// mutants are informative. Parents are the verified claims of the same run.
+pub fn mark_parent_flagged(results: &mut [CaseResult]) {
+    let parents: std::collections::HashMap<String, Outcome> = results
+        .iter()
+        .filter(|r| r.case.kind == CaseKind::Original)
+        .map(|r| (r.case.id.clone(), r.outcome))
+        .collect();
+    for r in results.iter_mut() {
+        let parent = r.case.parent.as_ref().and_then(|p| parents.get(p)).copied();
+        r.outcome = r.outcome.given_parent(r.case.kind, r.case.role(), parent);
+    }
+}
+
 /// The cases of a suite: originals, then hard cases, then mutants, each in suite order.
 pub fn cases(suite: &Suite, mutants: &MutantSet) -> Vec<Case> {
     let mut out = Vec::new();
@@ -155,7 +176,9 @@ pub fn cases(suite: &Suite, mutants: &MutantSet) -> Vec<Case> {
                 expected: Expected::Supported,
                 parent: None,
                 review: None,
+                real: false,
                 context: ci,
+                context_id: ctx.id.clone(),
             });
         }
     }
@@ -169,7 +192,9 @@ pub fn cases(suite: &Suite, mutants: &MutantSet) -> Vec<Case> {
                 expected: h.label.into(),
                 parent: None,
                 review: None,
+                real: h.is_real_error(),
                 context: ci,
+                context_id: ctx.id.clone(),
             });
         }
     }
@@ -196,7 +221,9 @@ pub fn cases(suite: &Suite, mutants: &MutantSet) -> Vec<Case> {
             },
             parent: Some(m.parent.clone()),
             review: Some(m.review.clone()),
+            real: false,
             context: m.context,
+            context_id: suite.contexts[m.context].id.clone(),
         });
     }
     out
@@ -226,7 +253,8 @@ pub fn run_suite_part(
         Some(s) => all
             .into_iter()
             .enumerate()
-            .filter(|(_, c)| s.owns(&c.id))
+            // a mutant goes to its parent's shard, so a shard knows whether it is informative
+            .filter(|(_, c)| s.owns(c.parent.as_deref().unwrap_or(&c.id)))
             .map(|(i, c)| (c, i))
             .unzip(),
     };
@@ -246,7 +274,7 @@ pub fn run_suite_part(
     let mut verdicts = checker.check(&input, &mut |done| progress(done, total));
     // a checker that returns too few verdicts has failed on the rest: never a silent pass
     verdicts.resize_with(total, || Err(CheckError::NoVerdict));
-    let results: Vec<CaseResult> = cases
+    let mut results: Vec<CaseResult> = cases
         .into_iter()
         .zip(verdicts)
         .map(|(case, result)| CaseResult {
@@ -255,6 +283,7 @@ pub fn run_suite_part(
             result,
         })
         .collect();
+    mark_parent_flagged(&mut results);
     SuiteRun {
         suite: suite.name.clone(),
         suite_path: suite.path.display().to_string(),

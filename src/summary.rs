@@ -31,6 +31,10 @@ pub struct FaultTypeRow {
     pub unreviewed: usize,
     /// How many of the unreviewed ones the checker flagged.
     pub unreviewed_flagged: usize,
+    /// Fault mutants whose parent claim the checker did not pass: not informative, in no rate.
+    pub parent_flagged: usize,
+    /// How many of those the checker flagged (what the count before informativeness added).
+    pub parent_flagged_flagged: usize,
     /// Cases the checker could not score: in no rate, never a pass.
     pub errors: usize,
 }
@@ -55,9 +59,14 @@ pub struct Summary {
     /// reviewed `equivalent`, which say what a verified claim says in other words.
     pub invariance: Rate,
     pub fault_types: Vec<FaultTypeRow>,
-    /// Every fault of every type together.
+    /// Every fault of every type together (informative mutants and hard cases).
     pub all_faults: Rate,
     pub all_faults_clustered: ClusterRate,
+    /// Fault mutants of parents the checker did not pass, over all fault types: shown apart.
+    pub parent_flagged: usize,
+    /// The count before informativeness: every scored fault, mutants of flagged parents
+    /// included (the figure mutation scores were published with).
+    pub all_faults_every_mutant: Rate,
     /// Hard cases: agreements with the person's label (passed or caught) out of scored.
     pub hard_cases_agree: Rate,
     /// Set when no mutant of the suite has been reviewed yet (see [`ProvisionalRow`]).
@@ -75,7 +84,7 @@ fn clustered<'a>(
     confidence: f64,
 ) -> ClusterRate {
     cluster_rate_of(
-        results.filter(|r| r.outcome != Outcome::Error).map(|r| {
+        results.filter(|r| !r.outcome.uncounted()).map(|r| {
             (
                 r.case.parent.as_deref().unwrap_or(&r.case.id),
                 hit.contains(&r.outcome),
@@ -92,7 +101,7 @@ fn rate<'a>(
 ) -> Rate {
     let (mut k, mut n) = (0, 0);
     for r in results {
-        if r.outcome == Outcome::Error {
+        if r.outcome.uncounted() {
             continue;
         }
         n += 1;
@@ -180,6 +189,15 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
                 unreviewed_flagged: with(Role::Unreviewed)
                     .filter(|r| r.outcome == Outcome::FlaggedUnreviewed)
                     .count(),
+                parent_flagged: of_type
+                    .iter()
+                    .filter(|r| r.outcome == Outcome::ParentFlagged)
+                    .count(),
+                parent_flagged_flagged: of_type
+                    .iter()
+                    .filter(|r| r.outcome == Outcome::ParentFlagged)
+                    .filter(|r| crate::run::flagged(&r.result) == Some(true))
+                    .count(),
                 errors: of_type
                     .iter()
                     .filter(|r| r.outcome == Outcome::Error)
@@ -191,6 +209,23 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
     let all_faults = rate(
         run.results.iter().filter(|r| role(r) == Role::Fault),
         &[Outcome::Caught],
+        confidence,
+    );
+    let parent_flagged = run
+        .results
+        .iter()
+        .filter(|r| r.outcome == Outcome::ParentFlagged)
+        .count();
+    let every = run
+        .results
+        .iter()
+        .filter(|r| role(r) == Role::Fault && r.outcome != Outcome::Error);
+    let all_faults_every_mutant = Rate::new(
+        every
+            .clone()
+            .filter(|r| crate::run::flagged(&r.result) == Some(true))
+            .count() as u64,
+        every.count() as u64,
         confidence,
     );
     let all_faults_clustered = clustered(
@@ -212,6 +247,17 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
         .filter(|r| r.case.kind == CaseKind::Mutant)
         .collect();
     let none_reviewed = !mutants.is_empty() && mutants.iter().all(|r| role(r) == Role::Unreviewed);
+    // the provisional rate counts only mutants of claims the checker passes, as the real one does
+    let passed: std::collections::HashSet<&str> = run
+        .results
+        .iter()
+        .filter(|r| r.case.kind == CaseKind::Original && r.outcome == Outcome::Passed)
+        .map(|r| r.case.id.as_str())
+        .collect();
+    let mutants: Vec<&CaseResult> = mutants
+        .into_iter()
+        .filter(|r| r.case.parent.as_deref().is_some_and(|p| passed.contains(p)))
+        .collect();
     let provisional = none_reviewed.then(|| {
         fault_types
             .iter()
@@ -244,6 +290,8 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
         fault_types,
         all_faults,
         all_faults_clustered,
+        parent_flagged,
+        all_faults_every_mutant,
         hard_cases_agree: Rate::new(agree, hard.len() as u64, confidence),
         provisional,
         errors: run.errors(),
@@ -273,7 +321,9 @@ mod tests {
             expected,
             parent: None,
             review,
+            real: false,
             context: 0,
+            context_id: String::new(),
         };
         let result = match verdict {
             Some(label) => Ok(Verdict {
@@ -375,7 +425,7 @@ mod tests {
     #[test]
     fn unreviewed_mutants_are_in_no_rate_but_give_a_provisional_rate_when_nothing_is_reviewed() {
         use CaseKind::*;
-        let run = run_of(vec![
+        let mut run = run_of(vec![
             result(
                 Original,
                 None,
@@ -398,6 +448,10 @@ mod tests {
                 Some(Label::Supported),
             ),
         ]);
+        let parent = run.results[0].case.id.clone();
+        for r in &mut run.results[1..] {
+            r.case.parent = Some(parent.clone());
+        }
         let s = summarize(&run, 0.95);
         let nf = &s.fault_types[1];
         assert_eq!(
@@ -411,6 +465,107 @@ mod tests {
             (p[0].fault_type.as_str(), p[0].flagged.k, p[0].flagged.n),
             ("negation_flip", 1, 2)
         );
+    }
+
+    #[test]
+    fn a_mutant_of_a_claim_the_checker_flags_is_in_no_catch_rate_and_counted_apart() {
+        use CaseKind::*;
+        let fault = Some(MutantReview::Fault);
+        let mut results = vec![
+            // f-pass is supported, f-flag is a false alarm
+            result(
+                Original,
+                None,
+                Expected::Supported,
+                None,
+                Some(Label::Supported),
+            ),
+            result(
+                Original,
+                None,
+                Expected::Supported,
+                None,
+                Some(Label::NotFound),
+            ),
+            result(
+                Mutant,
+                Some("negation_flip"),
+                Expected::Flagged,
+                fault.clone(),
+                Some(Label::Contradicted),
+            ),
+            result(
+                Mutant,
+                Some("negation_flip"),
+                Expected::Flagged,
+                fault.clone(),
+                Some(Label::Supported),
+            ),
+            result(
+                Mutant,
+                Some("negation_flip"),
+                Expected::Flagged,
+                fault.clone(),
+                Some(Label::Contradicted),
+            ),
+            result(
+                Mutant,
+                Some("negation_flip"),
+                Expected::Flagged,
+                fault,
+                Some(Label::Supported),
+            ),
+        ];
+        let (pass, flag) = (results[0].case.id.clone(), results[1].case.id.clone());
+        for (i, r) in results[2..].iter_mut().enumerate() {
+            r.case.parent = Some(if i < 2 { pass.clone() } else { flag.clone() });
+        }
+        crate::run::mark_parent_flagged(&mut results);
+        let outcomes: Vec<Outcome> = results.iter().map(|r| r.outcome).collect();
+        assert_eq!(
+            outcomes[2..],
+            [
+                Outcome::Caught,
+                Outcome::Missed,
+                Outcome::ParentFlagged,
+                Outcome::ParentFlagged
+            ]
+        );
+        let s = summarize(&run_of(results), 0.95);
+        let nf = &s.fault_types[1];
+        assert_eq!((nf.caught.k, nf.caught.n), (1, 2), "caught / informative");
+        assert_eq!((nf.parent_flagged, nf.parent_flagged_flagged), (2, 1));
+        assert_eq!((s.all_faults.k, s.all_faults.n), (1, 2));
+        assert_eq!(s.parent_flagged, 2);
+        // the count before informativeness: every flagged fault mutant was "caught"
+        assert_eq!(
+            (s.all_faults_every_mutant.k, s.all_faults_every_mutant.n),
+            (2, 4)
+        );
+    }
+
+    #[test]
+    fn a_mutant_whose_parent_could_not_be_scored_is_not_informative_and_its_own_error_stays_an_error(
+    ) {
+        use CaseKind::*;
+        let fault = Some(MutantReview::Fault);
+        let mut results = vec![
+            result(Original, None, Expected::Supported, None, None),
+            result(
+                Mutant,
+                Some("number_swap"),
+                Expected::Flagged,
+                fault.clone(),
+                Some(Label::Contradicted),
+            ),
+            result(Mutant, Some("number_swap"), Expected::Flagged, fault, None),
+        ];
+        let parent = results[0].case.id.clone();
+        results[1].case.parent = Some(parent.clone());
+        results[2].case.parent = Some(parent);
+        crate::run::mark_parent_flagged(&mut results);
+        assert_eq!(results[1].outcome, Outcome::ParentFlagged);
+        assert_eq!(results[2].outcome, Outcome::Error);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! false-alarm bound, sample-size warnings, and an optional calibration / held-out split.
 
 use crate::record::RecordRun;
-use crate::run::Role;
+use crate::run::{CaseKind, Role};
 use crate::stats::sweep::{
     at, recommend, split, sweep, too_small, SweepItem, SweepPoint, TooSmall,
 };
@@ -37,6 +37,19 @@ pub fn items(runs: &[RecordRun]) -> (Vec<(String, SweepItem)>, usize) {
     let mut out = Vec::new();
     let mut unscored = 0;
     for run in runs {
+        // a fault mutant is informative where its parent claim is supported
+        let parent_scores: std::collections::HashMap<&str, f64> = run
+            .cases
+            .iter()
+            .filter(|c| c.kind == CaseKind::Original)
+            .map(|c| {
+                let s = match c.verdict {
+                    Some(_) => c.score.filter(|s| s.is_finite()).unwrap_or(f64::NAN),
+                    None => f64::NAN,
+                };
+                (c.id.as_str(), s)
+            })
+            .collect();
         for c in &run.cases {
             let role = c.role();
             // rewrites and equivalent mutants are faithful too: a threshold that flags them
@@ -60,6 +73,12 @@ pub fn items(runs: &[RecordRun]) -> (Vec<(String, SweepItem)>, usize) {
                     fault_type: (role == Role::Fault)
                         .then(|| c.fault_type.clone().unwrap_or_default()),
                     cluster: group,
+                    parent_score: (role == Role::Fault && c.kind == CaseKind::Mutant).then(|| {
+                        c.parent
+                            .as_deref()
+                            .and_then(|p| parent_scores.get(p).copied())
+                            .unwrap_or(f64::NAN)
+                    }),
                 },
             ));
         }

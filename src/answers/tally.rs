@@ -525,6 +525,7 @@ impl Tally {
                             score: *s,
                             fault_type: h.then(|| "hallucinated".to_string()),
                             cluster: id.clone(),
+                            parent_score: None,
                         },
                     )
                 })

@@ -64,6 +64,13 @@ fn notes(c: &Comparison) -> Vec<String> {
             c.repeats.1
         ));
     }
+    if c.parent_flagged.left_out > 0 {
+        let p = &c.parent_flagged;
+        out.push(format!(
+            "{} fault mutant(s) left out of every row: their parent claim is flagged by the base ({}) or the candidate ({}), so flagging them says nothing about the fault; the paired test uses the mutants informative on both sides",
+            p.left_out, p.base, p.candidate
+        ));
+    }
     if c.judge_scored_once {
         out.push("a judge's verdicts can vary from run to run, and a record scored once cannot tell such a change from a regression: record both sides with `faithprobe run SUITE --repeat 5 --record FILE` (see README, \"Flaky checkers\")".into());
     }

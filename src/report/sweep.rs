@@ -82,14 +82,16 @@ pub fn render(s: &SweepResult, markdown: bool) -> String {
             s.checker,
             s.points.len()
         );
+        let parents = s.points.iter().any(|p| p.parent_flagged > 0);
         let _ = writeln!(
             o,
-            "  {:>9}  {:<26} {:<26} {:<13}{}",
+            "  {:>9}  {:<26} {:<26} {:<13}{}{}",
             "threshold",
             "false alarms",
             "all faults caught",
             "clustered CI",
-            if invariance { "  invariance" } else { "" }
+            if invariance { "  invariance" } else { "" },
+            if parents { "  parent" } else { "" }
         );
         for (p, t) in s.points.iter().zip(&labels) {
             let inv = if invariance {
@@ -97,8 +99,13 @@ pub fn render(s: &SweepResult, markdown: bool) -> String {
             } else {
                 String::new()
             };
+            let par = if parents {
+                format!("  {:>6}", p.parent_flagged)
+            } else {
+                String::new()
+            };
             let line = format!(
-                "  {t:>9}  {:<26} {:<26} {:<13}{inv}",
+                "  {t:>9}  {:<26} {:<26} {:<13}{inv}{par}",
                 rate(&p.false_alarms),
                 rate(&p.detection),
                 super::fmt_ci(p.detection_clustered.ci_low, p.detection_clustered.ci_high)
@@ -109,6 +116,12 @@ pub fn render(s: &SweepResult, markdown: bool) -> String {
             let _ = writeln!(
                 o,
                 "  (invariance: false alarms on rewrites and equivalent mutants, k/n)"
+            );
+        }
+        if parents {
+            let _ = writeln!(
+                o,
+                "  (parent: fault mutants whose parent claim is flagged at that threshold, in no catch rate there)"
             );
         }
         for (b, block) in types.chunks(TYPES_PER_BLOCK).enumerate() {

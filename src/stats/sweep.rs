@@ -22,6 +22,17 @@ pub struct SweepItem {
     /// The claim the case comes from (a mutant's parent, else the case itself): the cluster of
     /// the cluster-aware intervals.
     pub cluster: String,
+    /// A fault mutant's parent claim's score (NaN when the parent has none): the mutant is
+    /// informative at a threshold only where its parent is supported (scores at least the
+    /// threshold). None for every other case.
+    pub parent_score: Option<f64>,
+}
+
+impl SweepItem {
+    /// Whether the case counts at `threshold`: a fault mutant only while its parent is supported.
+    pub fn informative(&self, threshold: f64) -> bool {
+        self.parent_score.is_none_or(|p| p >= threshold)
+    }
 }
 
 /// Rates at one threshold.
@@ -38,6 +49,8 @@ pub struct SweepPoint {
     pub detection_clustered: ClusterRate,
     /// Each fault type, with the cluster-aware interval.
     pub by_fault_type_clustered: BTreeMap<String, ClusterRate>,
+    /// Fault mutants left out at this threshold because their parent claim is flagged here.
+    pub parent_flagged: u64,
 }
 
 /// Rates at a threshold.
@@ -51,8 +64,19 @@ pub fn at(items: &[SweepItem], threshold: f64, confidence: f64) -> SweepPoint {
         .iter()
         .filter(|i| i.fault_type.is_none() && i.invariance)
         .collect();
-    let faults: Vec<&SweepItem> = items.iter().filter(|i| i.fault_type.is_some()).collect();
+    let all_faults = items.iter().filter(|i| i.fault_type.is_some());
+    let parent_flagged = all_faults
+        .clone()
+        .filter(|i| !i.informative(threshold))
+        .count() as u64;
+    let faults: Vec<&SweepItem> = all_faults.filter(|i| i.informative(threshold)).collect();
     let mut by_type: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    // every fault type has its row at every threshold, even with no informative mutant there
+    for f in items.iter().filter(|i| i.fault_type.is_some()) {
+        by_type
+            .entry(f.fault_type.clone().unwrap_or_default())
+            .or_default();
+    }
     for f in &faults {
         let e = by_type
             .entry(f.fault_type.clone().unwrap_or_default())
@@ -75,6 +99,7 @@ pub fn at(items: &[SweepItem], threshold: f64, confidence: f64) -> SweepPoint {
         })
         .collect();
     SweepPoint {
+        parent_flagged,
         detection_clustered: clustered(&mut faults.iter()),
         by_fault_type_clustered,
         threshold,
@@ -193,7 +218,23 @@ mod tests {
             score,
             fault_type: ft.map(str::to_string),
             cluster: format!("{score}"),
+            parent_score: None,
         }
+    }
+
+    #[test]
+    fn a_mutant_counts_only_at_thresholds_where_its_parent_is_supported() {
+        let parent = item(0.6, None);
+        let mut m = item(0.3, Some("number_swap"));
+        m.parent_score = Some(0.6);
+        let items = vec![parent, m];
+        // at 0.5 the parent (0.6) is supported: the mutant (0.3) is caught
+        let p = at(&items, 0.5, 0.95);
+        assert_eq!((p.detection.k, p.detection.n, p.parent_flagged), (1, 1, 0));
+        // at 0.7 the parent is flagged too: the mutant says nothing, and is left out
+        let p = at(&items, 0.7, 0.95);
+        assert_eq!((p.detection.k, p.detection.n, p.parent_flagged), (0, 0, 1));
+        assert_eq!(p.by_fault_type["number_swap"].n, 0, "the row stays, empty");
     }
 
     fn fixture() -> Vec<SweepItem> {

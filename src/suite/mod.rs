@@ -9,7 +9,7 @@ pub mod side;
 
 use crate::error::{Error, Result};
 pub(crate) use locate::Locator;
-pub use schema::{HardCaseLabel, ReviewKind};
+pub use schema::{CaseSource, HardCaseLabel, ReviewKind};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -34,6 +34,15 @@ pub struct HardCase {
     pub case_type: String,
     pub text: String,
     pub label: HardCaseLabel,
+    /// Written by a person, or a labelled piece of real output (see [`CaseSource`]).
+    pub source: CaseSource,
+}
+
+impl HardCase {
+    /// A real error: a hard case from labelled real output that is not labelled supported.
+    pub fn is_real_error(&self) -> bool {
+        self.source == CaseSource::Real && self.label != HardCaseLabel::Supported
+    }
 }
 
 /// The passages of one prompt and the claims checked against them.
@@ -211,6 +220,7 @@ impl Suite {
         let mut context_ids = HashSet::new();
         let mut case_ids: HashSet<String> = HashSet::new();
         let mut contexts = Vec::new();
+        let default_source = file.hard_case_source;
         for c in file.contexts {
             let cline = loc.id(&c.id, 0);
             if crate::text::is_blank(&c.id) {
@@ -315,6 +325,7 @@ impl Suite {
                         case_type: h.case_type,
                         text: h.claim.trim().to_string(),
                         label: h.label,
+                        source: h.source.or(default_source).unwrap_or_default(),
                     })
                     .collect(),
             });

@@ -95,12 +95,15 @@ pub(crate) fn binary_tag(text: &str) -> Option<(usize, usize)> {
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a suite: a mapping with `suite`, `contexts` and optional `description`, `entities` and `reviews`"
+    expecting = "a suite: a mapping with `suite`, `contexts` and optional `description`, `hard_case_source`, `entities` and `reviews`"
 )]
 pub(crate) struct SuiteFile {
     pub suite: String,
     #[serde(default, deserialize_with = "opt_text")]
     pub description: Option<String>,
+    /// Where the suite's hard cases come from unless a hard case says otherwise.
+    #[serde(default)]
+    pub hard_case_source: Option<CaseSource>,
     #[serde(default)]
     pub entities: BTreeMap<String, Vec<String>>,
     pub contexts: Vec<ContextFile>,
@@ -149,7 +152,7 @@ pub(crate) struct FaithfulFile {
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a hard case: a mapping such as {id: h1, type: paraphrase, claim: \"...\", label: supported}"
+    expecting = "a hard case: a mapping such as {id: h1, type: paraphrase, claim: \"...\", label: supported} (and optional `source: real` or `source: written`)"
 )]
 pub(crate) struct HardCaseFile {
     pub id: String,
@@ -158,6 +161,23 @@ pub(crate) struct HardCaseFile {
     #[serde(deserialize_with = "text")]
     pub claim: String,
     pub label: HardCaseLabel,
+    #[serde(default)]
+    pub source: Option<CaseSource>,
+}
+
+/// Where a hard case comes from: a person wrote it to probe the checker (`written`, the default),
+/// or it is a labelled error (or verified sentence) of real generated output (`real`: imported from
+/// a labelled data set, or verified from a log). Real errors are what the gap between mutation
+/// scores and recall is measured on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(
+    rename_all = "snake_case",
+    expecting = "`real` (labelled real output) or `written` (a hard case a person wrote)"
+)]
+pub enum CaseSource {
+    #[default]
+    Written,
+    Real,
 }
 
 /// What a person says about a hard case.

@@ -133,7 +133,7 @@ fn rates(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint) {
     );
     let _ = writeln!(
         o,
-        "  {:<20} {:>7}  {:>5}  {:<13} {:<13} {:>4}  {:>5}  {:>14}  {:>6}",
+        "  {:<20} {:>7}  {:>5}  {:<13} {:<13} {:>4}  {:>5}  {:>14}  {:>14}  {:>6}",
         "fault type",
         "caught",
         "rate",
@@ -141,6 +141,7 @@ fn rates(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint) {
         "clustered CI",
         "hard",
         "equiv",
+        "parent flagged",
         "unreviewed",
         "errors"
     );
@@ -149,7 +150,7 @@ fn rates(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint) {
             let _ = writeln!(
                 o,
                 "  {:<20} {}",
-                row.fault_type,
+                printable(&row.fault_type),
                 paint.dim("no mutants on this suite (no claim matches its rules)")
             );
             continue;
@@ -159,16 +160,25 @@ fn rates(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint) {
         } else {
             "0".into()
         };
+        let parent_flagged = if row.parent_flagged > 0 {
+            format!(
+                "{} ({} flagged)",
+                row.parent_flagged, row.parent_flagged_flagged
+            )
+        } else {
+            "0".into()
+        };
         let _ = writeln!(
             o,
-            "  {:<20} {:>7}  {:>5}  {:<13} {:<13} {:>4}  {:>5}  {:>14}  {:>6}",
-            row.fault_type,
+            "  {:<20} {:>7}  {:>5}  {:<13} {:<13} {:>4}  {:>5}  {:>14}  {:>14}  {:>6}",
+            printable(&row.fault_type),
             format!("{}/{}", row.caught.k, row.caught.n),
             fmt_rate(row.caught.rate),
             fmt_ci(row.caught.ci_low, row.caught.ci_high),
             fmt_ci(row.clustered.ci_low, row.clustered.ci_high),
             row.hard_cases,
             row.equivalent,
+            parent_flagged,
             unreviewed,
             row.errors
         );
@@ -186,10 +196,21 @@ fn rates(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint) {
             summary.all_faults_clustered.ci_high
         ),
     );
+    if summary.parent_flagged > 0 {
+        let every = &summary.all_faults_every_mutant;
+        let _ = writeln!(
+            o,
+            "  {}",
+            paint.dim(&format!(
+                "({} mutant(s) of claims the checker already flags are in no rate: flagging them says nothing about the fault; counted as before, all faults would be {}/{})",
+                summary.parent_flagged, every.k, every.n
+            ))
+        );
+    }
     let _ = writeln!(
         o,
         "  {}",
-        paint.dim("(a row counts mutants reviewed `fault` and, under `hard`, hard cases of that type not labelled supported;")
+        paint.dim("(a row counts mutants reviewed `fault` whose parent claim the checker passes and, under `hard`, hard cases of that type not labelled supported;")
     );
     let _ = writeln!(
         o,
