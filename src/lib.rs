@@ -46,6 +46,7 @@ pub mod mutate;
 pub mod notes;
 pub mod paths;
 pub mod prompts;
+pub mod proxy;
 pub mod record;
 pub mod report;
 pub mod review;

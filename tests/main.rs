@@ -8,6 +8,8 @@ mod answers;
 mod cli;
 mod families;
 mod gate;
+mod importers;
+mod informative;
 mod judge;
 mod logs;
 mod mutators_prop;

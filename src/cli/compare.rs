@@ -100,6 +100,15 @@ pub struct CompareArgs {
     /// Score records: when an answer counts as unsupported, `any` (default) or `share:R`.
     #[arg(long, value_parser = faithprobe::answers::score::AnswerRule::parse)]
     pub answer_rule: Option<faithprobe::answers::score::AnswerRule>,
+    /// Also compare the two checkers at thresholds that give both this false-alarm rate on the
+    /// faithful cases (default: the base's own rate; shown when the checkers differ or this is
+    /// given).
+    #[arg(long, value_parser = super::parse_unit)]
+    pub at_false_alarm: Option<f64>,
+    /// Warn when a checker's informative-mutant catch rate is further than this from its recall
+    /// on the suite's real errors (hard cases with `source: real`).
+    #[arg(long, default_value_t = 0.10, value_parser = super::parse_unit)]
+    pub max_gap: f64,
     /// Score records: the definitions to compare (repeat; default both, Holm-adjusted together).
     #[arg(long = "definition", value_enum)]
     pub definitions: Vec<super::score::DefinitionArg>,
@@ -170,10 +179,60 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         &candidate,
         from_files.then(|| (files[0].as_str(), files[1].as_str())),
     );
+    // what the mutation scores are worth: the two at the same false-alarm rate, threshold-free,
+    // and each one's gap to recall on real errors
+    let popts = faithprobe::proxy::ProxyOptions {
+        confidence,
+        alpha,
+        at_false_alarm: args.at_false_alarm,
+        max_gap: args.max_gap,
+    };
+    let two_checkers = base.runs.first().map(|r| &r.checker.name)
+        != candidate.runs.first().map(|r| &r.checker.name);
+    let matched = (two_checkers || args.at_false_alarm.is_some())
+        .then(|| faithprobe::proxy::matched(&base, &candidate, &popts))
+        .flatten();
+    let real = faithprobe::proxy::real_errors(&[&base, &candidate], matched.as_ref(), &popts);
+    let plain = report::Paint { color: false };
     let text = match args.format {
-        CompareFormat::Human => report::compare::human(&cmp, ctx.paint()),
-        CompareFormat::Json => serde_json::to_string(&cmp)? + "\n",
-        CompareFormat::Markdown => report::compare::markdown(&cmp),
+        CompareFormat::Human => {
+            let mut t = report::compare::human(&cmp, ctx.paint());
+            if let Some(m) = &matched {
+                t.push_str(&report::proxy::matched(m, ctx.paint(), false));
+            }
+            if let Some(r) = &real {
+                t.push_str(&report::proxy::real_errors(r, ctx.paint(), false));
+            }
+            t
+        }
+        CompareFormat::Json => {
+            /// The comparison's own fields in their order, then the proxy checks.
+            #[derive(serde::Serialize)]
+            struct WithProxy<'a> {
+                #[serde(flatten)]
+                cmp: &'a compare::Comparison,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                matched: Option<&'a faithprobe::proxy::Matched>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                real_errors: Option<&'a faithprobe::proxy::RealErrors>,
+            }
+            let doc = WithProxy {
+                cmp: &cmp,
+                matched: matched.as_ref(),
+                real_errors: real.as_ref(),
+            };
+            serde_json::to_string(&doc)? + "\n"
+        }
+        CompareFormat::Markdown => {
+            let mut t = report::compare::markdown(&cmp);
+            if let Some(m) = &matched {
+                t.push_str(&report::proxy::matched(m, plain, true));
+            }
+            if let Some(r) = &real {
+                t.push_str(&report::proxy::real_errors(r, plain, true));
+            }
+            t
+        }
         CompareFormat::Junit => report::compare::junit(&cmp),
     };
     super::out::emit_then(&text, cmp.exit_code())

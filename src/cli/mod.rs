@@ -481,3 +481,11 @@ pub fn write_output(path: &Path, bytes: &[u8], what: &str) -> Result<(), Error> 
     eprintln!("{what} written: {}", path.display());
     Ok(())
 }
+
+/// A flag's value in [0, 1] (a rate or a margin): anything else, NaN included, is refused.
+pub fn parse_unit(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("`{s}` is not a number between 0 and 1")),
+    }
+}

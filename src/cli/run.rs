@@ -57,6 +57,10 @@ pub struct RunArgs {
     /// merge` joins the shard records (`--record`) into the record of the whole run.
     #[arg(long, value_parser = faithprobe::shard::Shard::parse, conflicts_with_all = ["snapshot", "repeat"])]
     pub shard: Option<faithprobe::shard::Shard>,
+    /// Warn when the informative-mutant catch rate is further than this from the recall on the
+    /// suite's real errors (hard cases with `source: real`).
+    #[arg(long, default_value_t = 0.10, value_parser = super::parse_unit)]
+    pub max_gap: f64,
 }
 
 pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
@@ -99,17 +103,44 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let mut exit = super::runs_exit(&runs);
     let mut out = String::new();
     let mut junit = Vec::new();
-    for run in &runs {
+    let proxy = faithprobe::proxy::ProxyOptions {
+        confidence,
+        alpha: 0.05,
+        at_false_alarm: None,
+        max_gap: args.max_gap,
+    };
+    for (run, rec) in runs.iter().zip(super::records(&loaded, &runs)) {
         let summary = summarize(run, confidence);
+        // the measured gap between mutation scores and recall on the suite's real errors
+        let one = Record::new(vec![rec]);
+        let real = faithprobe::proxy::real_errors(&[&one], None, &proxy);
         match args.format {
             RunFormat::Human => {
                 out.push_str(&report::run::human::render(run, &summary, ctx.paint()));
+                if let Some(r) = &real {
+                    out.push_str(&report::proxy::real_errors(r, ctx.paint(), false));
+                }
                 if loaded.len() > 1 {
                     out.push('\n');
                 }
             }
-            RunFormat::Json => out.push_str(&report::run::json::render(run, &summary)),
-            RunFormat::Markdown => out.push_str(&report::run::markdown::render(run, &summary)),
+            RunFormat::Json => {
+                let mut v = report::run::json::to_value(run, &summary);
+                if let Some(r) = &real {
+                    v["real_errors"] = serde_json::to_value(r)?;
+                }
+                out.push_str(&(v.to_string() + "\n"));
+            }
+            RunFormat::Markdown => {
+                out.push_str(&report::run::markdown::render(run, &summary));
+                if let Some(r) = &real {
+                    out.push_str(&report::proxy::real_errors(
+                        r,
+                        report::Paint { color: false },
+                        true,
+                    ));
+                }
+            }
             RunFormat::Junit => junit.push(report::run::junit::testsuite(run)),
         }
     }

@@ -3,6 +3,7 @@
 pub mod answers;
 pub mod audit;
 pub mod compare;
+pub mod proxy;
 pub mod run;
 pub mod svg;
 pub mod sweep;

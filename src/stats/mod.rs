@@ -1,6 +1,7 @@
 //! Statistics: pure functions, no I/O.
 
 pub mod agreement;
+pub mod bootstrap;
 pub mod cluster;
 pub mod kappa;
 pub mod mcnemar;
