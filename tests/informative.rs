@@ -223,3 +223,37 @@ fn a_margin_or_budget_outside_zero_to_one_is_a_usage_error() {
         assert!(o.contains("is not a number between 0 and 1"), "{o}");
     }
 }
+
+#[test]
+fn the_audit_of_two_checkers_compares_them_at_the_same_false_alarm_rate_and_against_real_errors() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("faithprobe.yaml"), STRICT).unwrap();
+    let suite = root().join(SUITE);
+    let (code, _, err) = output(faithprobe_in(d.path()).args([
+        "report",
+        suite.to_str().unwrap(),
+        "--checker",
+        "lexical",
+        "--checker",
+        "strict",
+        "--out",
+        "audit",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let md = std::fs::read_to_string(d.path().join("audit/report.md")).unwrap();
+    assert!(md.contains("## What the mutation scores are worth"), "{md}");
+    assert!(
+        md.contains("### strict against lexical at the same false-alarm rate"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| false alarms (held equal) | 1/8 0.12"),
+        "{md}"
+    );
+    assert!(
+        md.contains("### Mutants against real errors (6 real errors in 2 contexts)"),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(d.path().join("audit/report.html")).unwrap();
+    assert!(html.contains("<h2>What the mutation scores are worth</h2>"));
+}

@@ -114,6 +114,32 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             }
         }
     }
+    // across checkers: the first against each other one at the same false-alarm rate, and each
+    // one's gap to the suites' real errors
+    let records: Vec<faithprobe::record::Record> = audited
+        .iter()
+        .map(|(_, _, _, s)| {
+            faithprobe::record::Record::new(s.iter().map(|(r, _)| r.clone()).collect())
+        })
+        .collect();
+    let popts = faithprobe::proxy::ProxyOptions {
+        confidence,
+        alpha: 0.05,
+        at_false_alarm: None,
+        max_gap: 0.10,
+    };
+    let matched: Vec<faithprobe::proxy::Matched> = records
+        .iter()
+        .skip(1)
+        .filter_map(|c| faithprobe::proxy::matched(&records[0], c, &popts))
+        .collect();
+    let refs: Vec<&faithprobe::record::Record> = records.iter().collect();
+    let real = faithprobe::proxy::real_errors(
+        &refs,
+        (records.len() == 2).then(|| matched.first()).flatten(),
+        &popts,
+    );
+    let proxy = audit::Proxy { matched, real };
     let mut audits = Vec::new();
     for (name, kind, settings, suites) in audited {
         let records: Vec<RecordRun> = suites.iter().map(|(r, _)| r.clone()).collect();
@@ -149,11 +175,14 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         charts.push(name);
     }
     let html_path = args.out.join("report.html");
-    faithprobe::write::write_atomic(&html_path, audit::html(&args.title, &audits).as_bytes())?;
+    faithprobe::write::write_atomic(
+        &html_path,
+        audit::html(&args.title, &audits, &proxy).as_bytes(),
+    )?;
     let md_path = args.out.join("report.md");
     faithprobe::write::write_atomic(
         &md_path,
-        audit::markdown(&args.title, &audits, &charts).as_bytes(),
+        audit::markdown(&args.title, &audits, &charts, &proxy).as_bytes(),
     )?;
     match super::out::emit(&format!("{}\n{}\n", html_path.display(), md_path.display()))? {
         Exit::Ok => Ok(exit),

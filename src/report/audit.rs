@@ -454,7 +454,7 @@ fn review_and_fingerprint_tables(a: &CheckerAudit, out: &mut Vec<Table>) {
 }
 
 /// The audit as one self-contained HTML page.
-pub fn html(title: &str, audits: &[CheckerAudit]) -> String {
+pub fn html(title: &str, audits: &[CheckerAudit], proxy: &Proxy) -> String {
     let mut o = String::new();
     let _ = write!(
         o,
@@ -486,33 +486,49 @@ th{{background:#f3f3f3}} .note{{color:#555;font-size:.9rem}} .chart{{margin:1rem
                     let _ = writeln!(o, "<p class=\"note\">{}</p>", escape_markup(&l));
                 }
             }
-            let _ = writeln!(o, "<h3>{}</h3>", escape_markup(&t.title));
-            if !t.rows.is_empty() {
-                let _ = write!(o, "<table><thead><tr>");
-                for h in &t.head {
-                    let _ = write!(o, "<th>{}</th>", escape_markup(h));
-                }
-                let _ = writeln!(o, "</tr></thead><tbody>");
-                for r in &t.rows {
-                    let _ = write!(o, "<tr>");
-                    for c in r {
-                        let _ = write!(o, "<td>{}</td>", escape_markup(c));
-                    }
-                    let _ = writeln!(o, "</tr>");
-                }
-                let _ = writeln!(o, "</tbody></table>");
-            }
-            if let Some(n) = &t.note {
-                let _ = writeln!(o, "<p class=\"note\">{}</p>", escape_markup(n));
-            }
+            html_table(&mut o, t);
+        }
+    }
+    let across = proxy_tables(proxy);
+    if !across.is_empty() {
+        let _ = writeln!(o, "<h2>What the mutation scores are worth</h2>");
+        for t in &across {
+            html_table(&mut o, t);
         }
     }
     o.push_str("</body></html>\n");
     o
 }
 
+fn html_table(o: &mut String, t: &Table) {
+    let _ = writeln!(o, "<h3>{}</h3>", escape_markup(&t.title));
+    if !t.rows.is_empty() {
+        let _ = write!(o, "<table><thead><tr>");
+        for h in &t.head {
+            let _ = write!(o, "<th>{}</th>", escape_markup(h));
+        }
+        let _ = writeln!(o, "</tr></thead><tbody>");
+        for r in &t.rows {
+            let _ = write!(o, "<tr>");
+            for c in r {
+                let _ = write!(o, "<td>{}</td>", escape_markup(c));
+            }
+            let _ = writeln!(o, "</tr>");
+        }
+        let _ = writeln!(o, "</tbody></table>");
+    }
+    if let Some(n) = &t.note {
+        let _ = writeln!(o, "<p class=\"note\">{}</p>", escape_markup(n));
+    }
+}
+
 /// The same audit as Markdown (the chart goes in a file beside it).
-pub fn markdown(title: &str, audits: &[CheckerAudit], chart_files: &[String]) -> String {
+pub fn markdown(
+    title: &str,
+    audits: &[CheckerAudit],
+    chart_files: &[String],
+    proxy: &Proxy,
+) -> String {
     let mut o = format!(
         "# {title}\n\nRates carry Wilson intervals. Errors count in no rate and never as passes.\n"
     );
@@ -530,33 +546,150 @@ pub fn markdown(title: &str, audits: &[CheckerAudit], chart_files: &[String]) ->
                     let _ = writeln!(o, "- {l}");
                 }
             }
-            let _ = writeln!(o, "\n### {}\n", t.title);
-            if !t.rows.is_empty() {
-                let _ = writeln!(
-                    o,
-                    "| {} |",
-                    t.head
-                        .iter()
-                        .map(|h| escape_md_cell(h))
-                        .collect::<Vec<_>>()
-                        .join(" | ")
-                );
-                let _ = writeln!(o, "|{}", "---|".repeat(t.head.len()));
-                for r in &t.rows {
-                    let _ = writeln!(
-                        o,
-                        "| {} |",
-                        r.iter()
-                            .map(|c| escape_md_cell(c))
-                            .collect::<Vec<_>>()
-                            .join(" | ")
-                    );
-                }
-            }
-            if let Some(n) = &t.note {
-                let _ = writeln!(o, "\n{n}");
-            }
+            md_table(&mut o, t);
+        }
+    }
+    let across = proxy_tables(proxy);
+    if !across.is_empty() {
+        let _ = writeln!(o, "\n## What the mutation scores are worth");
+        for t in &across {
+            md_table(&mut o, t);
         }
     }
     o
+}
+
+fn md_table(o: &mut String, t: &Table) {
+    let _ = writeln!(o, "\n### {}\n", t.title);
+    if !t.rows.is_empty() {
+        let _ = writeln!(
+            o,
+            "| {} |",
+            t.head
+                .iter()
+                .map(|h| escape_md_cell(h))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+        let _ = writeln!(o, "|{}", "---|".repeat(t.head.len()));
+        for r in &t.rows {
+            let _ = writeln!(
+                o,
+                "| {} |",
+                r.iter()
+                    .map(|c| escape_md_cell(c))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            );
+        }
+    }
+    if let Some(n) = &t.note {
+        let _ = writeln!(o, "\n{n}");
+    }
+}
+
+/// What the audit shows across checkers: computed by [`crate::proxy`], worded here.
+#[derive(Debug, Clone, Default)]
+pub struct Proxy {
+    /// The first checker against each other one, at the same false-alarm rate.
+    pub matched: Vec<crate::proxy::Matched>,
+    /// Each checker's gap between mutation scores and recall on real errors.
+    pub real: Option<crate::proxy::RealErrors>,
+}
+
+fn proxy_tables(p: &Proxy) -> Vec<Table> {
+    use crate::report::fmt_kn;
+    let mut out = Vec::new();
+    for m in &p.matched {
+        let (a, b) = (&m.sides[0], &m.sides[1]);
+        let at = |s: &crate::proxy::SideAt| match s.threshold {
+            Some(t) => format!("{t:.3}"),
+            None => "own verdicts".into(),
+        };
+        let mut rows: Vec<Vec<String>> = m
+            .rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.fault_type.clone(),
+                    fmt_kn(&r.base),
+                    fmt_kn(&r.candidate),
+                    format!("{} / {}", r.base_only, r.candidate_only),
+                    crate::report::fmt_p(r.p_value),
+                ]
+            })
+            .collect();
+        rows.insert(
+            0,
+            vec![
+                "false alarms (held equal)".into(),
+                format!("{} at {}", fmt_kn(&a.false_alarms), at(a)),
+                format!("{} at {}", fmt_kn(&b.false_alarms), at(b)),
+                "-".into(),
+                "-".into(),
+            ],
+        );
+        let mut note = format!(
+            "Both checkers at the false-alarm rate {:.2} ({}); a mutant counts where both pass its parent claim; p: two-sided exact McNemar.",
+            m.budget, m.budget_from
+        );
+        if let Some(f) = &m.threshold_free {
+            note.push_str(&format!(
+                " Threshold-free (a fault scored below what it was made from): {:.2} and {:.2}, difference {:+.2} [{:.2}, {:.2}] by a context bootstrap.",
+                f.base, f.candidate, f.difference, f.ci_low, f.ci_high
+            ));
+        }
+        if m.better_at_own != m.better_matched {
+            note.push_str(" The verdict at each checker's own threshold differs from the one at the same false-alarm rate: trust the matched one.");
+        }
+        out.push(Table {
+            title: format!(
+                "{} against {} at the same false-alarm rate",
+                b.checker, a.checker
+            ),
+            head: vec![
+                "fault type".into(),
+                a.checker.clone(),
+                b.checker.clone(),
+                "caught by one only".into(),
+                "p".into(),
+            ],
+            rows,
+            note: Some(note),
+        });
+    }
+    if let Some(r) = &p.real {
+        out.push(Table {
+            title: format!(
+                "Mutants against real errors ({} real errors in {} contexts)",
+                r.real_errors, r.contexts
+            ),
+            head: vec![
+                "checker".into(),
+                "informative mutants caught".into(),
+                "real errors caught".into(),
+                "gap [context bootstrap]".into(),
+            ],
+            rows: r
+                .gaps
+                .iter()
+                .map(|g| {
+                    vec![
+                        g.checker.clone(),
+                        fmt_kn(&g.mutants),
+                        fmt_kn(&g.real),
+                        format!("{:+.2} [{:.2}, {:.2}]", g.gap, g.ci_low, g.ci_high),
+                    ]
+                })
+                .collect(),
+            note: (!r.warnings.is_empty() || r.provisional).then(|| {
+                let mut w = r.warnings.clone();
+                if r.provisional {
+                    w.insert(0, "PROVISIONAL: no mutant is reviewed yet, so every unreviewed mutant is taken for a fault.".into());
+                }
+                w.join(" ")
+            }),
+        });
+    }
+    out
 }
