@@ -142,7 +142,8 @@ fn plural_after(rest: &str) -> String {
         .find(|c: char| !c.is_ascii_lowercase())
         .unwrap_or(tail.len());
     let word = &tail[..end];
-    if word.len() < 2 || word.ends_with('s') {
+    // "one of", "one or two", "1 in 10", "3-1 to": a function word has no plural
+    if word.len() < 2 || word.ends_with('s') || super::guard::is_function_word(word) {
         return rest.to_string();
     }
     let plural = match word.strip_suffix('y') {
@@ -274,11 +275,14 @@ impl NumberSwap {
         Kind::Amount
     }
 
-    /// The new value of `v` of `kind`, written with `places` decimals, or None.
-    fn change(&self, v: f64, kind: Kind, places: usize) -> Option<f64> {
+    /// The new value of `v` of `kind`, written with `places` decimals, strictly between the
+    /// `bounds` (the other end of a range it is part of), or None.
+    fn change(&self, v: f64, kind: Kind, places: usize, bounds: (f64, f64)) -> Option<f64> {
         match kind {
             Kind::Date | Kind::Minutes => None,
             Kind::Ordinal => Some(v + 1.0),
+            // 12 p.m. is noon: an hour later is 1 p.m., never 11 p.m. (eleven hours on)
+            Kind::Hour if v == 12.0 => Some(1.0),
             Kind::Hour => Some(if v >= 11.0 { v - 1.0 } else { v + 1.0 }),
             Kind::Percent | Kind::Amount | Kind::Age => {
                 let scale = 10f64.powi(places as i32);
@@ -293,6 +297,8 @@ impl NumberSwap {
                             && *n >= 0.0
                             && (kind != Kind::Percent || *n <= 100.0)
                             && (kind != Kind::Age || *n <= self.rules.oldest_age)
+                            && *n > bounds.0
+                            && *n < bounds.1
                     })
             }
         }
@@ -316,8 +322,23 @@ impl Mutator for NumberSwap {
                 && (hyphen_unit
                     || ["", "st", "nd", "rd", "th", "bn", "mn", "m", "k"]
                         .contains(&glued.to_ascii_lowercase().as_str()));
+            // "€3,50": a comma before one or two final digits is a decimal comma, not thousands
+            let decimal_comma = digits.split_once(',').is_some_and(|(a, b)| {
+                !a.is_empty() && !b.contains(',') && (1..=2).contains(&b.len())
+            });
+            let digits_read = if decimal_comma {
+                digits.replace(',', ".")
+            } else {
+                digits.replace(',', "")
+            };
+            // "one of their MEPs" is a choice of one, not a count: left alone
+            if claim[tok.end..].trim_start().starts_with("of ")
+                && (raw.eq_ignore_ascii_case("one") || raw == "1")
+            {
+                continue;
+            }
             let (value, percent) = if numeric {
-                match digits.replace(',', "").parse::<f64>() {
+                match digits_read.parse::<f64>() {
                     Ok(v) => (v, tok.number.is_some_and(|n| n.percent)),
                     Err(_) => continue,
                 }
@@ -328,13 +349,16 @@ impl Mutator for NumberSwap {
                 }
             };
             let kind = self.kind(claim, tok.start, tok.end, value, percent);
-            let places = if numeric { decimals(digits) } else { 0 };
-            let Some(new) = self.change(value, kind, places) else {
+            let places = if numeric { decimals(&digits_read) } else { 0 };
+            let bounds = range_bounds(claim, tok.start, tok.end);
+            let Some(new) = self.change(value, kind, places, bounds) else {
                 continue;
             };
             let replacement = if numeric {
                 let mut s = format!("{new:.places$}");
-                if digits.contains(',') {
+                if decimal_comma {
+                    s = s.replace('.', ",");
+                } else if digits.contains(',') {
                     s = with_thousands(&s);
                 }
                 if kind == Kind::Ordinal {
@@ -363,9 +387,84 @@ impl Mutator for NumberSwap {
     }
 }
 
+/// The number at the other end of a range the number `claim[start..end]` is part of, as
+/// (lower bound, upper bound) for its new value: "4 to 6" bounds the 4 below 6 and the 6 above
+/// 4; "between 2 and 5" likewise. No range: unbounded.
+fn range_bounds(claim: &str, start: usize, end: usize) -> (f64, f64) {
+    let num = |w: &str| -> Option<f64> {
+        let w = w.trim_matches(|c: char| !c.is_ascii_digit() && c != '.' && c != ',');
+        (!w.is_empty() && w.starts_with(|c: char| c.is_ascii_digit()))
+            .then(|| w.replace(',', "").parse().ok())
+            .flatten()
+    };
+    let after: Vec<&str> = claim[end..].split_whitespace().take(2).collect();
+    let before: Vec<&str> = claim[..start].split_whitespace().rev().take(3).collect();
+    let mut lo = f64::NEG_INFINITY;
+    let mut hi = f64::INFINITY;
+    if after.len() == 2 && matches!(after[0], "to" | "and" | "-" | "–") {
+        let between = after[0] != "and" || before.first() == Some(&"between");
+        if let (true, Some(m)) = (between, num(after[1])) {
+            hi = m;
+        }
+    }
+    if before.len() >= 2 && matches!(before[0], "to" | "and" | "-" | "–") {
+        let between = before[0] != "and" || before.get(2) == Some(&"between");
+        if let (true, Some(m)) = (between, num(before[1])) {
+            lo = m;
+        }
+    }
+    (lo, hi)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_quoted_broken_mutants_are_no_longer_made() {
+        // no pluralised function word, no "one of" rewritten
+        assert_eq!(
+            swap("One of their MEPs voted against."),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            swap("It may not affect up to 1 in 10 people."),
+            vec![
+                "It may not affect up to 2 in 10 people.",
+                "It may not affect up to 1 in 20 people."
+            ]
+        );
+        assert!(!swap("Adults can take one or two 200 mg tablets.")
+            .iter()
+            .any(|m| m.contains("ors")));
+        assert!(!swap("Leeds won 3-1 to reach the final.")
+            .iter()
+            .any(|m| m.contains("tos")));
+        // a range keeps its ends in order
+        assert_eq!(
+            swap("Take one every 4 to 6 hours."),
+            vec![
+                "Take two every 4 to 6 hours.",
+                "Take one every 2 to 6 hours.",
+                "Take one every 4 to 12 hours."
+            ]
+        );
+        assert_eq!(
+            swap("Sales grew between 20 and 30 per cent."),
+            vec![
+                "Sales grew between 10 and 30 per cent.",
+                "Sales grew between 20 and 60 per cent."
+            ]
+        );
+        // a decimal comma stays a decimal comma: €3,50 is three euros fifty
+        assert_eq!(swap("A pack costs €3,50."), vec!["A pack costs €7,00."]);
+        assert_eq!(swap("It costs €1,200."), vec!["It costs €2,400."]);
+        // noon moves to 1 p.m., not to 11 p.m.
+        assert_eq!(
+            swap("The shop closes at 12 p.m. on Sundays."),
+            vec!["The shop closes at 1 p.m. on Sundays."]
+        );
+    }
 
     fn swap(s: &str) -> Vec<String> {
         NumberSwap::load(Path::new("n.yaml"), OPERATOR.builtin)
@@ -378,7 +477,7 @@ mod tests {
         assert_eq!(
             swap("Refunds take 4 to 6 days and cost €1,200."),
             vec![
-                "Refunds take 8 to 6 days and cost €1,200.",
+                "Refunds take 2 to 6 days and cost €1,200.",
                 "Refunds take 4 to 12 days and cost €1,200.",
                 "Refunds take 4 to 6 days and cost €2,400.",
             ]

@@ -90,11 +90,13 @@ impl WordingRewrite {
                 pairs: rules.same,
                 both_ways: true,
                 remove: Vec::new(),
+                remove_before_numbers: false,
             },
             plainer: PhraseRules {
                 pairs: rules.plainer,
                 both_ways: false,
                 remove: Vec::new(),
+                remove_before_numbers: false,
             },
             clause,
             reported_by: rules.reported_by,

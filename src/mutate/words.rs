@@ -61,6 +61,10 @@ pub struct PhraseRules {
     /// Phrases removed outright (a hedge word such as "reportedly"): `to` is empty.
     #[serde(default)]
     pub remove: Vec<String>,
+    /// Remove a phrase of `remove` only right before a number ("about 40", not "know little
+    /// about the species", where "about" is a preposition).
+    #[serde(default)]
+    pub remove_before_numbers: bool,
 }
 
 /// A word-list operator: its mutants are [`PhraseRules::apply`]'s.
@@ -89,31 +93,118 @@ impl PhraseRules {
     }
 
     /// One mutant per pair (and removal) that applies, each changing the first occurrence only.
+    /// A pair whose phrase starts where an earlier pair's did ("more than" -> "less than", then
+    /// "more" -> "fewer") gives no second mutant of the same fault.
     pub fn apply(&self, claim: &str) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        let mut push = |m: Option<String>| {
-            if let Some(m) = m {
-                if m != claim && !out.contains(&m) {
-                    out.push(m);
-                }
+        let mut starts: Vec<usize> = Vec::new();
+        let mut push = |from: &str, m: Option<String>| {
+            let Some(m) = m else { return };
+            let at = find_phrase(claim, from, 0).map(|h| h.0);
+            if m == claim || out.contains(&m) || at.is_some_and(|a| starts.contains(&a)) {
+                return;
             }
+            starts.extend(at);
+            out.push(m);
         };
         for [from, to] in &self.pairs {
-            push(replace_first(claim, from, to));
+            push(from, replace_first(claim, from, to));
             if self.both_ways {
-                push(replace_first(claim, to, from));
+                push(to, replace_first(claim, to, from));
             }
         }
         for w in &self.remove {
-            push(replace_first(claim, w, ""));
+            if self.remove_before_numbers && !before_number(claim, w) {
+                continue;
+            }
+            push(w, replace_first(claim, w, ""));
         }
         out
+    }
+}
+
+/// Whether the first whole-word `phrase` of `text` is followed by a number (digits, or a number
+/// word such as "forty").
+fn before_number(text: &str, phrase: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "sixty",
+        "seventy",
+        "eighty",
+        "ninety",
+        "a",
+        "half",
+        "hundred",
+        "hundreds",
+        "thousand",
+        "thousands",
+        "million",
+        "billion",
+    ];
+    let Some((_, end, _)) = find_phrase(text, phrase, 0) else {
+        return false;
+    };
+    let next = text[end..]
+        .trim_start()
+        .trim_start_matches(['€', '$', '£', '¥'])
+        .trim_start();
+    next.starts_with(|c: char| c.is_ascii_digit()) || {
+        let w: String = next
+            .chars()
+            .take_while(|c| c.is_alphabetic())
+            .collect::<String>()
+            .to_lowercase();
+        WORDS.contains(&w.as_str())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_approximation_is_dropped_only_before_a_number_and_one_fault_gives_one_mutant() {
+        let rules = PhraseRules {
+            pairs: vec![
+                ["more than".into(), "less than".into()],
+                ["more".into(), "fewer".into()],
+            ],
+            both_ways: false,
+            remove: vec!["about".into()],
+            remove_before_numbers: true,
+        };
+        assert!(rules
+            .apply("Researchers know little about the species.")
+            .is_empty());
+        assert_eq!(
+            rules.apply("About 40 people came."),
+            vec!["40 people came."]
+        );
+        assert_eq!(
+            rules.apply("It has about $ 160 million."),
+            vec!["It has $ 160 million."]
+        );
+        // "more than" -> "less than" and "more" -> "fewer" are the same fault: one mutant
+        assert_eq!(
+            rules.apply("More than 20 staff remain."),
+            vec!["Less than 20 staff remain."]
+        );
+    }
 
     #[test]
     fn phrases_match_whole_words_and_keep_the_capital() {
