@@ -1,7 +1,7 @@
 //! `entity_swap`: a misreferenced entity. A name is exchanged for another member of its suite
 //! entity group; where the suite declares no group the claim names, for another name of the same
 //! kind that the claim's own passages mention (people, organisations, places, found by the rule
-//! file's cues), and a pronoun for its counterpart where the passages use both.
+//! file's cues). Pronouns are `pronoun_swap`'s: a coreference error is a fault type of its own.
 
 use super::rules::parse;
 use super::words::NameCues;
@@ -49,7 +49,7 @@ struct Rules {
     /// Names found in the passages when no declared group applies.
     #[serde(default)]
     automatic: Option<NameCues>,
-    /// Pronoun pairs swapped where the passages use both.
+    /// No longer read here (see `pronoun_swap`): refused with a message saying where it went.
     #[serde(default)]
     pronouns: Vec<[String; 2]>,
 }
@@ -72,13 +72,13 @@ impl EntitySwap {
                 ));
             }
         }
-        if rules
-            .pronouns
-            .iter()
-            .flatten()
-            .any(|w| crate::text::is_blank(w))
-        {
-            return Err(super::rules::empty_word_error(path, text, "a pronoun"));
+        if !rules.pronouns.is_empty() {
+            return Err(Error::input(
+                path,
+                super::rules::line_of(text, &|l| l.starts_with("pronouns")),
+                "`pronouns` moved to pronoun_swap.yaml: a pronoun swap is a coreference error, a fault type of its own",
+                "move the `pronouns:` list to pronoun_swap.yaml as `pairs:`",
+            ));
         }
         Ok(EntitySwap { rules })
     }
@@ -107,32 +107,6 @@ impl EntitySwap {
                 out.push(self.exchange(claim, &n.text, &o.text));
             }
         }
-        out
-    }
-
-    /// Mutants from pronouns: "he" for "she" and so on, where the passages use both.
-    fn pronouns(&self, input: &Input<'_>) -> Vec<String> {
-        let used = |w: &str| {
-            input.passages.iter().any(|p| {
-                crate::text::find_word(p, w, 0).is_some()
-                    || crate::text::find_word(p, &super::words::capitalised(w), 0).is_some()
-            })
-        };
-        let mut out = Vec::new();
-        for [a, b] in &self.rules.pronouns {
-            if !(used(a) && used(b)) {
-                continue;
-            }
-            for (from, to) in [(a, b), (b, a)] {
-                if let Some(m) = super::words::replace_first(input.claim, from, to) {
-                    if !out.contains(&m) {
-                        out.push(m);
-                    }
-                    break;
-                }
-            }
-        }
-        out.truncate(1);
         out
     }
 
@@ -244,7 +218,6 @@ impl Mutator for EntitySwap {
         if out.is_empty() {
             out = self.names_of_the_passages(input);
         }
-        out.extend(self.pronouns(input));
         out
     }
 }
@@ -378,18 +351,6 @@ mod tests {
                 ..Input::bare("The plan was first proposed in Leeds.")
             }),
             vec!["The plan was first proposed in York."]
-        );
-    }
-
-    #[test]
-    fn pronouns_swap_where_the_passages_use_both() {
-        let passages = ["He founded the firm in 1998 and she joined him in 2001."];
-        assert_eq!(
-            op().mutate(&Input {
-                passages: &passages,
-                ..Input::bare("She joined the firm in 2001.")
-            }),
-            vec!["He joined the firm in 2001."]
         );
     }
 }
