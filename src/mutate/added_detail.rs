@@ -1,7 +1,8 @@
 //! `added_detail`: extrinsic information. One specific, fluent detail the passages do not
 //! support is added to the end of the claim: a time, place, amount, reason or qualifier, taken
-//! from another context of the suite where one matches the rule file's patterns, else from the
-//! rule file's lists. A detail any of whose words the claim's own passages use is never added
+//! from another context of the suite where one matches the rule file's patterns (one of all that
+//! fit, chosen by the claim, so no phrase dominates), else from the rule file's lists (one of
+//! those that fit, chosen the same way). A detail any of whose words the claim's own passages use is never added
 //! (they might support it), so the mutant reads naturally but says more than the sources.
 
 use super::rules::{line_of, parse};
@@ -21,7 +22,7 @@ pub const OPERATOR: Operator = Operator {
     build: |path, text| Ok(Box::new(AddedDetail::load(path, text)?)),
     example: [
         "The council approved the budget.",
-        "The council approved the budget after a two-hour meeting.",
+        "The council approved the budget on Tuesday.",
     ],
 };
 
@@ -133,6 +134,9 @@ impl AddedDetail {
     }
 }
 
+/// How many borrowable details are gathered per claim: enough to spread, bounded in cost.
+const MAX_CANDIDATES: usize = 64;
+
 /// The claim with `detail` added before its final full stop; None when it ends otherwise (a
 /// quotation, a question, a list).
 fn append(claim: &str, detail: &str) -> Option<String> {
@@ -152,31 +156,47 @@ impl Mutator for AddedDetail {
         hay.push('\n');
         hay.push_str(input.claim);
         let hay = hay.to_lowercase();
-        let borrowed = self
-            .borrow
-            .iter()
-            .filter(|f| f.fits(input.claim))
-            .find_map(|f| {
-                let re = f.pattern.as_ref()?;
-                input.elsewhere.iter().find_map(|p| {
-                    re.find_iter(p)
-                        .map(|m| m.as_str().trim().to_string())
-                        .filter(|d| !f.reject.as_ref().is_some_and(|r| r.is_match(d)))
-                        .find(|d| !self.used(d, &hay))
-                })
-            });
+        // every detail the suite's other contexts offer that fits this claim, then one of them
+        // chosen by the claim, so that claims get different details (no phrase dominates)
+        let mut candidates: Vec<String> = Vec::new();
+        for f in self.borrow.iter().filter(|f| f.fits(input.claim)) {
+            let Some(re) = f.pattern.as_ref() else {
+                continue;
+            };
+            for p in input.elsewhere {
+                for m in re.find_iter(p) {
+                    let d = m.as_str().trim().to_string();
+                    if candidates.len() >= MAX_CANDIDATES {
+                        break;
+                    }
+                    if !f.reject.as_ref().is_some_and(|r| r.is_match(&d))
+                        && !candidates.contains(&d)
+                        && !self.used(&d, &hay)
+                    {
+                        candidates.push(d);
+                    }
+                }
+            }
+        }
+        let pick = crate::text::sha256_hex(input.claim.as_bytes(), 4);
+        let pick = usize::from_str_radix(&pick[..8], 16).unwrap_or(0);
+        let borrowed =
+            (!candidates.is_empty()).then(|| candidates[pick % candidates.len()].clone());
         if let Some(d) = borrowed.as_deref().and_then(|d| append(input.claim, d)) {
             out.push(d);
         }
-        // a listed detail, chosen by the claim so that claims get different ones
-        if !self.details.is_empty() {
-            let h = crate::text::sha256_hex(input.claim.as_bytes(), 4);
-            let start = usize::from_str_radix(&h[..8], 16).unwrap_or(0) % self.details.len();
-            let listed = (0..self.details.len())
-                .map(|k| &self.details[(start + k) % self.details.len()])
+        // a listed detail only where the suite offers none to borrow, chosen by the claim so
+        // that claims get different ones: the suite's own details come first
+        if out.is_empty() && !self.details.is_empty() {
+            let fitting: Vec<&String> = self
+                .details
+                .iter()
                 .filter(|f| f.fits(input.claim))
                 .map(|f| &f.text)
-                .find(|d| borrowed.as_deref() != Some(d.as_str()) && !self.used(d, &hay));
+                .filter(|d| borrowed.as_deref() != Some(d.as_str()) && !self.used(d, &hay))
+                .collect();
+            // among the details that fit, one chosen by the claim: evenly spread
+            let listed = (!fitting.is_empty()).then(|| fitting[pick % fitting.len()]);
             if let Some(d) = listed.and_then(|d| append(input.claim, d)) {
                 if !out.contains(&d) {
                     out.push(d);
@@ -208,8 +228,8 @@ mod tests {
             &["The council approved the budget after a long debate."],
             &["The library reopened in Leeds on Tuesday after repairs."],
         );
-        assert_eq!(m[0], "The council approved the budget on Tuesday.");
-        assert_eq!(m.len(), 2, "{m:?}");
+        // a detail of the suite's own comes first, and then no listed one is added
+        assert_eq!(m, vec!["The council approved the budget on Tuesday."]);
         // never a detail the claim's own passages use
         let m = add(
             "The council approved the budget.",
