@@ -303,7 +303,10 @@ fn sharded_runs_and_scorings_merge_to_exactly_the_unsharded_record() {
         assert!(out.contains(&format!("shard {k}/2")), "{out}");
     }
     let (_, _, err) = output(fg().args(["run", larkspur, "--no-cache", "--record", "rwhole.json"]));
-    assert!(err.contains("scored 65 cases"), "{err}");
+    assert!(
+        err.contains(&format!("scored {} cases", crate::common::LARKSPUR_CASES)),
+        "{err}"
+    );
     let (code, _, err) =
         output(fg().args(["merge", "r2.json", "r1.json", "--out", "rmerged.json"]));
     assert_eq!(code, 0, "{err}");

@@ -140,7 +140,7 @@ fn the_larkspur_suite_yields_the_seed_counts() {
             set.counts()[0],
             set.counts()[1],
             set.counts()[3],
-            set.counts()[4]
+            set.counts()[5]
         ],
         [
             ("number_swap", 6),
@@ -155,7 +155,13 @@ fn the_larkspur_suite_yields_the_seed_counts() {
     // the help centre has no dates, sources, hedges or causal links to change
     assert_eq!(
         set.empty_operators,
-        ["attribution_swap", "date_shift", "hedge_drop", "link_swap"]
+        [
+            "attribution_swap",
+            "pronoun_swap",
+            "date_shift",
+            "hedge_drop",
+            "link_swap"
+        ]
     );
 }
 

@@ -879,8 +879,11 @@ fn real_minilm_similarity_reproduces_the_seed_cosines_and_cannot_see_negation() 
         .iter()
         .find(|t| t["fault_type"] == "negation_flip")
         .unwrap();
-    // the 8 reviewed negation mutants and the hard case h04
-    assert_eq!(neg["n"].as_u64(), Some(9));
+    // the 8 reviewed negation mutants and the hard case h04, less the mutants of claims the
+    // similarity checker already flags: those are not informative and count apart
+    let left_out = neg["parent_flagged"].as_u64().unwrap();
+    assert!(left_out >= 1, "{neg}");
+    assert_eq!(neg["n"].as_u64(), Some(9 - left_out));
     assert!(
         neg["k"].as_u64().unwrap() <= 4,
         "similarity caught most negation flips? {neg}"

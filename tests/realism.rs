@@ -278,3 +278,159 @@ fn the_fault_model_is_realistic_on_real_looking_claims() {
         );
     }
 }
+
+/// What an edit left that no English sentence has: a pluralised function word ("ofs", "ins",
+/// "everies"), a range whose ends are out of order ("8 to 6 hours"), or a negated month ("May
+/// not 2017"). Written apart from the guard, so the guard is checked, not trusted.
+fn broken(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let lower: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    for w in &lower {
+        if [
+            "ofs", "ins", "ors", "tos", "ands", "thes", "ats", "ons", "fors", "withs", "everies",
+            "eachs", "pers", "thans",
+        ]
+        .contains(&w.as_str())
+        {
+            out.push(format!("pluralised function word {w}"));
+        }
+    }
+    for t in lower.windows(3) {
+        if let (Ok(a), "to", Ok(b)) = (t[0].parse::<f64>(), t[1].as_str(), t[2].parse::<f64>()) {
+            if a > b {
+                out.push(format!("range {a} to {b}"));
+            }
+        }
+        if MONTHS.iter().any(|(m, _)| m.eq_ignore_ascii_case(&t[0]))
+            && t[1] == "not"
+            && t[2].starts_with(|c: char| c.is_ascii_digit())
+        {
+            out.push(format!("negated month {} not {}", t[0], t[2]));
+        }
+    }
+    out
+}
+
+#[test]
+fn no_operator_writes_broken_text_on_555_real_looking_claims_and_no_detail_dominates() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/realism-300.yaml");
+    let suite = Suite::load(&path).unwrap();
+    let claims: BTreeMap<&str, (&str, &str)> = suite
+        .contexts
+        .iter()
+        .flat_map(|c| {
+            c.faithful
+                .iter()
+                .map(move |f| (f.id.as_str(), (f.text.as_str(), c.id.as_str())))
+        })
+        .collect();
+    assert!(claims.len() >= 300, "{} claims", claims.len());
+    let set = generate(&suite, &Rules::builtin()).unwrap();
+    let mut problems = Vec::new();
+    let mut table = String::from(
+        "| operator | claims reached | mutants | refused by the grammar guard | other skips | commonest added phrase |\n|---|---|---|---|---|---|\n",
+    );
+    for op in REGISTRY {
+        let of: Vec<_> = set
+            .mutants
+            .iter()
+            .filter(|m| m.operator == op.name)
+            .collect();
+        let reached: std::collections::BTreeSet<&str> =
+            of.iter().map(|m| m.parent.as_str()).collect();
+        let skips: Vec<_> = set
+            .skipped
+            .iter()
+            .filter(|s| s.operator == op.name)
+            .collect();
+        let guard = skips
+            .iter()
+            .filter(|s| s.why.starts_with("the edit") || s.why.starts_with("the changed"))
+            .count();
+        for m in &of {
+            let parent = claims[m.parent.as_str()].0;
+            let own: Vec<String> = broken(&m.text)
+                .into_iter()
+                .filter(|b| !broken(parent).contains(b))
+                .collect();
+            let impossible_own: Vec<String> = impossible(&m.text, 2100)
+                .into_iter()
+                .filter(|b| !impossible(parent, 2100).contains(b))
+                .collect();
+            if !own.is_empty() || !impossible_own.is_empty() {
+                problems.push(format!(
+                    "{}: {} ({own:?} {impossible_own:?})",
+                    op.name, m.text
+                ));
+            }
+        }
+        // the added phrase: what the mutant has after the claim's text (without its stop)
+        let mut phrases: BTreeMap<String, usize> = BTreeMap::new();
+        if op.name == "added_detail" {
+            for m in &of {
+                let parent = claims[m.parent.as_str()].0.trim_end_matches('.');
+                if let Some(added) = m.text.strip_prefix(parent) {
+                    *phrases
+                        .entry(added.trim_end_matches('.').trim().to_string())
+                        .or_default() += 1;
+                }
+            }
+        }
+        let commonest = phrases.iter().max_by_key(|(_, n)| **n);
+        let share = commonest.map(|(_, n)| *n as f64 / of.len().max(1) as f64);
+        table.push_str(&format!(
+            "| {} | {}/{} ({:.0}%) | {} | {guard} | {} | {} |\n",
+            op.name,
+            reached.len(),
+            claims.len(),
+            100.0 * reached.len() as f64 / claims.len() as f64,
+            of.len(),
+            skips.len() - guard,
+            match commonest {
+                Some((p, n)) => format!(
+                    "\"{p}\" {n}/{} ({:.0}%)",
+                    of.len(),
+                    100.0 * share.unwrap_or(0.0)
+                ),
+                None => "-".into(),
+            }
+        ));
+        if op.name == "added_detail" {
+            assert!(
+                share.unwrap_or(0.0) <= 0.10,
+                "one phrase makes {:?} of added_detail's mutants: {commonest:?}",
+                share
+            );
+        }
+    }
+    // entity or reference mutants (entity_swap, attribution_swap, pronoun_swap) on the news
+    // contexts, with no declared entity groups
+    let news: Vec<&str> = claims
+        .iter()
+        .filter(|(_, (_, ctx))| ctx.starts_with("news"))
+        .map(|(id, _)| *id)
+        .collect();
+    let referenced: std::collections::BTreeSet<&str> = set
+        .mutants
+        .iter()
+        .filter(|m| ["entity_swap", "attribution_swap", "pronoun_swap"].contains(&m.operator))
+        .map(|m| m.parent.as_str())
+        .filter(|p| news.contains(p))
+        .collect();
+    let guard_total = set
+        .skipped
+        .iter()
+        .filter(|s| s.why.starts_with("the edit") || s.why.starts_with("the changed"))
+        .count();
+    println!(
+        "{table}\nentity or reference mutants reach {}/{} news claims ({:.0}%); the grammar guard refused {guard_total} edits in all",
+        referenced.len(),
+        news.len(),
+        100.0 * referenced.len() as f64 / news.len().max(1) as f64
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -62,16 +62,18 @@ fn review_in_a_terminal_decides_undoes_quits_resumes_and_survives_a_kill() {
     let original = std::fs::read(&suite).unwrap();
     let side = dir.path().join("larkspur.reviews.yaml");
     let items = pending(dir.path());
-    // the fixture's first three pending items are mutants (`f` and `e` apply)
+    // the fixture's first two pending items are mutants (`f` and `e` apply)
     assert!(items.len() >= 5, "{items:?}");
-    assert!(items[..3].iter().all(|(_, k)| k == "mutant"), "{items:?}");
+    assert!(items[..2].iter().all(|(_, k)| k == "mutant"), "{items:?}");
     let id = |i: usize| items[i].0.as_str();
+    // the screen's line naming item i: `mutant    ID` or `rewrite   ID`
+    let shown = |i: usize| format!("{:<10}{}", items[i].1, items[i].0);
 
     let mut p = review_in_terminal(dir.path(), &["larkspur.yaml"]);
-    p.exp_string(&format!("mutant    {}", id(0))).unwrap();
+    p.exp_string(&shown(0)).unwrap();
     p.exp_string(KEYS).unwrap();
     press(&mut p, "f");
-    p.exp_string(&format!("mutant    {}", id(1))).unwrap();
+    p.exp_string(&shown(1)).unwrap();
     p.exp_string(KEYS).unwrap();
     // equivalent asks why; an empty answer decides nothing
     press(&mut p, "e");
@@ -82,7 +84,7 @@ fn review_in_a_terminal_decides_undoes_quits_resumes_and_survives_a_kill() {
     p.exp_string("why is it still supported").unwrap();
     p.send_line("Still true: \"up to 10 users\" is what plans says, cited as such")
         .unwrap();
-    p.exp_string(&format!("mutant    {}", id(2))).unwrap();
+    p.exp_string(&shown(2)).unwrap();
     p.exp_string(KEYS).unwrap();
     let two = std::fs::read_to_string(&side).unwrap();
     assert!(
@@ -98,7 +100,7 @@ fn review_in_a_terminal_decides_undoes_quits_resumes_and_survives_a_kill() {
     );
     // undo takes the equivalent back and shows its mutant again
     press(&mut p, "u");
-    p.exp_string(&format!("mutant    {}", id(1))).unwrap();
+    p.exp_string(&shown(1)).unwrap();
     p.exp_string(KEYS).unwrap();
     let one = std::fs::read_to_string(&side).unwrap();
     assert!(!one.contains(id(1)), "{one}");
@@ -119,10 +121,10 @@ fn review_in_a_terminal_decides_undoes_quits_resumes_and_survives_a_kill() {
 
     // the next review resumes after the last decision: the skipped mutant comes first
     let mut p = review_in_terminal(dir.path(), &["larkspur.yaml"]);
-    p.exp_string(&format!("mutant    {}", id(1))).unwrap();
+    p.exp_string(&shown(1)).unwrap();
     p.exp_string(KEYS).unwrap();
     press(&mut p, "f");
-    p.exp_string(&format!("mutant    {}", id(2))).unwrap();
+    p.exp_string(&shown(2)).unwrap();
     p.exp_string(KEYS).unwrap();
     // a kill loses nothing that was decided
     p.process_mut().kill(Signal::SIGKILL).unwrap();
