@@ -433,4 +433,10 @@ fn no_operator_writes_broken_text_on_555_real_looking_claims_and_no_detail_domin
         100.0 * referenced.len() as f64 / news.len().max(1) as f64
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(
+        referenced.len() * 4 >= news.len(),
+        "entity or reference mutants reach {}/{} news claims, under a quarter",
+        referenced.len(),
+        news.len()
+    );
 }

@@ -305,7 +305,15 @@ impl NameCues {
                     let mut j = i + 1;
                     // a name ends at punctuation after a word ("Acme, Inc" is two)
                     let ends = |w: &str| w.ends_with([',', ';', ':', '.', ')', '"', '”']);
-                    if !ends(words[i]) {
+                    // ... and after a possessive followed by a name of two words or more: "the
+                    // Green Party's Amira Khan" is two names, "St Mark's School" one
+                    let possessive_split = |k: usize| {
+                        (words[k].ends_with("'s") || words[k].ends_with("’s"))
+                            && k + 2 < words.len()
+                            && nameable[k + 1]
+                            && nameable[k + 2]
+                    };
+                    if !ends(words[i]) && !possessive_split(i) {
                         while j < words.len() {
                             if nameable[j] {
                                 j += 1;
@@ -317,7 +325,7 @@ impl NameCues {
                             } else {
                                 break;
                             }
-                            if ends(words[j - 1]) {
+                            if ends(words[j - 1]) || possessive_split(j - 1) {
                                 break;
                             }
                         }
@@ -342,7 +350,9 @@ impl NameCues {
                         && (words[i - 1].ends_with(',') || ["and", "or"].contains(&words[i - 1]));
                     if listed {
                         if let Some(prev) = mentions.last() {
-                            if prev.3 + 1 == i || prev.3 + 2 == i {
+                            // (a sentence's first name has no cue to pass on: "Labour's
+                            // candidate, Peter Doyle" keeps its own)
+                            if (prev.3 + 1 == i || prev.3 + 2 == i) && prev.1 != "\u{0}" {
                                 before = prev.1.clone();
                             }
                         }
@@ -364,6 +374,36 @@ impl NameCues {
                 }
             }
         }
+        // the kind a mention's own cues give it, if any
+        // the name's own words ("Bank", "Senate") first, then the words around it
+        let cued = |name: &str, before: &str, after: &str| -> Option<String> {
+            self.kinds
+                .iter()
+                .find(|k| {
+                    name.split_whitespace()
+                        .any(|w| k.ends_with.iter().any(|e| e == w))
+                })
+                .or_else(|| {
+                    self.kinds.iter().find(|k| {
+                        k.before.iter().any(|b| b.eq_ignore_ascii_case(before))
+                            || k.after.iter().any(|a| a.eq_ignore_ascii_case(after))
+                    })
+                })
+                .map(|k| k.kind.clone())
+        };
+        // a name's last word names the same thing: "Khan said" (even opening a sentence) makes
+        // "Amira Khan" a person, "Nordvik Foods" an organisation makes "Nordvik" one
+        let mut by_last: std::collections::HashMap<String, String> = Default::default();
+        for (name, before, after, _) in &mentions {
+            if let (Some(kind), Some(last)) =
+                (cued(name, before, after), name.split_whitespace().last())
+            {
+                by_last.entry(last.to_string()).or_insert(kind.clone());
+                if let Some(first) = name.split_whitespace().next() {
+                    by_last.entry(first.to_string()).or_insert(kind);
+                }
+            }
+        }
         let mut out: Vec<Name> = Vec::new();
         for (name, _, _, _) in &mentions {
             if out.iter().any(|n| &n.text == name) {
@@ -381,12 +421,21 @@ impl NameCues {
                 .find(|k| {
                     name.split_whitespace()
                         .any(|w| k.ends_with.iter().any(|e| e == w))
-                        || of.iter().any(|m| {
+                })
+                .or_else(|| {
+                    self.kinds.iter().find(|k| {
+                        of.iter().any(|m| {
                             k.before.iter().any(|b| b.eq_ignore_ascii_case(&m.1))
                                 || k.after.iter().any(|a| a.eq_ignore_ascii_case(&m.2))
                         })
+                    })
                 })
                 .map(|k| k.kind.clone())
+                .or_else(|| {
+                    name.split_whitespace()
+                        .last()
+                        .and_then(|l| by_last.get(l).cloned())
+                })
                 .unwrap_or_else(|| "other".into());
             out.push(Name {
                 text: name.clone(),
