@@ -153,7 +153,11 @@ fn main() -> ExitCode {
             unsafe { libc::_exit(Exit::Interrupted.code() as i32) }
         }
         faithprobe::interrupt::request();
-        eprintln!("interrupting: finishing the calls in flight (Ctrl-C again to stop at once)");
+        // never eprintln! here: a terminal that hung up (SIGHUP) fails the write, and a panic
+        // in the handler's thread would leave the interrupt half-handled
+        cli::out::note(
+            "interrupting: finishing the calls in flight (Ctrl-C again to stop at once)",
+        );
     });
     let ctx = Ctx {
         config_path: cli.config,
@@ -193,7 +197,7 @@ fn main() -> ExitCode {
                 Some(e) => (e.exit(), e.to_string()),
                 None => (Exit::Usage, format!("{err:#}")),
             };
-            eprintln!("error: {}", faithprobe::text::printable(&text));
+            cli::out::note(&format!("error: {}", faithprobe::text::printable(&text)));
             ExitCode::from(exit.code())
         }
     }

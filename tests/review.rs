@@ -7,6 +7,8 @@ use rexpect::process::Signal;
 use rexpect::session::{spawn_command, PtySession};
 use std::path::{Path, PathBuf};
 
+mod lost_terminal;
+
 /// A temp folder holding a copy of the Larkspur suite.
 fn larkspur_copy() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();

@@ -22,8 +22,15 @@ pub fn emit(text: &str) -> anyhow::Result<Exit> {
         Ok(()) => Ok(Exit::Ok),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Exit::Ok),
         Err(e) => {
-            eprintln!("error: could not write to stdout: {e}");
+            note(&format!("error: could not write to stdout: {e}"));
             Ok(Exit::OutputFailed)
         }
     }
+}
+
+/// Writes one line to stderr, never panicking: a terminal that went away, a closed or full
+/// stderr loses the line, not the command.
+pub fn note(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}").and_then(|_| err.flush());
 }

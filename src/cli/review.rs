@@ -368,17 +368,17 @@ fn interactive(
     let mut walk = Walk::new(loaded)?;
     if walk.items.is_empty() {
         let names: Vec<&str> = loaded.iter().map(|(s, _)| s.name.as_str()).collect();
-        println!(
-            "nothing to review: every mutant and rewrite of {} has a review",
+        return super::out::emit(&format!(
+            "nothing to review: every mutant and rewrite of {} has a review\n",
             names.join(", ")
-        );
-        return Ok(Exit::Ok);
+        ));
     }
     let color = ctx.paint().color;
     let mut verdicts: HashMap<(usize, usize), CheckResult> = HashMap::new();
     let mut note: Option<String> = None;
     let mut term = Terminal::open().map_err(|e| Error::Usage(format!("the terminal: {e}")))?;
     let mut interrupted = false;
+    let mut lost = false;
     loop {
         let Some(item) = walk.current() else {
             if walk.wrap() {
@@ -442,13 +442,23 @@ fn interactive(
             }
             Key::Char('?') | Key::Char('h') => {
                 term.show(&format!("{}\n", review::HELP));
-                if term.key() == Key::Quit {
-                    break;
+                match term.key() {
+                    Key::Quit => break,
+                    Key::Lost => {
+                        (interrupted, lost) = (true, true);
+                        break;
+                    }
+                    _ => {}
                 }
             }
             Key::Char('q') => break,
             Key::Quit => {
                 interrupted = faithprobe::interrupt::requested();
+                break;
+            }
+            Key::Lost => {
+                // the terminal went away: a quit, as interrupted; the decisions are saved
+                (interrupted, lost) = (true, true);
                 break;
             }
             Key::Char(c) => {
@@ -461,14 +471,23 @@ fn interactive(
         }
     }
     drop(term);
+    let interrupted = interrupted || faithprobe::interrupt::requested();
+    let code = if interrupted {
+        Exit::Interrupted
+    } else {
+        Exit::Ok
+    };
+    if lost {
+        return Ok(code);
+    }
     let pending = walk.pending();
     let skipped = walk.skipped_pending();
     let files: Vec<String> = loaded
         .iter()
         .map(|(s, _)| side::path_of(&s.path).display().to_string())
         .collect();
-    println!(
-        "\n{} decided in this review (saved in {}); {} still unreviewed{}",
+    let mut o = format!(
+        "\n{} decided in this review (saved in {}); {} still unreviewed{}\n",
         walk.decided_now,
         files.join(", "),
         pending,
@@ -479,16 +498,14 @@ fn interactive(
         }
     );
     if pending > 0 {
-        println!(
-            "to go on: faithprobe review {}",
+        o.push_str(&format!(
+            "to go on: faithprobe review {}\n",
             super::shell_paths(loaded.iter().map(|(s, _)| s.path.as_path()))
-        );
+        ));
     }
-    Ok(if interrupted {
-        Exit::Interrupted
-    } else {
-        Exit::Ok
-    })
+    // a terminal that hung up (SIGHUP) fails this write: the interrupt is the exit code
+    let written = super::out::emit(&o)?;
+    Ok(if interrupted { code } else { written })
 }
 
 /// The checker's verdict on one text against one context set of a suite.
@@ -510,8 +527,7 @@ fn verdict(checker: &dyn Checker, suite: &Suite, context: usize, text: &str) -> 
 fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
     let files = faithprobe::snapshot::pending(dir)?;
     if files.is_empty() {
-        println!("no .snap.new files in {}", dir.display());
-        return Ok(Exit::Ok);
+        return super::out::emit(&format!("no .snap.new files in {}\n", dir.display()));
     }
     if !terminal::interactive() {
         let d = faithprobe::text::shell_word(&dir.display().to_string());
@@ -523,6 +539,7 @@ fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
     let mut term = Terminal::open().map_err(|e| Error::Usage(format!("the terminal: {e}")))?;
     let (mut accepted, mut rejected, mut left) = (0usize, 0usize, 0usize);
     let mut quit = false;
+    let mut lost = false;
     let mut note: Option<String> = None;
     'files: for f in &files {
         let mut pending = snapshots::Pending::load(f)?;
@@ -553,13 +570,24 @@ fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
                 }
                 Key::Char('?') | Key::Char('h') => {
                     term.show(&format!("{}\n", snapshots::HELP));
-                    if term.key() == Key::Quit {
-                        quit = true;
-                        break 'files;
+                    match term.key() {
+                        Key::Quit => {
+                            quit = true;
+                            break 'files;
+                        }
+                        Key::Lost => {
+                            (quit, lost) = (true, true);
+                            break 'files;
+                        }
+                        _ => {}
                     }
                 }
                 Key::Char('q') | Key::Quit => {
                     quit = true;
+                    break 'files;
+                }
+                Key::Lost => {
+                    (quit, lost) = (true, true);
                     break 'files;
                 }
                 Key::Char(c) => {
@@ -572,9 +600,13 @@ fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
         }
     }
     drop(term);
+    let interrupted = quit && faithprobe::interrupt::requested();
+    if lost {
+        return Ok(Exit::Interrupted);
+    }
     let still = faithprobe::snapshot::pending(dir)?.len();
-    println!(
-        "\n{accepted} accepted, {rejected} rejected{}; {still} .snap.new file{} still pending in {}",
+    let written = super::out::emit(&format!(
+        "\n{accepted} accepted, {rejected} rejected{}; {still} .snap.new file{} still pending in {}\n",
         if left > 0 {
             format!(", {left} skipped")
         } else {
@@ -582,9 +614,10 @@ fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
         },
         if still == 1 { "" } else { "s" },
         dir.display()
-    );
-    if quit && faithprobe::interrupt::requested() {
-        return Ok(Exit::Interrupted);
-    }
-    Ok(Exit::Ok)
+    ))?;
+    Ok(if interrupted {
+        Exit::Interrupted
+    } else {
+        written
+    })
 }
