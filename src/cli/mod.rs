@@ -249,7 +249,8 @@ fn without_side_files(paths: &[PathBuf]) -> Result<Vec<&PathBuf>, Error> {
     for p in paths {
         match faithprobe::suite::side::suite_of(p) {
             None => kept.push(p),
-            Some(s) if paths.iter().any(|q| q == &s) => {}
+            // `./suites/s.yaml` and `suites/s.reviews.yaml` name one suite: compare the files
+            Some(s) if paths.iter().any(|q| same_file(q, &s)) => {}
             Some(s) => {
                 return Err(Error::Usage(format!(
                 "{} holds the reviews of {}, not a suite: pass {} (its reviews are read with it)",
@@ -261,6 +262,14 @@ fn without_side_files(paths: &[PathBuf]) -> Result<Vec<&PathBuf>, Error> {
         }
     }
     Ok(kept)
+}
+
+/// True when `a` and `b` name one file, however spelled (`./s.yaml`, `s.yaml`, a symlink).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
 }
 
 /// Paths as shell words, for a command printed for the user to run.
