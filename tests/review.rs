@@ -7,7 +7,9 @@ use rexpect::process::Signal;
 use rexpect::session::{spawn_command, PtySession};
 use std::path::{Path, PathBuf};
 
+mod concurrent;
 mod lost_terminal;
+mod side_file;
 
 /// A temp folder holding a copy of the Larkspur suite.
 fn larkspur_copy() -> (tempfile::TempDir, PathBuf) {

@@ -140,7 +140,6 @@ fn parse_decision(s: &str) -> Option<ReviewKind> {
 
 fn set(loaded: &[(Suite, MutantSet)], sets: &[String], why: Option<&str>) -> anyhow::Result<Exit> {
     let why = why.and_then(side::clean_reason);
-    let mut sides: HashMap<usize, SideFile> = HashMap::new();
     let mut o = String::new();
     // every --set is checked before anything is written: all or nothing
     let mut decided = Vec::new();
@@ -212,32 +211,66 @@ fn set(loaded: &[(Suite, MutantSet)], sets: &[String], why: Option<&str>) -> any
             ))
             .into());
         }
-        decided.push((si, id.to_string(), Decision { kind, why: reason }));
-    }
-    for (si, id, d) in decided {
-        let suite = &loaded[si].0;
-        let file = match sides.entry(si) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(SideFile::load_or_new(side::path_of(&suite.path))?)
+        if let Some((_, _, d, other)) = decided
+            .iter()
+            .find(|(_, i, _, _): &&(usize, String, Decision, String)| i == id)
+        {
+            if d.kind != kind {
+                return Err(Error::Usage(format!(
+                    "--set {other} and --set {s} decide `{id}` two ways: keep one"
+                ))
+                .into());
             }
-        };
-        let kind = faithprobe::case::serde_name(&d.kind);
-        let before = file.set(&id, Some(d));
-        o.push_str(&format!(
-            "{id}: {kind}{} ({})\n",
-            match before {
-                Some(b) if b.kind != ReviewKind::Fault || kind != "fault" =>
-                    format!(", was {}", faithprobe::case::serde_name(&b.kind)),
-                _ => String::new(),
-            },
-            file.path.display()
+            continue; // the same decision twice
+        }
+        decided.push((
+            si,
+            id.to_string(),
+            Decision { kind, why: reason },
+            s.clone(),
         ));
     }
-    let mut order: Vec<_> = sides.into_iter().collect();
-    order.sort_by_key(|(si, _)| *si);
-    for (si, file) in order {
-        file.save(&loaded[si].0.path)?;
+    // each side file is read, changed and written under its lock: a decision another writer
+    // saved meanwhile is kept, and one it made differently is a conflict, never overwritten
+    let mut order: Vec<usize> = decided.iter().map(|(si, _, _, _)| *si).collect();
+    order.sort_unstable();
+    order.dedup();
+    for si in order {
+        let suite = &loaded[si].0;
+        let path = side::path_of(&suite.path);
+        let (lines, file) = SideFile::update(&path, &suite.path, |file| {
+            let mut lines = Vec::new();
+            for (_, id, d, _) in decided.iter().filter(|(i, _, _, _)| *i == si) {
+                // what this command saw when it started, against what is in the file now
+                let seen = suite
+                    .reviews
+                    .get(id)
+                    .filter(|r| r.file != suite.path)
+                    .map(|r| Decision {
+                        kind: r.kind,
+                        why: r.why.clone(),
+                    });
+                if let Some(now) = file.get(id) {
+                    if Some(now) != seen.as_ref() && now != d {
+                        return Err(side::conflict(file, id, now, d));
+                    }
+                }
+                let kind = faithprobe::case::serde_name(&d.kind);
+                let before = file.set(id, Some(d.clone()));
+                lines.push(format!(
+                    "{id}: {kind}{}",
+                    match before {
+                        Some(b) if b.kind != ReviewKind::Fault || d.kind != ReviewKind::Fault =>
+                            format!(", was {}", faithprobe::case::serde_name(&b.kind)),
+                        _ => String::new(),
+                    }
+                ));
+            }
+            Ok(lines)
+        })?;
+        for l in lines {
+            o.push_str(&format!("{l} ({})\n", file.path.display()));
+        }
     }
     super::out::emit(&o)
 }
@@ -263,15 +296,17 @@ fn stale(loaded: &[(Suite, MutantSet)], prune: bool) -> anyhow::Result<Exit> {
         }
         // the side file: rewritten without them
         let side_path = side::path_of(&suite.path);
-        if let Some(mut file) = SideFile::load(&side_path)? {
-            let mut n = 0;
-            for r in set.stale_reviews.iter().filter(|r| r.file == side_path) {
-                if file.set(&r.id, None).is_some() {
-                    n += 1;
-                }
-            }
+        if side_path.exists() {
+            // under the lock, from the file as it is now: a decision made meanwhile stays
+            let (n, _) = SideFile::update(&side_path, &suite.path, |file| {
+                Ok(set
+                    .stale_reviews
+                    .iter()
+                    .filter(|r| r.file == side_path)
+                    .filter(|r| file.set(&r.id, None).is_some())
+                    .count())
+            })?;
             if n > 0 {
-                file.save(&suite.path)?;
                 o.push_str(&format!(
                     "removed {n} stale review{} from {}\n",
                     if n == 1 { "" } else { "s" },
@@ -399,17 +434,17 @@ fn interactive(
         });
         let mut text = review::screen(&walk, view, color);
         if let Some(n) = note.take() {
-            text.push_str(&n);
+            text.push_str(&faithprobe::text::printable(&n));
             text.push('\n');
         }
         term.show(&text);
         match term.key() {
-            Key::Char('f') if !rewrite => walk.decide(Decision {
+            Key::Char('f') if !rewrite => note = walk.decide(Decision {
                 kind: ReviewKind::Fault,
                 why: None,
             })?,
             Key::Char('f') => note = Some("a rewrite is not a fault: press e if it says the same as its claim, n if it does not".into()),
-            Key::Char('e') if rewrite => walk.decide(Decision {
+            Key::Char('e') if rewrite => note = walk.decide(Decision {
                 kind: ReviewKind::Equivalent,
                 why: Some("says the same as its claim".into()),
             })?,
@@ -427,17 +462,21 @@ fn interactive(
                     break;
                 };
                 match side::clean_reason(&answer) {
-                    Some(why) => walk.decide(Decision {
-                        kind,
-                        why: Some(why),
-                    })?,
+                    Some(why) => {
+                        note = walk.decide(Decision {
+                            kind,
+                            why: Some(why),
+                        })?
+                    }
                     None => note = Some("no reason given: nothing decided".into()),
                 }
             }
             Key::Char('s') => walk.skip(),
             Key::Char('u') => {
-                if !walk.undo()? {
-                    note = Some("nothing to undo in this review".into());
+                match walk.undo()? {
+                    review::Undo::Done => {}
+                    review::Undo::Nothing => note = Some("nothing to undo in this review".into()),
+                    review::Undo::Conflict(c) => note = Some(c),
                 }
             }
             Key::Char('?') | Key::Char('h') => {
