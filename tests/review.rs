@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 mod concurrent;
 mod lost_terminal;
 mod side_file;
+mod snapshot_files;
 
 /// A temp folder holding a copy of the Larkspur suite.
 fn larkspur_copy() -> (tempfile::TempDir, PathBuf) {

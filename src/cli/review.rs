@@ -568,6 +568,10 @@ fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
     if files.is_empty() {
         return super::out::emit(&format!("no .snap.new files in {}\n", dir.display()));
     }
+    // a symlinked, empty or binary .snap.new is refused before anything is decided
+    for f in &files {
+        faithprobe::snapshot::check_new(f)?;
+    }
     if !terminal::interactive() {
         let d = faithprobe::text::shell_word(&dir.display().to_string());
         return Err(Error::Usage(format!(
