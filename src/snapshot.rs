@@ -101,10 +101,12 @@ pub fn write(dir: &Path, run: &SuiteRun, strict: bool, color: bool) -> Result<Sn
     let path = dir.join(file_name(&run.suite, &run.checker));
     let new_path = path.with_extension("snap.new");
     let text = render(run);
+    // the snapshot's path is an output: one that cannot even be looked at (a name too long for
+    // the file system, a folder without permission) fails the output after the run, exit 4
     let old = match std::fs::read_to_string(&path) {
         Ok(s) => Some(s),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(Error::io(&path, e)),
+        Err(e) => return Err(Error::write(&path, e)),
     };
     match old {
         Some(old) if old == text => {

@@ -120,12 +120,15 @@ fn list(loaded: &[(Suite, MutantSet)], format: ListFormat) -> anyhow::Result<Exi
             }
         }
     }
-    super::out::emit(&faithprobe::text::printable(&o))?;
-    Ok(if pending.is_empty() {
-        Exit::Ok
-    } else {
-        Exit::GateFailed
-    })
+    // a stdout that cannot be written (a full disk) is exit 4, before the verdict
+    super::out::emit_then(
+        &faithprobe::text::printable(&o),
+        if pending.is_empty() {
+            Exit::Ok
+        } else {
+            Exit::GateFailed
+        },
+    )
 }
 
 /// A decision named on the command line.
@@ -362,12 +365,14 @@ fn stale(loaded: &[(Suite, MutantSet)], prune: bool) -> anyhow::Result<Exit> {
     if !any {
         o.push_str("no stale reviews\n");
     }
-    super::out::emit(&o)?;
-    Ok(if any && !prune {
-        Exit::GateFailed
-    } else {
-        Exit::Ok
-    })
+    super::out::emit_then(
+        &faithprobe::text::printable(&o),
+        if any && !prune {
+            Exit::GateFailed
+        } else {
+            Exit::Ok
+        },
+    )
 }
 
 /// A suite line that is one whole review of `id`: `  ID: {review: ...}` and maybe a comment.
