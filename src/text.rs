@@ -650,12 +650,20 @@ pub fn escape_markup(s: &str) -> String {
             '<' => o.push_str("&lt;"),
             '>' => o.push_str("&gt;"),
             '"' => o.push_str("&quot;"),
-            // XML 1.0 cannot carry most control characters, even escaped
-            c if c.is_control() && !matches!(c, '\n' | '\t' | '\r') => o.push('\u{fffd}'),
+            // XML 1.0 cannot carry most control characters (nor U+FFFE, U+FFFF), even escaped
+            c if !xml_char(c) || (c.is_control() && !matches!(c, '\n' | '\t' | '\r')) => {
+                o.push('\u{fffd}')
+            }
             c => o.push(c),
         }
     }
     o
+}
+
+/// True for a character of XML 1.0's `Char` production: tab, line feed, carriage return,
+/// U+0020-U+D7FF, U+E000-U+FFFD and U+10000 up (a Rust `char` is never a surrogate).
+pub fn xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
 }
 
 /// Escapes text for one Markdown table cell: pipes escaped, line breaks as spaces.
