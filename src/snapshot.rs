@@ -142,11 +142,8 @@ pub fn diff(old: &str, new: &str, old_path: &Path, new_path: &Path, color: bool)
                     ChangeTag::Insert => ("+", format!("+{change}")),
                     ChangeTag::Equal => (" ", format!(" {change}")),
                 };
-                let line = if line.ends_with('\n') {
-                    line
-                } else {
-                    line + "\n"
-                };
+                // a claim or id of the suite never reaches the terminal as a control sequence
+                let line = crate::text::printable(line.trim_end_matches('\n')) + "\n";
                 out.push_str(&match (color, sign) {
                     (true, "-") => line.red().to_string(),
                     (true, "+") => line.green().to_string(),

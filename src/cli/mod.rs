@@ -291,7 +291,7 @@ pub fn load_all(config: &Config, args: &SuiteArgs) -> Result<Vec<(Suite, MutantS
             let suite = Suite::load(p)?;
             let set = mutate::generate(&suite, &rules)?;
             if let Some(w) = set.stale_warning(&suite) {
-                eprintln!("{}", faithprobe::text::printable(&w));
+                errln!("{w}");
             }
             Ok((suite, set))
         })
@@ -362,9 +362,11 @@ impl Progress {
                 ),
                 _ => String::new(),
             };
-            eprintln!(
+            errln!(
                 "{}: {done} {} scored{of} in {secs:.0} s, {rate:.1} {}/s",
-                self.label, self.noun, self.noun
+                self.label,
+                self.noun,
+                self.noun
             );
         }
     }
@@ -395,9 +397,11 @@ impl Progress {
                 }
                 _ => String::new(),
             };
-            eprintln!(
+            errln!(
                 "{}: {done} {} scored{of} in {secs:.0} s, {rate:.1} {}/s",
-                self.label, self.noun, self.noun
+                self.label,
+                self.noun,
+                self.noun
             );
         }
     }
@@ -433,7 +437,7 @@ pub fn score_suites_part(
             progress.set(done as u64, Some(total as u64));
         });
         let elapsed = progress.finish();
-        eprintln!(
+        errln!(
             "{}: scored {} cases with {} in {:.2?}",
             suite.name,
             run.results.len(),
@@ -441,7 +445,7 @@ pub fn score_suites_part(
             elapsed
         );
         for note in checker.notes() {
-            eprintln!("{}: {note}", suite.name);
+            errln!("{}: {note}", suite.name);
         }
         runs.push(run);
     }
@@ -473,7 +477,7 @@ pub fn interrupted(runs: &[SuiteRun], cache: Option<&Path>) -> Exit {
         .flat_map(|r| &r.results)
         .filter(|r| matches!(r.result, Err(faithprobe::check::CheckError::Interrupted)))
         .count();
-    eprintln!(
+    errln!(
         "interrupted: {} of {total} cases scored, {unscored} not; no report was written. {}",
         total - unscored,
         match cache {
@@ -487,7 +491,7 @@ pub fn interrupted(runs: &[SuiteRun], cache: Option<&Path>) -> Exit {
 /// Writes a finished output file atomically and says so on stderr.
 pub fn write_output(path: &Path, bytes: &[u8], what: &str) -> Result<(), Error> {
     faithprobe::write::write_atomic(path, bytes)?;
-    eprintln!("{what} written: {}", path.display());
+    errln!("{what} written: {}", path.display());
     Ok(())
 }
 

@@ -356,13 +356,14 @@ pub fn word_diff(a: &str, b: &str, color: bool) -> String {
     let tb = diff_tokens(b);
     let wa: Vec<&str> = ta.iter().map(|t| t.0).collect();
     let wb: Vec<&str> = tb.iter().map(|t| t.0).collect();
+    // words are escaped before they are painted: the colour is the only sequence left raw
     let chunk = |toks: &[(&str, bool)]| {
         let mut s = String::new();
         for (i, (t, space)) in toks.iter().enumerate() {
             if i > 0 && *space {
                 s.push(' ');
             }
-            s.push_str(t);
+            s.push_str(&crate::text::printable(t));
         }
         s
     };
@@ -392,7 +393,7 @@ pub fn word_diff(a: &str, b: &str, color: bool) -> String {
         match tag {
             similar::DiffTag::Equal => {
                 for (t, space) in &ta[old] {
-                    put(&mut out, *space, t.to_string());
+                    put(&mut out, *space, crate::text::printable(t));
                 }
             }
             similar::DiffTag::Delete => put(&mut out, ta[old.start].1, del(chunk(&ta[old]))),
@@ -559,7 +560,11 @@ pub fn screen(walk: &Walk, checker: Option<CheckerView>, color: bool) -> String 
     if let Some(q) = &context.question {
         o.push_str(&format!("question  {}\n", printable(q)));
     }
-    o.push_str(&format!("claim     {}  {}\n", m.parent, printable(parent)));
+    o.push_str(&format!(
+        "claim     {}  {}\n",
+        printable(&m.parent),
+        printable(parent)
+    ));
     o.push_str(&format!(
         "{}  {}  {}\n",
         if rewrite { "rewrite " } else { "mutant  " },
@@ -568,7 +573,7 @@ pub fn screen(walk: &Walk, checker: Option<CheckerView>, color: bool) -> String 
     ));
     o.push_str(&format!(
         "change    {}\n",
-        printable(&word_diff(parent, &m.text, color))
+        word_diff(parent, &m.text, color)
     ));
     match mutate::operator(m.operator) {
         Some(op) => o.push_str(&format!(
