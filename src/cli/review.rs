@@ -206,7 +206,10 @@ fn set(loaded: &[(Suite, MutantSet)], sets: &[String], why: Option<&str>) -> any
                 .into())
             }
         };
-        if let Some(r) = suite.reviews.get(id).filter(|r| r.file == suite.path) {
+        if let Some(r) = review_of(suite, id)
+            .filter(|(_, r)| r.file == suite.path)
+            .map(|(_, r)| r)
+        {
             return Err(Error::Usage(format!(
                 "--set {s}: `{id}` is reviewed in the suite itself ({}{}); change it there",
                 suite.path.display(),
@@ -245,21 +248,32 @@ fn set(loaded: &[(Suite, MutantSet)], sets: &[String], why: Option<&str>) -> any
             let mut lines = Vec::new();
             for (_, id, d, _) in decided.iter().filter(|(i, _, _, _)| *i == si) {
                 // what this command saw when it started, against what is in the file now
-                let seen = suite
-                    .reviews
-                    .get(id)
-                    .filter(|r| r.file != suite.path)
-                    .map(|r| Decision {
-                        kind: r.kind,
-                        why: r.why.clone(),
+                let seen = review_of(suite, id)
+                    .filter(|(_, r)| r.file != suite.path)
+                    .map(|(key, r)| {
+                        (
+                            key,
+                            Decision {
+                                kind: r.kind,
+                                why: r.why.clone(),
+                            },
+                        )
                     });
-                if let Some(now) = file.get(id) {
-                    if Some(now) != seen.as_ref() && now != d {
-                        return Err(side::conflict(file, id, now, d));
+                // a review under an older faithprobe's short id is replaced by the full one
+                let key = seen.as_ref().map_or(id.as_str(), |(k, _)| k.as_str());
+                let key = if file.get(key).is_some() {
+                    key
+                } else {
+                    id.as_str()
+                };
+                if let Some(now) = file.get(key) {
+                    if Some(now) != seen.as_ref().map(|(_, d)| d) && now != d {
+                        return Err(side::conflict(file, key, now, d));
                     }
                 }
                 let kind = faithprobe::case::serde_name(&d.kind);
-                let before = file.set(id, Some(d.clone()));
+                let before = if key != id { file.set(key, None) } else { None };
+                let before = file.set(id, Some(d.clone())).or(before);
                 lines.push(format!(
                     "{id}: {kind}{}",
                     match before {
@@ -276,6 +290,18 @@ fn set(loaded: &[(Suite, MutantSet)], sets: &[String], why: Option<&str>) -> any
         }
     }
     super::out::emit(&o)
+}
+
+/// The suite's review of mutant `id` and the key it is under: the full id, or the short one
+/// (`m-` and 8 hex digits) an older faithprobe wrote.
+fn review_of<'s>(
+    suite: &'s Suite,
+    id: &str,
+) -> Option<(&'s String, &'s faithprobe::suite::Review)> {
+    suite.reviews.get_key_value(id).or_else(|| {
+        id.get(..10)
+            .and_then(|short| suite.reviews.get_key_value(short))
+    })
 }
 
 fn stale(loaded: &[(Suite, MutantSet)], prune: bool) -> anyhow::Result<Exit> {

@@ -398,6 +398,39 @@ mod tests {
     }
 
     #[test]
+    fn an_update_starts_from_the_file_on_disk_so_another_writers_decision_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let suite = dir.path().join("s.yaml");
+        let path = path_of(&suite);
+        let fault = || Decision {
+            kind: ReviewKind::Fault,
+            why: None,
+        };
+        // this writer read an empty file; another one saved a decision since
+        let stale_view = SideFile::load_or_new(path.clone()).unwrap();
+        let mut other = SideFile::new(path.clone());
+        other.set("m-1111111111111111", Some(fault()));
+        other.save(&suite).unwrap();
+        let (_, written) = SideFile::update(&path, &suite, |f| {
+            f.set("m-2222222222222222", Some(fault()));
+            Ok(())
+        })
+        .unwrap();
+        assert!(stale_view.entries.is_empty());
+        let ids: Vec<&str> = written.entries.iter().map(|(i, _, _)| i.as_str()).collect();
+        assert_eq!(ids, ["m-1111111111111111", "m-2222222222222222"]);
+        assert_eq!(SideFile::load(&path).unwrap().unwrap().entries.len(), 2);
+        assert!(lock_path_of(&path).exists(), "the lock file stays");
+        // a change that fails writes nothing
+        let e = SideFile::update(&path, &suite, |f| {
+            f.set("m-1111111111111111", None);
+            Err::<(), _>(Error::Usage("no".into()))
+        });
+        assert!(e.is_err());
+        assert_eq!(SideFile::load(&path).unwrap().unwrap().entries.len(), 2);
+    }
+
+    #[test]
     fn an_equivalent_without_a_reason_names_its_line() {
         let e = SideFile::parse(
             Path::new("s.reviews.yaml"),

@@ -100,3 +100,46 @@ fn two_contradictory_sets_for_one_mutant_are_refused_naming_both_and_write_nothi
         .assert()
         .success();
 }
+
+#[test]
+fn a_set_over_a_review_by_short_id_replaces_it_and_the_suite_still_loads() {
+    let (dir, _suite) = larkspur_copy();
+    let id = pending(dir.path())[0].0.clone();
+    let side = dir.path().join("larkspur.reviews.yaml");
+    std::fs::write(
+        &side,
+        format!("reviews:\n  {}: {{review: fault}}\n", &id[..10]),
+    )
+    .unwrap();
+    let out = faithprobe_in(dir.path())
+        .args([
+            "review",
+            "larkspur.yaml",
+            "--set",
+            &format!("{id}=equivalent"),
+        ])
+        .args(["--why", "still true"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains(&format!("{id}: equivalent, was fault")));
+    let text = std::fs::read_to_string(&side).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("  m-")).collect();
+    assert_eq!(
+        lines,
+        [format!(
+            "  {id}: {{review: equivalent, why: \"still true\"}}"
+        )]
+    );
+    faithprobe_in(dir.path())
+        .args(["run", "larkspur.yaml"])
+        .assert()
+        .success();
+}
