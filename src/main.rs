@@ -10,6 +10,14 @@ macro_rules! outln {
     }};
 }
 
+/// `eprintln!` through `cli::out::note`: escaped like everything printed, and never a panic
+/// (a terminal that went away, a full or closed stderr).
+macro_rules! errln {
+    ($($t:tt)*) => {
+        $crate::cli::out::note(&format!($($t)*))
+    };
+}
+
 mod cli;
 
 use clap::{Parser, Subcommand};
@@ -113,7 +121,7 @@ fn man(path: &[String], dir: Option<&std::path::Path>) -> anyhow::Result<Exit> {
             faithprobe::write::write_atomic(&dir.join(&name), &bytes)?;
             names.push(name);
         }
-        eprintln!("{} man pages written to {}", names.len(), dir.display());
+        errln!("{} man pages written to {}", names.len(), dir.display());
         return cli::out::emit(&(names.join("\n") + "\n"));
     }
     let mut cmd = &root;
@@ -153,12 +161,17 @@ fn main() -> ExitCode {
             unsafe { libc::_exit(Exit::Interrupted.code() as i32) }
         }
         faithprobe::interrupt::request();
-        eprintln!("interrupting: finishing the calls in flight (Ctrl-C again to stop at once)");
+        // never eprintln! here: a terminal that hung up (SIGHUP) fails the write, and a panic
+        // in the handler's thread would leave the interrupt half-handled
+        cli::out::note(
+            "interrupting: finishing the calls in flight (Ctrl-C again to stop at once)",
+        );
     });
     let ctx = Ctx {
         config_path: cli.config,
         color: cli.color,
     };
+    cli::out::set_color(ctx.paint().color, ctx.stderr_color());
     let result = match cli.command {
         Command::Run(a) => cli::run::run(a, &ctx),
         Command::Compare(a) => cli::compare::run(a, &ctx),
@@ -193,7 +206,7 @@ fn main() -> ExitCode {
                 Some(e) => (e.exit(), e.to_string()),
                 None => (Exit::Usage, format!("{err:#}")),
             };
-            eprintln!("error: {}", faithprobe::text::printable(&text));
+            cli::out::note(&format!("error: {}", faithprobe::text::printable(&text)));
             ExitCode::from(exit.code())
         }
     }

@@ -24,8 +24,15 @@ pub fn note(line: impl AsRef<str>) {
     match sink().lock() {
         Ok(s) => match s.as_ref() {
             Some(f) => f(&line),
-            None => eprintln!("{line}"),
+            None => to_stderr(&line),
         },
-        Err(_) => eprintln!("{line}"),
+        Err(_) => to_stderr(&line),
     }
+}
+
+/// One line to stderr, never a panic (a closed stderr, a terminal that went away).
+fn to_stderr(line: &str) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}");
 }

@@ -101,10 +101,12 @@ pub fn write(dir: &Path, run: &SuiteRun, strict: bool, color: bool) -> Result<Sn
     let path = dir.join(file_name(&run.suite, &run.checker));
     let new_path = path.with_extension("snap.new");
     let text = render(run);
+    // the snapshot's path is an output: one that cannot even be looked at (a name too long for
+    // the file system, a folder without permission) fails the output after the run, exit 4
     let old = match std::fs::read_to_string(&path) {
         Ok(s) => Some(s),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(Error::io(&path, e)),
+        Err(e) => return Err(Error::write(&path, e)),
     };
     match old {
         Some(old) if old == text => {
@@ -140,11 +142,8 @@ pub fn diff(old: &str, new: &str, old_path: &Path, new_path: &Path, color: bool)
                     ChangeTag::Insert => ("+", format!("+{change}")),
                     ChangeTag::Equal => (" ", format!(" {change}")),
                 };
-                let line = if line.ends_with('\n') {
-                    line
-                } else {
-                    line + "\n"
-                };
+                // a claim or id of the suite never reaches the terminal as a control sequence
+                let line = crate::text::printable(line.trim_end_matches('\n')) + "\n";
                 out.push_str(&match (color, sign) {
                     (true, "-") => line.red().to_string(),
                     (true, "+") => line.green().to_string(),
@@ -186,7 +185,61 @@ pub fn reject(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(news)
 }
 
-/// Promotes every `.snap.new` in `dir` over its `.snap`; returns the promoted snapshots.
+/// Checks that the `.snap.new` at `new` is a snapshot faithprobe wrote: a regular file (never a
+/// symlink followed), not empty, text without control characters.
+/// Accepting or reviewing anything else would promote it over a real snapshot.
+pub fn check_new(new: &Path) -> Result<()> {
+    let help = |dir: &str| {
+        format!("delete it (`faithprobe snapshot reject {dir}`) and write it again with `faithprobe run SUITE --snapshot {dir}`")
+    };
+    let dir = crate::text::shell_word(
+        &new.parent()
+            .map(|d| d.display().to_string())
+            .filter(|d| !d.is_empty())
+            .unwrap_or_else(|| ".".into()),
+    );
+    match std::fs::symlink_metadata(new) {
+        Ok(m) if m.file_type().is_file() => {}
+        Ok(_) => {
+            return Err(Error::input(
+                new,
+                None,
+                "is not a regular file (a symlink, folder or device): faithprobe never follows or replaces one",
+                "remove it by hand, then write the snapshot again with `faithprobe run SUITE --snapshot DIR`",
+            ))
+        }
+        Err(e) => return Err(Error::io(new, e)),
+    }
+    let bytes = std::fs::read(new).map_err(|e| Error::io(new, e))?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(Error::input(
+            new,
+            None,
+            "is empty: not a snapshot",
+            help(&dir),
+        ));
+    }
+    let line_at = |at: usize| 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+    let bad = match std::str::from_utf8(&bytes) {
+        Err(e) => Some(e.valid_up_to()),
+        Ok(t) => t
+            .char_indices()
+            .find(|(_, c)| c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
+            .map(|(i, _)| i),
+    };
+    if let Some(at) = bad {
+        return Err(Error::input(
+            new,
+            Some(line_at(at)),
+            "is binary (invalid UTF-8 or a control character): not a snapshot",
+            help(&dir),
+        ));
+    }
+    Ok(())
+}
+
+/// Promotes every `.snap.new` in `dir` over its `.snap`; returns the promoted snapshots. Every
+/// file is checked ([`check_new`]) before any is promoted.
 pub fn accept(dir: &Path) -> Result<Vec<PathBuf>> {
     let news = pending(dir)?;
     let mut done = Vec::new();
@@ -205,6 +258,9 @@ pub fn accept(dir: &Path) -> Result<Vec<PathBuf>> {
                 )));
             }
         }
+    }
+    for new in &news {
+        check_new(new)?;
     }
     for new in news {
         let target = PathBuf::from(new.to_string_lossy().trim_end_matches(".new").to_string());

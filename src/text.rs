@@ -650,23 +650,62 @@ pub fn escape_markup(s: &str) -> String {
             '<' => o.push_str("&lt;"),
             '>' => o.push_str("&gt;"),
             '"' => o.push_str("&quot;"),
-            // XML 1.0 cannot carry most control characters, even escaped
-            c if c.is_control() && !matches!(c, '\n' | '\t' | '\r') => o.push('\u{fffd}'),
+            // XML 1.0 cannot carry most control characters (nor U+FFFE, U+FFFF), even escaped
+            c if !xml_char(c) || (c.is_control() && !matches!(c, '\n' | '\t' | '\r')) => {
+                o.push('\u{fffd}')
+            }
             c => o.push(c),
         }
     }
     o
 }
 
-/// Escapes text for one Markdown table cell: pipes escaped, line breaks as spaces.
-pub fn escape_md_cell(s: &str) -> String {
-    s.replace('|', "\\|")
-        .replace("\r\n", " ")
-        .replace(['\n', '\r'], " ")
+/// True for a character of XML 1.0's `Char` production: tab, line feed, carriage return,
+/// U+0020-U+D7FF, U+E000-U+FFFD and U+10000 up (a Rust `char` is never a surrogate).
+pub fn xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
 }
 
-/// Text safe to print to a terminal: escape sequences and other control characters (except tab
-/// and line breaks) shown as `\u{..}`, so suite or program text cannot drive the terminal.
+/// Escapes text from input (claims, answers, ids, types, titles) for Markdown, in a table cell,
+/// a list item or a heading: the one Markdown escaper of every report. Nothing in it goes live
+/// in a pull-request comment: HTML (`</details>`, `<img>`) is shown as text, link and image
+/// brackets are escaped, a `|` cannot split a table row, line breaks become spaces and control
+/// characters are shown as `\u{..}`.
+pub fn escape_md_cell(s: &str) -> String {
+    let one_line = s.replace("\r\n", " ").replace(['\n', '\r'], " ");
+    let mut o = String::with_capacity(one_line.len());
+    let mut chars = printable(&one_line)
+        .chars()
+        .collect::<Vec<_>>()
+        .into_iter()
+        .peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            // a link or image needs `](` or `][`: escaping that `]` is enough, so intervals
+            // (`[0.61, 1.00]`) read as they are; `_` is left alone too, as GitHub never reads
+            // it inside a word (`number_swap`), and backquotes (a code span only makes HTML
+            // and links inert)
+            ']' if matches!(chars.peek(), Some('(' | '[')) => o.push_str("\\]"),
+            '\\' | '|' | '*' | '~' => {
+                o.push('\\');
+                o.push(c);
+            }
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '&' => o.push_str("&amp;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// Text from input for inside a Markdown code span (`` `...` ``), where backslash escapes do not
+/// work: a backquote (which would end the span) becomes `'`, line breaks spaces, control
+/// characters `\u{..}`; HTML and links are inert inside the span.
+pub fn escape_md_code(s: &str) -> String {
+    printable(&s.replace("\r\n", " ").replace(['\n', '\r'], " ")).replace('`', "'")
+}
+
 /// `w` as one word for a POSIX shell: as it is when it holds only plain path characters, else in
 /// single quotes. Every command faithprobe prints for a person to run quotes its paths this way.
 pub fn shell_word(w: &str) -> String {
@@ -693,22 +732,54 @@ pub(crate) fn sha256_hex(data: &[u8], keep: usize) -> String {
     hex(&digest[..keep.min(digest.len())])
 }
 
+/// Text safe to print to a terminal: escape sequences, carriage returns and every other control
+/// character (C0, DEL, C1; all but tab and line feed) shown as `\u{..}`, so suite or program text
+/// cannot drive the terminal. The one escaping path of everything faithprobe prints: the stdout
+/// and stderr writers of the CLI pass all their text through it.
 pub fn printable(s: &str) -> String {
-    if !s
-        .chars()
-        .any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
-    {
+    printable_with(s, false)
+}
+
+/// [`printable`], keeping the colour sequences (SGR: `ESC [ digits;... m`) faithprobe's own
+/// painter writes when colour is on. Input text is escaped before it is painted, so what is left
+/// raw can only be those.
+pub fn printable_keeping_color(s: &str) -> String {
+    printable_with(s, true)
+}
+
+fn printable_with(s: &str, keep_sgr: bool) -> String {
+    let unsafe_char = |c: char| c.is_control() && !matches!(c, '\n' | '\t');
+    if !s.chars().any(unsafe_char) {
         return s.to_string();
     }
-    s.chars()
-        .map(|c| {
-            if c.is_control() && !matches!(c, '\n' | '\t' | '\r') {
-                format!("\\u{{{:x}}}", c as u32)
-            } else {
-                c.to_string()
+    let mut o = String::with_capacity(s.len() + 16);
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
+        if keep_sgr && c == '\u{1b}' {
+            if let Some(len) = sgr_len(rest) {
+                o.push_str(&rest[..len]);
+                rest = &rest[len..];
+                continue;
             }
-        })
-        .collect()
+        }
+        if unsafe_char(c) {
+            o.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            o.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    o
+}
+
+/// The length of the SGR sequence `s` starts with (`ESC [`, digits and `;`, `m`), if it does.
+fn sgr_len(s: &str) -> Option<usize> {
+    let body = s.strip_prefix("\u{1b}[")?;
+    let params = body
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b';')
+        .count();
+    (body.as_bytes().get(params) == Some(&b'm')).then_some(2 + params + 1)
 }
 
 /// True when a text has nothing a person could read: only whitespace, control characters and
@@ -736,6 +807,29 @@ mod tests {
         );
         assert_eq!(escape_markup("bell\u{7}"), "bell\u{fffd}");
         assert_eq!(escape_md_cell("a|b\nc\r\nd"), "a\\|b c d");
+    }
+
+    #[test]
+    fn markdown_from_input_never_goes_live() {
+        assert_eq!(
+            escape_md_cell("</details><img src=x onerror=alert(1)>"),
+            "&lt;/details&gt;&lt;img src=x onerror=alert(1)&gt;"
+        );
+        assert_eq!(
+            escape_md_cell("[link](https://evil.example) ![i](x) [ref][1] [0.61, 1.00]"),
+            "[link\\](https://evil.example) ![i\\](x) [ref\\][1] [0.61, 1.00]"
+        );
+        // a backslash cannot undo the escape of the pipe after it
+        assert_eq!(escape_md_cell("a\\|b"), "a\\\\\\|b");
+        assert_eq!(
+            escape_md_cell("R&D **bold** `x`"),
+            "R&amp;D \\*\\*bold\\*\\* `x`"
+        );
+        assert_eq!(
+            escape_md_cell("bell\u{7}\u{1b}[2J"),
+            "bell\\\\u{7}\\\\u{1b}[2J"
+        );
+        assert_eq!(escape_md_code("a`b\nc\u{7}"), "a'b c\\u{7}");
     }
 
     #[test]

@@ -5,6 +5,8 @@
 use crate::common::{faithprobe, faithprobe_in, output, root, stdout_of, stdout_with};
 use std::path::Path;
 
+mod hostile;
+
 /// Snapshots `text` with temp-folder paths replaced by `[TMP]`.
 macro_rules! snap {
     ($name:expr, $text:expr) => {

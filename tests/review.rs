@@ -7,6 +7,11 @@ use rexpect::process::Signal;
 use rexpect::session::{spawn_command, PtySession};
 use std::path::{Path, PathBuf};
 
+mod concurrent;
+mod lost_terminal;
+mod side_file;
+mod snapshot_files;
+
 /// A temp folder holding a copy of the Larkspur suite.
 fn larkspur_copy() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();

@@ -40,7 +40,7 @@ pub fn run(args: CheckArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let verdict = match verdict {
         Ok(v) => v,
         Err(e) => {
-            eprintln!("error: {}: {e}", checker.name());
+            errln!("error: {}: {e}", checker.name());
             return Ok(e.exit());
         }
     };
@@ -51,7 +51,7 @@ pub fn run(args: CheckArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             .map(|s| vec![("score".to_string(), s)])
             .unwrap_or_default(),
         Err(e) => {
-            eprintln!("error: {}: {e}", checker.name());
+            errln!("error: {}: {e}", checker.name());
             return Ok(e.exit());
         }
     };

@@ -322,7 +322,7 @@ fn compare_scores(
 ) -> anyhow::Result<Exit> {
     for (path, r) in [(&args.inputs[0], b), (&args.inputs[1], c)] {
         if r.lines_not_read > 0 {
-            eprintln!(
+            errln!(
                 "warning: {}: {} line(s) of its log could not be read when it was scored; those answers are in neither side of the comparison",
                 path.display(),
                 r.lines_not_read
@@ -334,7 +334,7 @@ fn compare_scores(
         && !c.log_sha256.is_empty()
         && b.log_sha256 != c.log_sha256
     {
-        eprintln!(
+        errln!(
             "warning: the two records scored different logs (sha256 {}… and {}…); answers are paired by id, so check that the ids mean the same answers, or pair by a key with --pair-by",
             &b.log_sha256[..12],
             &c.log_sha256[..12]

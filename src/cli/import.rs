@@ -173,7 +173,7 @@ type Importer = Box<dyn Fn(&Path, &Outputs) -> faithprobe::error::Result<Importe
 /// What was made, and the commands that read it (`ragtruth`: in RAGTruth's words).
 fn report(got: &Imported, o: &Outputs, ragtruth: bool) {
     if let Some((log, contexts)) = o.log {
-        eprintln!(
+        errln!(
             "imported {} answers ({} labelled hallucinated) over {} sources: {} (passages in {})",
             got.answers,
             got.hallucinated,
@@ -183,7 +183,7 @@ fn report(got: &Imported, o: &Outputs, ragtruth: bool) {
         );
     }
     if let Some(suite) = o.suite {
-        eprintln!(
+        errln!(
             "{} verified claims, {} real errors in {} contexts: {}",
             got.faithful_claims,
             got.hard_cases,
@@ -193,10 +193,10 @@ fn report(got: &Imported, o: &Outputs, ragtruth: bool) {
         notes(got, ragtruth);
     }
     if let Some(suite) = o.suite {
-        eprintln!("next: faithprobe run {}", suite.display());
+        errln!("next: faithprobe run {}", suite.display());
     }
     if let Some((log, contexts)) = o.log {
-        eprintln!(
+        errln!(
             "next: faithprobe score {} --contexts {}",
             log.display(),
             contexts.display()
@@ -207,31 +207,31 @@ fn report(got: &Imported, o: &Outputs, ragtruth: bool) {
 /// Notes on what did not become a case as it might have.
 fn notes(got: &Imported, ragtruth: bool) {
     if got.conflicting > 0 && ragtruth {
-        eprintln!(
+        errln!(
             "note: {} sentence(s) were clean in one answer and under a span in another: they are hard cases with the annotated label, not verified claims",
             got.conflicting
         );
     } else if got.conflicting > 0 {
-        eprintln!(
+        errln!(
             "note: {} claim(s) were supported in one record and an error in another: they are real errors, not verified claims",
             got.conflicting
         );
     }
     // RAGTruth's sentences outside the spans of a flagged answer are left out by design
     if got.left_out > 0 && !ragtruth {
-        eprintln!(
+        errln!(
             "note: {} labelled sentence(s) are neither verified nor an error (benign or questionable, outside the spans of a flagged answer, or with no vote): left out",
             got.left_out
         );
     }
     if got.ties > 0 {
-        eprintln!(
+        errln!(
             "note: {} sentence(s) had as many yes as no votes: unsupported under --rule majority",
             got.ties
         );
     }
     if got.empty_sources > 0 {
-        eprintln!(
+        errln!(
             "note: {} source(s) have no text: their answers are in the log, but the suite has no context for them",
             got.empty_sources
         );

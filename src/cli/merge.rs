@@ -34,7 +34,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<Exit> {
         ),
     };
     merged.write(&args.out)?;
-    eprintln!(
+    errln!(
         "merged {} shard records ({what}) into {}",
         args.records.len(),
         args.out.display()

@@ -249,7 +249,8 @@ fn without_side_files(paths: &[PathBuf]) -> Result<Vec<&PathBuf>, Error> {
     for p in paths {
         match faithprobe::suite::side::suite_of(p) {
             None => kept.push(p),
-            Some(s) if paths.iter().any(|q| q == &s) => {}
+            // `./suites/s.yaml` and `suites/s.reviews.yaml` name one suite: compare the files
+            Some(s) if paths.iter().any(|q| same_file(q, &s)) => {}
             Some(s) => {
                 return Err(Error::Usage(format!(
                 "{} holds the reviews of {}, not a suite: pass {} (its reviews are read with it)",
@@ -261,6 +262,14 @@ fn without_side_files(paths: &[PathBuf]) -> Result<Vec<&PathBuf>, Error> {
         }
     }
     Ok(kept)
+}
+
+/// True when `a` and `b` name one file, however spelled (`./s.yaml`, `s.yaml`, a symlink).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
 }
 
 /// Paths as shell words, for a command printed for the user to run.
@@ -282,7 +291,7 @@ pub fn load_all(config: &Config, args: &SuiteArgs) -> Result<Vec<(Suite, MutantS
             let suite = Suite::load(p)?;
             let set = mutate::generate(&suite, &rules)?;
             if let Some(w) = set.stale_warning(&suite) {
-                eprintln!("{}", faithprobe::text::printable(&w));
+                errln!("{w}");
             }
             Ok((suite, set))
         })
@@ -353,9 +362,11 @@ impl Progress {
                 ),
                 _ => String::new(),
             };
-            eprintln!(
+            errln!(
                 "{}: {done} {} scored{of} in {secs:.0} s, {rate:.1} {}/s",
-                self.label, self.noun, self.noun
+                self.label,
+                self.noun,
+                self.noun
             );
         }
     }
@@ -386,9 +397,11 @@ impl Progress {
                 }
                 _ => String::new(),
             };
-            eprintln!(
+            errln!(
                 "{}: {done} {} scored{of} in {secs:.0} s, {rate:.1} {}/s",
-                self.label, self.noun, self.noun
+                self.label,
+                self.noun,
+                self.noun
             );
         }
     }
@@ -424,7 +437,7 @@ pub fn score_suites_part(
             progress.set(done as u64, Some(total as u64));
         });
         let elapsed = progress.finish();
-        eprintln!(
+        errln!(
             "{}: scored {} cases with {} in {:.2?}",
             suite.name,
             run.results.len(),
@@ -432,7 +445,7 @@ pub fn score_suites_part(
             elapsed
         );
         for note in checker.notes() {
-            eprintln!("{}: {note}", suite.name);
+            errln!("{}: {note}", suite.name);
         }
         runs.push(run);
     }
@@ -464,7 +477,7 @@ pub fn interrupted(runs: &[SuiteRun], cache: Option<&Path>) -> Exit {
         .flat_map(|r| &r.results)
         .filter(|r| matches!(r.result, Err(faithprobe::check::CheckError::Interrupted)))
         .count();
-    eprintln!(
+    errln!(
         "interrupted: {} of {total} cases scored, {unscored} not; no report was written. {}",
         total - unscored,
         match cache {
@@ -478,7 +491,7 @@ pub fn interrupted(runs: &[SuiteRun], cache: Option<&Path>) -> Exit {
 /// Writes a finished output file atomically and says so on stderr.
 pub fn write_output(path: &Path, bytes: &[u8], what: &str) -> Result<(), Error> {
     faithprobe::write::write_atomic(path, bytes)?;
-    eprintln!("{what} written: {}", path.display());
+    errln!("{what} written: {}", path.display());
     Ok(())
 }
 

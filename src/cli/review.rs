@@ -13,6 +13,8 @@ use faithprobe::suite::{ReviewKind, Suite};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+mod set;
+
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ListFormat {
     Human,
@@ -75,7 +77,7 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         return list(&loaded, args.format);
     }
     if !args.set.is_empty() {
-        return set(&loaded, &args.set, args.why.as_deref());
+        return set::set(&loaded, &args.set, args.why.as_deref());
     }
     if args.stale || args.prune {
         return stale(&loaded, args.prune);
@@ -120,126 +122,15 @@ fn list(loaded: &[(Suite, MutantSet)], format: ListFormat) -> anyhow::Result<Exi
             }
         }
     }
-    super::out::emit(&faithprobe::text::printable(&o))?;
-    Ok(if pending.is_empty() {
-        Exit::Ok
-    } else {
-        Exit::GateFailed
-    })
-}
-
-/// A decision named on the command line.
-fn parse_decision(s: &str) -> Option<ReviewKind> {
-    match s {
-        "fault" => Some(ReviewKind::Fault),
-        "equivalent" => Some(ReviewKind::Equivalent),
-        "not_equivalent" | "not-equivalent" => Some(ReviewKind::NotEquivalent),
-        _ => None,
-    }
-}
-
-fn set(loaded: &[(Suite, MutantSet)], sets: &[String], why: Option<&str>) -> anyhow::Result<Exit> {
-    let why = why.and_then(side::clean_reason);
-    let mut sides: HashMap<usize, SideFile> = HashMap::new();
-    let mut o = String::new();
-    // every --set is checked before anything is written: all or nothing
-    let mut decided = Vec::new();
-    for s in sets {
-        let Some((id, what)) = s.split_once('=') else {
-            return Err(Error::Usage(format!(
-                "--set {s}: write `ID=fault`, `ID=equivalent` or `ID=not_equivalent`"
-            ))
-            .into());
-        };
-        let (id, what) = (id.trim(), what.trim());
-        let Some(kind) = parse_decision(what) else {
-            return Err(Error::Usage(format!(
-                "--set {s}: `{what}` is not a decision; write fault, equivalent or not_equivalent"
-            ))
-            .into());
-        };
-        let found = loaded
-            .iter()
-            .enumerate()
-            .find_map(|(si, (_, set))| set.mutants.iter().find(|m| m.id == id).map(|m| (si, m)));
-        let Some((si, m)) = found else {
-            let suites = super::shell_paths(loaded.iter().map(|(s, _)| s.path.as_path()));
-            return Err(Error::Usage(format!(
-                "--set {s}: no mutant or rewrite `{id}` in {suites}; `faithprobe review {suites} --list` lists the pending ones"
-            ))
-            .into());
-        };
-        let suite = &loaded[si].0;
-        let rewrite = m.is_rewrite();
-        match (kind, rewrite) {
-            (ReviewKind::Fault, true) => {
-                return Err(Error::Usage(format!(
-                    "--set {s}: `{id}` is a rewrite ({}): decide `equivalent` or `not_equivalent`",
-                    m.operator
-                ))
-                .into())
-            }
-            (ReviewKind::NotEquivalent, false) => {
-                return Err(Error::Usage(format!(
-                    "--set {s}: `{id}` is a mutant ({}): decide `fault` or `equivalent`",
-                    m.operator
-                ))
-                .into())
-            }
-            _ => {}
-        }
-        let reason = match (kind, rewrite, &why) {
-            (ReviewKind::Fault, _, _) => None,
-            (ReviewKind::Equivalent, true, None) => Some("says the same as its claim".to_string()),
-            (_, _, Some(w)) => Some(w.clone()),
-            (_, _, None) => {
-                return Err(Error::Usage(format!(
-                    "--set {s}: `{what}` needs a reason: add --why \"...\" (what makes it {})",
-                    if kind == ReviewKind::Equivalent {
-                        "still supported by the passages"
-                    } else {
-                        "say something other than its claim"
-                    }
-                ))
-                .into())
-            }
-        };
-        if let Some(r) = suite.reviews.get(id).filter(|r| r.file == suite.path) {
-            return Err(Error::Usage(format!(
-                "--set {s}: `{id}` is reviewed in the suite itself ({}{}); change it there",
-                suite.path.display(),
-                r.line.map(|l| format!(":{l}")).unwrap_or_default()
-            ))
-            .into());
-        }
-        decided.push((si, id.to_string(), Decision { kind, why: reason }));
-    }
-    for (si, id, d) in decided {
-        let suite = &loaded[si].0;
-        let file = match sides.entry(si) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(SideFile::load_or_new(side::path_of(&suite.path))?)
-            }
-        };
-        let kind = faithprobe::case::serde_name(&d.kind);
-        let before = file.set(&id, Some(d));
-        o.push_str(&format!(
-            "{id}: {kind}{} ({})\n",
-            match before {
-                Some(b) if b.kind != ReviewKind::Fault || kind != "fault" =>
-                    format!(", was {}", faithprobe::case::serde_name(&b.kind)),
-                _ => String::new(),
-            },
-            file.path.display()
-        ));
-    }
-    let mut order: Vec<_> = sides.into_iter().collect();
-    order.sort_by_key(|(si, _)| *si);
-    for (si, file) in order {
-        file.save(&loaded[si].0.path)?;
-    }
-    super::out::emit(&o)
+    // a stdout that cannot be written (a full disk) is exit 4, before the verdict
+    super::out::emit_then(
+        &faithprobe::text::printable(&o),
+        if pending.is_empty() {
+            Exit::Ok
+        } else {
+            Exit::GateFailed
+        },
+    )
 }
 
 fn stale(loaded: &[(Suite, MutantSet)], prune: bool) -> anyhow::Result<Exit> {
@@ -263,15 +154,17 @@ fn stale(loaded: &[(Suite, MutantSet)], prune: bool) -> anyhow::Result<Exit> {
         }
         // the side file: rewritten without them
         let side_path = side::path_of(&suite.path);
-        if let Some(mut file) = SideFile::load(&side_path)? {
-            let mut n = 0;
-            for r in set.stale_reviews.iter().filter(|r| r.file == side_path) {
-                if file.set(&r.id, None).is_some() {
-                    n += 1;
-                }
-            }
+        if side_path.exists() {
+            // under the lock, from the file as it is now: a decision made meanwhile stays
+            let (n, _) = SideFile::update(&side_path, &suite.path, |file| {
+                Ok(set
+                    .stale_reviews
+                    .iter()
+                    .filter(|r| r.file == side_path)
+                    .filter(|r| file.set(&r.id, None).is_some())
+                    .count())
+            })?;
             if n > 0 {
-                file.save(&suite.path)?;
                 o.push_str(&format!(
                     "removed {n} stale review{} from {}\n",
                     if n == 1 { "" } else { "s" },
@@ -327,12 +220,14 @@ fn stale(loaded: &[(Suite, MutantSet)], prune: bool) -> anyhow::Result<Exit> {
     if !any {
         o.push_str("no stale reviews\n");
     }
-    super::out::emit(&o)?;
-    Ok(if any && !prune {
-        Exit::GateFailed
-    } else {
-        Exit::Ok
-    })
+    super::out::emit_then(
+        &faithprobe::text::printable(&o),
+        if any && !prune {
+            Exit::GateFailed
+        } else {
+            Exit::Ok
+        },
+    )
 }
 
 /// A suite line that is one whole review of `id`: `  ID: {review: ...}` and maybe a comment.
@@ -368,17 +263,17 @@ fn interactive(
     let mut walk = Walk::new(loaded)?;
     if walk.items.is_empty() {
         let names: Vec<&str> = loaded.iter().map(|(s, _)| s.name.as_str()).collect();
-        println!(
-            "nothing to review: every mutant and rewrite of {} has a review",
+        return super::out::emit(&format!(
+            "nothing to review: every mutant and rewrite of {} has a review\n",
             names.join(", ")
-        );
-        return Ok(Exit::Ok);
+        ));
     }
     let color = ctx.paint().color;
     let mut verdicts: HashMap<(usize, usize), CheckResult> = HashMap::new();
     let mut note: Option<String> = None;
     let mut term = Terminal::open().map_err(|e| Error::Usage(format!("the terminal: {e}")))?;
     let mut interrupted = false;
+    let mut lost = false;
     loop {
         let Some(item) = walk.current() else {
             if walk.wrap() {
@@ -399,17 +294,17 @@ fn interactive(
         });
         let mut text = review::screen(&walk, view, color);
         if let Some(n) = note.take() {
-            text.push_str(&n);
+            text.push_str(&faithprobe::text::printable(&n));
             text.push('\n');
         }
         term.show(&text);
         match term.key() {
-            Key::Char('f') if !rewrite => walk.decide(Decision {
+            Key::Char('f') if !rewrite => note = walk.decide(Decision {
                 kind: ReviewKind::Fault,
                 why: None,
             })?,
             Key::Char('f') => note = Some("a rewrite is not a fault: press e if it says the same as its claim, n if it does not".into()),
-            Key::Char('e') if rewrite => walk.decide(Decision {
+            Key::Char('e') if rewrite => note = walk.decide(Decision {
                 kind: ReviewKind::Equivalent,
                 why: Some("says the same as its claim".into()),
             })?,
@@ -427,28 +322,42 @@ fn interactive(
                     break;
                 };
                 match side::clean_reason(&answer) {
-                    Some(why) => walk.decide(Decision {
-                        kind,
-                        why: Some(why),
-                    })?,
+                    Some(why) => {
+                        note = walk.decide(Decision {
+                            kind,
+                            why: Some(why),
+                        })?
+                    }
                     None => note = Some("no reason given: nothing decided".into()),
                 }
             }
             Key::Char('s') => walk.skip(),
             Key::Char('u') => {
-                if !walk.undo()? {
-                    note = Some("nothing to undo in this review".into());
+                match walk.undo()? {
+                    review::Undo::Done => {}
+                    review::Undo::Nothing => note = Some("nothing to undo in this review".into()),
+                    review::Undo::Conflict(c) => note = Some(c),
                 }
             }
             Key::Char('?') | Key::Char('h') => {
                 term.show(&format!("{}\n", review::HELP));
-                if term.key() == Key::Quit {
-                    break;
+                match term.key() {
+                    Key::Quit => break,
+                    Key::Lost => {
+                        (interrupted, lost) = (true, true);
+                        break;
+                    }
+                    _ => {}
                 }
             }
             Key::Char('q') => break,
             Key::Quit => {
                 interrupted = faithprobe::interrupt::requested();
+                break;
+            }
+            Key::Lost => {
+                // the terminal went away: a quit, as interrupted; the decisions are saved
+                (interrupted, lost) = (true, true);
                 break;
             }
             Key::Char(c) => {
@@ -461,14 +370,23 @@ fn interactive(
         }
     }
     drop(term);
+    let interrupted = interrupted || faithprobe::interrupt::requested();
+    let code = if interrupted {
+        Exit::Interrupted
+    } else {
+        Exit::Ok
+    };
+    if lost {
+        return Ok(code);
+    }
     let pending = walk.pending();
     let skipped = walk.skipped_pending();
     let files: Vec<String> = loaded
         .iter()
         .map(|(s, _)| side::path_of(&s.path).display().to_string())
         .collect();
-    println!(
-        "\n{} decided in this review (saved in {}); {} still unreviewed{}",
+    let mut o = format!(
+        "\n{} decided in this review (saved in {}); {} still unreviewed{}\n",
         walk.decided_now,
         files.join(", "),
         pending,
@@ -479,16 +397,14 @@ fn interactive(
         }
     );
     if pending > 0 {
-        println!(
-            "to go on: faithprobe review {}",
+        o.push_str(&format!(
+            "to go on: faithprobe review {}\n",
             super::shell_paths(loaded.iter().map(|(s, _)| s.path.as_path()))
-        );
+        ));
     }
-    Ok(if interrupted {
-        Exit::Interrupted
-    } else {
-        Exit::Ok
-    })
+    // a terminal that hung up (SIGHUP) fails this write: the interrupt is the exit code
+    let written = super::out::emit(&o)?;
+    Ok(if interrupted { code } else { written })
 }
 
 /// The checker's verdict on one text against one context set of a suite.
@@ -510,8 +426,11 @@ fn verdict(checker: &dyn Checker, suite: &Suite, context: usize, text: &str) -> 
 fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
     let files = faithprobe::snapshot::pending(dir)?;
     if files.is_empty() {
-        println!("no .snap.new files in {}", dir.display());
-        return Ok(Exit::Ok);
+        return super::out::emit(&format!("no .snap.new files in {}\n", dir.display()));
+    }
+    // a symlinked, empty or binary .snap.new is refused before anything is decided
+    for f in &files {
+        faithprobe::snapshot::check_new(f)?;
     }
     if !terminal::interactive() {
         let d = faithprobe::text::shell_word(&dir.display().to_string());
@@ -523,6 +442,7 @@ fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
     let mut term = Terminal::open().map_err(|e| Error::Usage(format!("the terminal: {e}")))?;
     let (mut accepted, mut rejected, mut left) = (0usize, 0usize, 0usize);
     let mut quit = false;
+    let mut lost = false;
     let mut note: Option<String> = None;
     'files: for f in &files {
         let mut pending = snapshots::Pending::load(f)?;
@@ -553,13 +473,24 @@ fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
                 }
                 Key::Char('?') | Key::Char('h') => {
                     term.show(&format!("{}\n", snapshots::HELP));
-                    if term.key() == Key::Quit {
-                        quit = true;
-                        break 'files;
+                    match term.key() {
+                        Key::Quit => {
+                            quit = true;
+                            break 'files;
+                        }
+                        Key::Lost => {
+                            (quit, lost) = (true, true);
+                            break 'files;
+                        }
+                        _ => {}
                     }
                 }
                 Key::Char('q') | Key::Quit => {
                     quit = true;
+                    break 'files;
+                }
+                Key::Lost => {
+                    (quit, lost) = (true, true);
                     break 'files;
                 }
                 Key::Char(c) => {
@@ -572,9 +503,13 @@ fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
         }
     }
     drop(term);
+    let interrupted = quit && faithprobe::interrupt::requested();
+    if lost {
+        return Ok(Exit::Interrupted);
+    }
     let still = faithprobe::snapshot::pending(dir)?.len();
-    println!(
-        "\n{accepted} accepted, {rejected} rejected{}; {still} .snap.new file{} still pending in {}",
+    let written = super::out::emit(&format!(
+        "\n{accepted} accepted, {rejected} rejected{}; {still} .snap.new file{} still pending in {}\n",
         if left > 0 {
             format!(", {left} skipped")
         } else {
@@ -582,9 +517,10 @@ fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
         },
         if still == 1 { "" } else { "s" },
         dir.display()
-    );
-    if quit && faithprobe::interrupt::requested() {
-        return Ok(Exit::Interrupted);
-    }
-    Ok(Exit::Ok)
+    ))?;
+    Ok(if interrupted {
+        Exit::Interrupted
+    } else {
+        written
+    })
 }

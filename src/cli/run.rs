@@ -150,25 +150,25 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     // files first, all or nothing: a failed write is exit 4 and nothing half-written
     if let Some(path) = &args.record {
         Record::new(super::records(&loaded, &runs)).write(path)?;
-        eprintln!("record written: {}", path.display());
+        errln!("record written: {}", path.display());
     }
     if let Some(dir) = &args.snapshot {
         for run in &runs {
             match snapshot::write(dir, run, strict, ctx.stderr_color())? {
-                SnapshotStatus::Created(p) => eprintln!("snapshot written: {}", p.display()),
-                SnapshotStatus::Unchanged(p) => eprintln!("snapshot unchanged: {}", p.display()),
+                SnapshotStatus::Created(p) => errln!("snapshot written: {}", p.display()),
+                SnapshotStatus::Unchanged(p) => errln!("snapshot unchanged: {}", p.display()),
                 SnapshotStatus::Changed {
                     path,
                     new_path,
                     diff,
                 } => {
-                    eprintln!(
+                    errln!(
                         "snapshot changed: {} (new verdicts in {}; accept with `faithprobe snapshot accept {}`)",
                         path.display(),
                         new_path.display(),
                         dir.display()
                     );
-                    eprint!("{diff}");
+                    super::out::note_raw(&diff);
                     if strict && exit == Exit::Ok {
                         exit = Exit::GateFailed;
                     }
@@ -178,7 +178,7 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     }
     if args.require_reviewed {
         if let Some(msg) = unreviewed_message(&loaded) {
-            eprintln!("{}", faithprobe::text::printable(&msg));
+            errln!("{msg}");
             if exit == Exit::Ok {
                 exit = Exit::GateFailed;
             }

@@ -197,7 +197,7 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     )?;
     progress.finish();
     for n in checker.notes() {
-        eprintln!("{n}");
+        errln!("{n}");
     }
     let pipeline::Scored {
         head,
@@ -212,7 +212,7 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         unmatched_labels,
     } = scored;
     if interrupted {
-        eprintln!(
+        errln!(
             "interrupted after {done} answers: no report was written; rerun the same command to finish from the cache"
         );
         return Ok(Exit::Interrupted);
@@ -226,7 +226,7 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             ))
                 .into())
             }
-            Some(s) => eprintln!(
+            Some(s) => errln!(
                 "warning: shard {s} owns no answer of {}; its record is empty",
                 args.log.display()
             ),
@@ -241,11 +241,11 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             document::write_html(w, &head, &summary, Box::new(spool.answers()?))
                 .map_err(|e| Error::write(path, e))
         })?;
-        eprintln!("html report written: {}", path.display());
+        errln!("html report written: {}", path.display());
     }
     if let Some(path) = &args.record {
         faithprobe::record::write_score_record(path, &head, &mut spool.answers()?)?;
-        eprintln!("score record written: {}", path.display());
+        errln!("score record written: {}", path.display());
     }
     let mut doc = document::Document {
         head: &head,
@@ -277,10 +277,10 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
 /// answer, 5 when some records were skipped (the rest ran and was written), else 0.
 fn finish(bad_lines: &[Error], more_bad: usize, any_error: bool, log: &std::path::Path) -> Exit {
     for e in bad_lines {
-        eprintln!("error: {e}");
+        errln!("error: {e}");
     }
     if more_bad > 0 {
-        eprintln!(
+        errln!(
             "error: {more_bad} more records of {} are not logged answers",
             log.display()
         );
@@ -350,14 +350,14 @@ fn warn_about_inputs(
     unmatched: &[String],
 ) {
     if let Some((id, line)) = without_passages.first() {
-        eprintln!(
+        errln!(
             "warning: {} of {done} answers have no passage text (first: `{id}`{}); none of their claims can be supported: check the log's passages",
             without_passages.len(),
             line.map(|l| format!(" on line {l}")).unwrap_or_default()
         );
     }
     if let Some(first) = unmatched.first() {
-        eprintln!(
+        errln!(
             "warning: {} labels match no answer of the log (first: `{first}`)",
             unmatched.len()
         );

@@ -54,12 +54,14 @@ pub fn run(action: SnapshotAction) -> anyhow::Result<Exit> {
             for p in &pending {
                 outln!(o, "{}", p.display());
             }
-            super::out::emit(&o)?;
-            return Ok(if pending.is_empty() {
-                Exit::Ok
-            } else {
-                Exit::GateFailed
-            });
+            return super::out::emit_then(
+                &o,
+                if pending.is_empty() {
+                    Exit::Ok
+                } else {
+                    Exit::GateFailed
+                },
+            );
         }
     }
     super::out::emit(&o)

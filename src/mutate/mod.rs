@@ -401,10 +401,12 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
                             "this is a 64-bit hash collision; rename one of the two parent claims' ids and report it",
                         ));
                     }
-                    let key = suite
-                        .reviews
-                        .get_key_value(&id)
-                        .or_else(|| suite.reviews.get_key_value(&id[..LEGACY_ID_LEN]));
+                    let full = suite.reviews.get_key_value(&id);
+                    let short = suite.reviews.get_key_value(&id[..LEGACY_ID_LEN]);
+                    if let (Some(f), Some(s)) = (full, short) {
+                        return Err(reviewed_twice(suite, &id, f, s));
+                    }
+                    let key = full.or(short);
                     if let Some((k, _)) = key.filter(|(k, _)| k.len() == LEGACY_ID_LEN) {
                         legacy.entry(k.as_str()).or_default().push(id.clone());
                     }
@@ -508,6 +510,34 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
         same_as_hard_case,
         stale_reviews,
     })
+}
+
+/// The error for a mutant reviewed under its full id and under its short one (from an older
+/// faithprobe): named at the side file's line when one of the two is there, as a review in both
+/// the suite and its side file is.
+fn reviewed_twice(
+    suite: &Suite,
+    id: &str,
+    full: (&String, &crate::suite::Review),
+    short: (&String, &crate::suite::Review),
+) -> Error {
+    let (here, there) = if full.1.file != suite.path {
+        (full, short)
+    } else {
+        (short, full)
+    };
+    Error::input(
+        &here.1.file,
+        here.1.line,
+        format!(
+            "`{}` is reviewed here and in {}{} (as `{}`): both are reviews of the mutant {id}",
+            here.0,
+            there.1.file.display(),
+            there.1.line.map(|l| format!(":{l}")).unwrap_or_default(),
+            there.0
+        ),
+        "keep one review: delete this line, or the other one",
+    )
 }
 
 /// Renders a `reviews:` block a person can paste into the suite and edit. Existing reviews are

@@ -530,10 +530,16 @@ pub fn markdown(
     proxy: &Proxy,
 ) -> String {
     let mut o = format!(
-        "# {title}\n\nRates carry Wilson intervals. Errors count in no rate and never as passes.\n"
+        "# {}\n\nRates carry Wilson intervals. Errors count in no rate and never as passes.\n",
+        escape_md_cell(title)
     );
     for (i, a) in audits.iter().enumerate() {
-        let _ = writeln!(o, "\n## Checker {} ({})", a.checker, a.kind);
+        let _ = writeln!(
+            o,
+            "\n## Checker {} ({})",
+            escape_md_cell(&a.checker),
+            escape_md_cell(&a.kind)
+        );
         let (per_suite, across) = tables(a);
         for (j, t) in per_suite.iter().chain(&across).enumerate() {
             if j == per_suite.len() {
@@ -543,7 +549,7 @@ pub fn markdown(
                     chart_files.get(i).cloned().unwrap_or_default()
                 );
                 for l in crate::report::sweep::findings(&a.sweep) {
-                    let _ = writeln!(o, "- {l}");
+                    let _ = writeln!(o, "- {}", escape_md_cell(&l));
                 }
             }
             md_table(&mut o, t);
@@ -560,7 +566,7 @@ pub fn markdown(
 }
 
 fn md_table(o: &mut String, t: &Table) {
-    let _ = writeln!(o, "\n### {}\n", t.title);
+    let _ = writeln!(o, "\n### {}\n", escape_md_cell(&t.title));
     if !t.rows.is_empty() {
         let _ = writeln!(
             o,
@@ -584,7 +590,7 @@ fn md_table(o: &mut String, t: &Table) {
         }
     }
     if let Some(n) = &t.note {
-        let _ = writeln!(o, "\n{n}");
+        let _ = writeln!(o, "\n{}", escape_md_cell(n));
     }
 }
 

@@ -29,8 +29,14 @@ pub struct ItemRef {
 /// What a step of the walk did, for undo.
 #[derive(Debug, Clone)]
 enum Step {
-    Decided { at: usize, before: Option<Decision> },
-    Skipped { at: usize },
+    Decided {
+        at: usize,
+        before: Option<Decision>,
+        made: Decision,
+    },
+    Skipped {
+        at: usize,
+    },
 }
 
 /// A review in progress over the suites' unreviewed mutants and rewrites.
@@ -45,6 +51,16 @@ pub struct Walk<'a> {
     history: Vec<Step>,
     /// Decisions made in this walk (undone ones taken off).
     pub decided_now: usize,
+}
+
+/// What an undo did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Undo {
+    /// Nothing to undo in this walk.
+    Nothing,
+    Done,
+    /// Another writer changed the decision since: it stays, and this says so.
+    Conflict(String),
 }
 
 /// What the progress line counts, over every mutant and rewrite of the suites.
@@ -127,28 +143,48 @@ impl<'a> Walk<'a> {
     }
 
     /// Records a decision about the item shown, writes the side file, and moves on.
-    pub fn decide(&mut self, decision: Decision) -> Result<()> {
+    ///
+    /// The side file is read again under its lock and written with this decision added, so a
+    /// decision another writer saved meanwhile (`review --set`, a second terminal) stays; when
+    /// that writer decided this item differently, nothing is written and the conflict comes back
+    /// as a note to show (the walk moves on: the item is decided).
+    pub fn decide(&mut self, decision: Decision) -> Result<Option<String>> {
         let Some(item) = self.current() else {
-            return Ok(());
+            return Ok(None);
         };
         let id = self.mutant(item).id.clone();
         let suite = &self.suites[item.suite].0;
-        let before = self.sides[item.suite].set(&id, Some(decision));
-        if let Err(e) = self.sides[item.suite].save(&suite.path) {
-            // nothing changed on disk: nothing changes here either
-            self.sides[item.suite].set(&id, before);
-            return Err(e);
-        }
+        let seen = self.sides[item.suite].get(&id).cloned();
+        let path = self.sides[item.suite].path.clone();
+        let made = decision.clone();
+        let (before, file) = SideFile::update(&path, &suite.path, |file| {
+            if let Some(now) = file.get(&id) {
+                if Some(now) != seen.as_ref() && now != &decision {
+                    return Ok(Err(side::conflict(file, &id, now, &decision).to_string()));
+                }
+            }
+            Ok(Ok(file.set(&id, Some(decision))))
+        })?;
+        // what is on disk now, others' decisions included
+        self.sides[item.suite] = file;
+        let before = match before {
+            Ok(b) => b,
+            Err(conflict) => {
+                self.advance();
+                return Ok(Some(conflict));
+            }
+        };
         if before.is_none() {
             self.decided_now += 1;
         }
         self.history.push(Step::Decided {
             at: self.cursor,
             before,
+            made,
         });
         self.skipped.remove(&self.cursor);
         self.advance();
-        Ok(())
+        Ok(None)
     }
 
     /// Leaves the item shown undecided for now and moves on.
@@ -162,25 +198,35 @@ impl<'a> Walk<'a> {
     }
 
     /// Takes the last step back (its decision off the side file) and shows its item again.
-    /// Returns false when there is nothing to undo.
-    pub fn undo(&mut self) -> Result<bool> {
+    /// A decision another writer changed since is not undone: the conflict comes back as a note.
+    pub fn undo(&mut self) -> Result<Undo> {
         let Some(step) = self.history.pop() else {
-            return Ok(false);
+            return Ok(Undo::Nothing);
         };
         match step {
             Step::Skipped { at } => {
                 self.skipped.remove(&at);
                 self.cursor = at;
             }
-            Step::Decided { at, before } => {
+            Step::Decided { at, before, made } => {
                 let item = self.items[at];
                 let id = self.mutant(item).id.clone();
-                let path = self.suites[item.suite].0.path.clone();
-                let now = self.sides[item.suite].set(&id, before.clone());
-                if let Err(e) = self.sides[item.suite].save(&path) {
-                    self.sides[item.suite].set(&id, now);
-                    self.history.push(Step::Decided { at, before });
-                    return Err(e);
+                let suite = self.suites[item.suite].0.path.clone();
+                let path = self.sides[item.suite].path.clone();
+                let restore = before.clone();
+                let (undone, file) = SideFile::update(&path, &suite, |file| match file.get(&id) {
+                    Some(now) if now == &made => {
+                        file.set(&id, restore);
+                        Ok(None)
+                    }
+                    Some(now) => Ok(Some(side::conflict(file, &id, now, &made).to_string())),
+                    None => Ok(Some(format!(
+                        "`{id}` was undecided by another review meanwhile: nothing to undo"
+                    ))),
+                })?;
+                self.sides[item.suite] = file;
+                if let Some(conflict) = undone {
+                    return Ok(Undo::Conflict(conflict));
                 }
                 if before.is_none() {
                     self.decided_now -= 1;
@@ -188,7 +234,7 @@ impl<'a> Walk<'a> {
                 self.cursor = at;
             }
         }
-        Ok(true)
+        Ok(Undo::Done)
     }
 
     /// To the next item after the cursor without a decision that was not skipped in this walk.
@@ -310,13 +356,14 @@ pub fn word_diff(a: &str, b: &str, color: bool) -> String {
     let tb = diff_tokens(b);
     let wa: Vec<&str> = ta.iter().map(|t| t.0).collect();
     let wb: Vec<&str> = tb.iter().map(|t| t.0).collect();
+    // words are escaped before they are painted: the colour is the only sequence left raw
     let chunk = |toks: &[(&str, bool)]| {
         let mut s = String::new();
         for (i, (t, space)) in toks.iter().enumerate() {
             if i > 0 && *space {
                 s.push(' ');
             }
-            s.push_str(t);
+            s.push_str(&crate::text::printable(t));
         }
         s
     };
@@ -346,7 +393,7 @@ pub fn word_diff(a: &str, b: &str, color: bool) -> String {
         match tag {
             similar::DiffTag::Equal => {
                 for (t, space) in &ta[old] {
-                    put(&mut out, *space, t.to_string());
+                    put(&mut out, *space, crate::text::printable(t));
                 }
             }
             similar::DiffTag::Delete => put(&mut out, ta[old.start].1, del(chunk(&ta[old]))),
@@ -513,7 +560,11 @@ pub fn screen(walk: &Walk, checker: Option<CheckerView>, color: bool) -> String 
     if let Some(q) = &context.question {
         o.push_str(&format!("question  {}\n", printable(q)));
     }
-    o.push_str(&format!("claim     {}  {}\n", m.parent, printable(parent)));
+    o.push_str(&format!(
+        "claim     {}  {}\n",
+        printable(&m.parent),
+        printable(parent)
+    ));
     o.push_str(&format!(
         "{}  {}  {}\n",
         if rewrite { "rewrite " } else { "mutant  " },
@@ -522,7 +573,7 @@ pub fn screen(walk: &Walk, checker: Option<CheckerView>, color: bool) -> String 
     ));
     o.push_str(&format!(
         "change    {}\n",
-        printable(&word_diff(parent, &m.text, color))
+        word_diff(parent, &m.text, color)
     ));
     match mutate::operator(m.operator) {
         Some(op) => o.push_str(&format!(

@@ -12,8 +12,18 @@ pub struct Terminal {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Key {
     Char(char),
-    /// Ctrl-C, Ctrl-D, the end of input or an interrupt (SIGINT, SIGTERM): quit.
+    /// Ctrl-C, Ctrl-D or an interrupt (SIGINT, SIGTERM, SIGHUP): quit.
     Quit,
+    /// The terminal went away (its window closed, its tmux session was killed): quit, as
+    /// interrupted, and print nothing more to it.
+    Lost,
+}
+
+/// What waiting for a byte gave.
+enum Read {
+    Byte(u8),
+    Interrupted,
+    Lost,
 }
 
 const STDIN: libc::c_int = 0;
@@ -57,22 +67,26 @@ impl Terminal {
     /// Clears the terminal and shows `text`.
     pub fn show(&mut self, text: &str) {
         let mut out = std::io::stdout().lock();
+        // the screen's fields are escaped as it is built; this keeps any other sequence out
+        let text = crate::text::printable_keeping_color(text);
         let _ = write!(out, "\x1b[H\x1b[2J{text}");
         let _ = out.flush();
     }
 
     /// Prints `text` below what is shown.
     pub fn say(&mut self, text: &str) {
+        let text = crate::text::printable_keeping_color(text);
         let mut out = std::io::stdout().lock();
         let _ = write!(out, "{text}");
         let _ = out.flush();
     }
 
-    /// Waits for stdin to be readable, checking for an interrupt five times a second.
-    fn wait(&self) -> bool {
+    /// Waits for a byte from stdin, checking for an interrupt five times a second. A hang-up,
+    /// an error or the end of input (a terminal in key mode never ends otherwise) is `Lost`.
+    fn byte(&self) -> Read {
         loop {
             if crate::interrupt::requested() {
-                return false;
+                return Read::Interrupted;
             }
             let mut fds = libc::pollfd {
                 fd: STDIN,
@@ -81,30 +95,38 @@ impl Terminal {
             };
             // SAFETY: one valid pollfd
             let n = unsafe { libc::poll(&mut fds, 1, 200) };
-            if n > 0 {
-                return true;
+            if n < 0 {
+                if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Read::Lost;
             }
-            if n < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-                return false;
+            if n == 0 {
+                continue;
+            }
+            if fds.revents & libc::POLLIN == 0 {
+                return Read::Lost; // POLLHUP, POLLERR or POLLNVAL without data
+            }
+            let mut b = [0u8; 1];
+            // SAFETY: reads at most one byte into a one-byte buffer
+            let got = unsafe { libc::read(STDIN, b.as_mut_ptr().cast(), 1) };
+            match got {
+                1 => return Read::Byte(b[0]),
+                n if n < 0
+                    && std::io::Error::last_os_error().kind()
+                        == std::io::ErrorKind::Interrupted => {}
+                _ => return Read::Lost,
             }
         }
-    }
-
-    fn byte(&self) -> Option<u8> {
-        if !self.wait() {
-            return None;
-        }
-        let mut b = [0u8; 1];
-        // SAFETY: reads at most one byte into a one-byte buffer
-        let n = unsafe { libc::read(STDIN, b.as_mut_ptr().cast(), 1) };
-        (n == 1).then_some(b[0])
     }
 
     /// The next key. Escape sequences (arrow keys) are read whole and ignored.
     pub fn key(&mut self) -> Key {
         loop {
-            let Some(b) = self.byte() else {
-                return Key::Quit;
+            let b = match self.byte() {
+                Read::Byte(b) => b,
+                Read::Interrupted => return Key::Quit,
+                Read::Lost => return Key::Lost,
             };
             match b {
                 3 | 4 => return Key::Quit,
@@ -130,13 +152,13 @@ impl Terminal {
     }
 
     /// A line of text after `prompt`, with the terminal's own editing (backspace, etc.); `None`
-    /// at the end of input or an interrupt.
+    /// when the terminal is lost or at an interrupt.
     pub fn line(&mut self, prompt: &str) -> Option<String> {
         self.say(prompt);
         self.restore();
         let mut bytes = Vec::new();
         let got = loop {
-            let Some(b) = self.byte() else {
+            let Read::Byte(b) = self.byte() else {
                 break None;
             };
             if b == b'\n' || b == b'\r' {

@@ -6,6 +6,11 @@
 //! leaves the file as it was before or after a decision, never half of one. [`Suite::load`]
 //! merges it; a mutant reviewed both in the suite and in its side file is an error, so no review
 //! silently overrides another.
+//!
+//! Several writers may share one side file (twelve `review --set` at once, a terminal review
+//! open while a script decides): every change is read-merge-write under an exclusive lock on
+//! `NAME.reviews.yaml.lock` ([`SideFile::update`]), so no decision reported as saved is lost,
+//! and a mutant another writer decided differently meanwhile is a conflict, never overwritten.
 
 use super::schema::{self, ReviewKind};
 use super::{Review, Suite};
@@ -19,6 +24,46 @@ pub fn path_of(suite: &Path) -> PathBuf {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "suite".into());
     suite.with_file_name(format!("{stem}.reviews.yaml"))
+}
+
+/// The lock file of the side file at `side`: `larkspur.reviews.yaml.lock`. It is never removed
+/// (removing a lock file lets two writers hold two locks).
+pub fn lock_path_of(side: &Path) -> PathBuf {
+    let mut name = side.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    side.with_file_name(name)
+}
+
+/// An exclusive lock on a side file, held until dropped.
+pub struct Lock {
+    _file: std::fs::File,
+}
+
+impl Lock {
+    /// Waits for the exclusive lock on the side file at `side`.
+    pub fn acquire(side: &Path) -> Result<Lock> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::OpenOptionsExt;
+        let path = lock_path_of(side);
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&path)
+            .map_err(|e| Error::write(&path, e))?;
+        loop {
+            // SAFETY: flock on a descriptor this function owns
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
+                return Ok(Lock { _file: file });
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(Error::write(&path, e));
+            }
+        }
+    }
 }
 
 /// The suite whose side file `path` is (`larkspur.reviews.yaml` -> `larkspur.yaml`), when
@@ -219,6 +264,32 @@ impl SideFile {
         o
     }
 
+    /// Changes the side file at `path` as another writer may be changing it too: under the
+    /// file's lock, reads what is on disk now, lets `change` edit it (an error leaves the file as
+    /// it was), writes it, and gives back what `change` returned and the file as written.
+    pub fn update<T>(
+        path: &Path,
+        suite: &Path,
+        change: impl FnOnce(&mut SideFile) -> Result<T>,
+    ) -> Result<(T, SideFile)> {
+        let _lock = Lock::acquire(path)?;
+        let mut file = SideFile::load_or_new(path.to_path_buf())?;
+        let before = file.entries.clone();
+        let got = change(&mut file)?;
+        if file.entries != before {
+            file.save(suite)?;
+        }
+        Ok((got, file))
+    }
+
+    /// The line of `id` in the file as read, if it was read from disk.
+    pub fn line_of(&self, id: &str) -> Option<usize> {
+        self.entries
+            .iter()
+            .find(|(i, _, _)| i == id)
+            .and_then(|(_, _, l)| *l)
+    }
+
     /// Writes the file atomically; with no decisions left, removes it.
     pub fn save(&self, suite: &Path) -> Result<()> {
         if self.entries.is_empty() {
@@ -231,6 +302,29 @@ impl SideFile {
         }
         crate::write::write_atomic(&self.path, self.render(suite).as_bytes())
     }
+}
+
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", crate::case::serde_name(&self.kind))?;
+        if let Some(why) = &self.why {
+            write!(f, " ({})", crate::text::printable(why))?;
+        }
+        Ok(())
+    }
+}
+
+/// The error for a mutant another writer decided differently while this one was deciding it:
+/// `now` is in the file, `ours` is what this writer meant to save. Nothing is overwritten.
+pub fn conflict(file: &SideFile, id: &str, now: &Decision, ours: &Decision) -> Error {
+    Error::input(
+        &file.path,
+        file.line_of(id),
+        format!(
+            "`{id}` was decided `{now}` by another review while this one decided `{ours}`: a conflict, so nothing was overwritten"
+        ),
+        "look at the mutant again (`faithprobe mutants SUITE`), then keep the line in the file or change it with `faithprobe review SUITE --set ID=DECISION`",
+    )
 }
 
 /// A reason as a one-line YAML double-quoted scalar: line breaks and other control characters
@@ -301,6 +395,39 @@ mod tests {
             Some("still true: \"14 days\" is the same as two weeks \\ ok")
         );
         assert_eq!(back.entries[1].2, Some(6));
+    }
+
+    #[test]
+    fn an_update_starts_from_the_file_on_disk_so_another_writers_decision_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let suite = dir.path().join("s.yaml");
+        let path = path_of(&suite);
+        let fault = || Decision {
+            kind: ReviewKind::Fault,
+            why: None,
+        };
+        // this writer read an empty file; another one saved a decision since
+        let stale_view = SideFile::load_or_new(path.clone()).unwrap();
+        let mut other = SideFile::new(path.clone());
+        other.set("m-1111111111111111", Some(fault()));
+        other.save(&suite).unwrap();
+        let (_, written) = SideFile::update(&path, &suite, |f| {
+            f.set("m-2222222222222222", Some(fault()));
+            Ok(())
+        })
+        .unwrap();
+        assert!(stale_view.entries.is_empty());
+        let ids: Vec<&str> = written.entries.iter().map(|(i, _, _)| i.as_str()).collect();
+        assert_eq!(ids, ["m-1111111111111111", "m-2222222222222222"]);
+        assert_eq!(SideFile::load(&path).unwrap().unwrap().entries.len(), 2);
+        assert!(lock_path_of(&path).exists(), "the lock file stays");
+        // a change that fails writes nothing
+        let e = SideFile::update(&path, &suite, |f| {
+            f.set("m-1111111111111111", None);
+            Err::<(), _>(Error::Usage("no".into()))
+        });
+        assert!(e.is_err());
+        assert_eq!(SideFile::load(&path).unwrap().unwrap().entries.len(), 2);
     }
 
     #[test]

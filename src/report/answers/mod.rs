@@ -559,7 +559,7 @@ pub fn markdown_summary(head: &AnswerHead, s: &ScoreSummary) -> String {
     let cell = crate::text::escape_md_cell;
     let mut o = format!(
         "### faithprobe score: `{}`\n\n{}\n\n| measure |",
-        head.log.replace('`', "'"),
+        crate::text::escape_md_code(head.log),
         cell(&head.line())
     );
     for a in &s.definitions {
@@ -582,7 +582,7 @@ pub fn markdown_summary(head: &AnswerHead, s: &ScoreSummary) -> String {
         let _ = write!(
             o,
             "\n| unsupported answers, tag `{}` |",
-            cell(&t.tag).replace('`', "'")
+            crate::text::escape_md_code(&t.tag)
         );
         for r in &t.unsupported_answers {
             let _ = write!(o, " {} |", super::fmt_kn(r));
@@ -833,8 +833,8 @@ pub fn comparison_markdown(c: &AnswerComparison) -> String {
     let cell = crate::text::escape_md_cell;
     let mut o = format!(
         "### faithprobe compare: `{}` vs `{}` (answers paired by {})\n\n{}\n\n| definition | pairs | base unsupported | candidate unsupported | fixed | broken | p (two-sided) | adjusted one-sided p | detectable rise |\n|---|---|---|---|---|---|---|---|---|\n",
-        c.base_log.replace('`', "'"),
-        c.candidate_log.replace('`', "'"),
+        crate::text::escape_md_code(&c.base_log),
+        crate::text::escape_md_code(&c.candidate_log),
         cell(&c.pair_by),
         if !c.failures.is_empty() {
             format!("**gate failed**: {}", cell(&c.failures.join("; ")))

@@ -236,7 +236,7 @@ fn provisional(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint)
             let _ = writeln!(
                 o,
                 "  {:<20} {:>7}  {:>5}  {}",
-                p.fault_type,
+                printable(&p.fault_type),
                 format!("{}/{}", p.flagged.k, p.flagged.n),
                 fmt_rate(p.flagged.rate),
                 fmt_ci(p.flagged.ci_low, p.flagged.ci_high),
@@ -266,20 +266,20 @@ fn case_lists(o: &mut String, run: &SuiteRun, _summary: &Summary, paint: Paint) 
                     fmt_score(v.score),
                     v.evidence
                         .as_ref()
-                        .map(|e| e.passage.clone())
+                        .map(|e| printable(&e.passage))
                         .unwrap_or_else(|| "-".into()),
                 ),
                 Err(_) => ("error".into(), "-".into(), "-".into()),
             };
             let origin = match (&r.case.fault_type, &r.case.parent) {
-                (Some(ft), Some(p)) => format!("{ft} of {p}"),
-                (Some(ft), None) => ft.clone(),
+                (Some(ft), Some(p)) => format!("{} of {}", printable(ft), printable(p)),
+                (Some(ft), None) => printable(ft),
                 _ => r.case.kind.as_str().to_string(),
             };
             let _ = writeln!(
                 o,
                 "  {:<18} {:<26} {:<12} {:>5}  {:<8} {}",
-                r.case.id,
+                printable(&r.case.id),
                 trunc(&origin, 26),
                 label,
                 score,
@@ -346,8 +346,8 @@ fn hard_cases(o: &mut String, run: &SuiteRun, summary: &Summary, paint: Paint) {
             let _ = writeln!(
                 o,
                 "  {:<6} {:<22} {:<13} {} {:>5}  {}",
-                r.case.id,
-                trunc(r.case.fault_type.as_deref().unwrap_or(""), 22),
+                printable(&r.case.id),
+                trunc(&printable(r.case.fault_type.as_deref().unwrap_or("")), 22),
                 r.case.expected.as_str(),
                 if agree {
                     paint.good(&shown)
@@ -383,13 +383,13 @@ fn flaky(o: &mut String, run: &SuiteRun, _summary: &Summary, paint: Paint) {
                 .or_default() += 1;
         }
         for (t, n) in by_type {
-            let _ = writeln!(o, "  {t:<22} {n}");
+            let _ = writeln!(o, "  {:<22} {n}", printable(&t));
         }
         for f in &run.flaky {
             let _ = writeln!(
                 o,
                 "  {:<18} {:<30} {}",
-                f.id,
+                printable(&f.id),
                 f.verdicts.join(" → "),
                 printable(&f.claim)
             );
@@ -426,7 +426,7 @@ fn errors(o: &mut String, run: &SuiteRun, _summary: &Summary, paint: Paint) {
         }
         for (msg, ids) in reasons {
             if ids.len() == 1 {
-                let _ = writeln!(o, "  {:<18} {}", ids[0], printable(&msg));
+                let _ = writeln!(o, "  {:<18} {}", printable(ids[0]), printable(&msg));
             } else {
                 let shown: Vec<&str> = ids.iter().take(6).copied().collect();
                 let more = if ids.len() > 6 {
@@ -438,7 +438,7 @@ fn errors(o: &mut String, run: &SuiteRun, _summary: &Summary, paint: Paint) {
                     o,
                     "  {} cases ({}{more}): {}",
                     ids.len(),
-                    shown.join(", "),
+                    printable(&shown.join(", ")),
                     printable(&msg)
                 );
             }

@@ -3,7 +3,7 @@
 use crate::report::{fmt_ci, fmt_rate, fmt_score, fmt_settings};
 use crate::run::{Outcome, Role, SuiteRun};
 use crate::summary::Summary;
-use crate::text::escape_md_cell;
+use crate::text::{escape_md_cell, escape_md_code};
 use std::fmt::Write;
 
 /// Renders one suite's run as Markdown.
@@ -13,10 +13,10 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
     let _ = writeln!(
         o,
         "### faithprobe: `{}` with checker `{}`\n\n{} ({})\n",
-        run.suite,
-        run.checker,
+        escape_md_code(&run.suite),
+        escape_md_code(&run.checker),
         run.checker_kind,
-        fmt_settings(&run.settings)
+        escape_md_cell(&fmt_settings(&run.settings))
     );
     let fa = &summary.false_alarms;
     let _ = writeln!(
@@ -44,13 +44,17 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
     }
     for row in &summary.fault_types {
         if row.mutants == 0 && row.hard_cases == 0 {
-            let _ = writeln!(o, "| {} caught | no mutants | - | - | - |", row.fault_type);
+            let _ = writeln!(
+                o,
+                "| {} caught | no mutants | - | - | - |",
+                escape_md_cell(&row.fault_type)
+            );
             continue;
         }
         let _ = writeln!(
             o,
             "| {} caught | {}/{} | {} | {} | {} |",
-            row.fault_type,
+            escape_md_cell(&row.fault_type),
             row.caught.k,
             row.caught.n,
             fmt_rate(row.caught.rate),
@@ -80,7 +84,7 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
             let _ = writeln!(
                 o,
                 "| {} | {}/{} | {} | {} |",
-                p.fault_type,
+                escape_md_cell(&p.fault_type),
                 p.flagged.k,
                 p.flagged.n,
                 fmt_rate(p.flagged.rate),
@@ -115,8 +119,8 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
             let _ = writeln!(
                 o,
                 "| {} | {} | {} | {} | {} | {} |",
-                r.case.id,
-                r.case.fault_type.as_deref().unwrap_or("original"),
+                escape_md_cell(&r.case.id),
+                escape_md_cell(r.case.fault_type.as_deref().unwrap_or("original")),
                 r.outcome.as_str(),
                 label,
                 score,
