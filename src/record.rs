@@ -393,10 +393,67 @@ impl Record {
                 if c.kind == CaseKind::Mutant && c.review.is_none() {
                     return Err(bad(format!("mutant `{}` has no review state", c.id)));
                 }
+                check_flaky(run, c).map_err(bad)?;
             }
         }
         Ok(())
     }
+}
+
+/// A case's flaky verdicts must be what `run --repeat` writes: one per repeat of a record
+/// scored more than once, each a verdict or `error`, the first the case's own, and not all the
+/// same. Anything else would let an edited record leave a regression out of the gate.
+fn check_flaky(run: &RecordRun, c: &RecordCase) -> std::result::Result<(), String> {
+    if run.repeats == 0 {
+        return Err(format!(
+            "suite `{}` has `repeats: 0`; a record is scored at least once",
+            run.suite
+        ));
+    }
+    let v = &c.flaky_verdicts;
+    if v.is_empty() {
+        return Ok(());
+    }
+    let known = |x: &str| {
+        x == "error"
+            || [Label::Supported, Label::Contradicted, Label::NotFound]
+                .iter()
+                .any(|l| l.as_str() == x)
+    };
+    if run.repeats < 2 {
+        return Err(format!(
+            "case `{}` has `flaky_verdicts`, but suite `{}` was scored once (`repeats` is {}); only `run --repeat N` writes them",
+            c.id, run.suite, run.repeats
+        ));
+    }
+    if v.len() != run.repeats {
+        return Err(format!(
+            "case `{}` has {} flaky verdicts for {} repeats; there is one per repeat",
+            c.id,
+            v.len(),
+            run.repeats
+        ));
+    }
+    if let Some(bad) = v.iter().find(|x| !known(x)) {
+        return Err(format!(
+            "case `{}` has the flaky verdict `{bad}`, which is not a verdict (supported, contradicted, not_found or error)",
+            c.id
+        ));
+    }
+    if v.iter().all(|x| x == &v[0]) {
+        return Err(format!(
+            "case `{}` has flaky verdicts that are all `{}`; a case is flaky only when its verdict changed between repeats",
+            c.id, v[0]
+        ));
+    }
+    let own = c.verdict.map(Label::as_str).unwrap_or("error");
+    if v[0] != own {
+        return Err(format!(
+            "case `{}` has verdict `{own}`, but its first flaky verdict is `{}`; the first repeat is the case's own verdict",
+            c.id, v[0]
+        ));
+    }
+    Ok(())
 }
 
 fn role_words(r: Role) -> &'static str {
