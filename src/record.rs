@@ -91,6 +91,10 @@ pub struct RecordRun {
     /// How many times every case was scored (`run --repeat N`); 1 when absent.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub repeats: usize,
+    /// The fingerprint of the mutation rules that made the run's mutants (built-in rules, a
+    /// `--mutators` folder, LLM mutators); absent in records written before it was kept.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub rules_sha256: String,
     pub cases: Vec<RecordCase>,
 }
 
@@ -132,6 +136,7 @@ impl RecordRun {
             },
             shard: run.shard,
             repeats: run.repeats,
+            rules_sha256: run.rules_sha256.clone(),
             cases: run
                 .results
                 .iter()
@@ -271,6 +276,7 @@ impl RecordRun {
                 .collect(),
             shard: self.shard,
             positions: self.cases.iter().filter_map(|c| c.position).collect(),
+            rules_sha256: self.rules_sha256.clone(),
         }
     }
 }
@@ -672,6 +678,7 @@ pub(crate) mod testing {
             },
             shard: None,
             repeats: 1,
+            rules_sha256: String::new(),
             cases,
         }])
     }

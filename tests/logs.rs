@@ -1250,3 +1250,68 @@ fn the_answer_rule_is_swept_and_tags_are_ranked_by_claims_as_well_as_answers() {
     assert_eq!(code, 2);
     assert!(err.contains("write `any` or `share:R`"), "{err}");
 }
+
+#[test]
+fn merge_refuses_shards_whose_mutants_were_made_by_different_mutation_rules() {
+    let d = tempfile::tempdir().unwrap();
+    let fg = || faithprobe_in(d.path());
+    // shard 2 was run with a rule folder that changes negation_flip
+    let rules = d.path().join("rules");
+    std::fs::create_dir(&rules).unwrap();
+    std::fs::write(
+        rules.join("negation_flip.yaml"),
+        "# negation_flip: only one pair\npairs: [[\"is not\", \"is\"]]\n",
+    )
+    .unwrap();
+    let larkspur = root().join("suites/larkspur.yaml");
+    let larkspur = larkspur.to_str().unwrap();
+    // r1: shard 1/2 with the built-in rules; r2: shard 2/2 with the folder; r3: 2/2 built in
+    for (record, shard, folder) in [
+        ("r1.json", "1/2", None),
+        ("r2.json", "2/2", Some("rules")),
+        ("r3.json", "2/2", None),
+    ] {
+        let mut args = vec![
+            "run",
+            larkspur,
+            "--no-cache",
+            "--record",
+            record,
+            "--shard",
+            shard,
+        ];
+        if let Some(dir) = folder {
+            args.extend(["--mutators", dir]);
+        }
+        let (code, _, err) = output(fg().args(&args));
+        assert_eq!(code, 0, "{err}");
+    }
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("r1.json")).unwrap()).unwrap();
+    let fingerprint = v["runs"][0]["rules_sha256"].as_str().unwrap().to_string();
+    assert_eq!(fingerprint.len(), 32, "{fingerprint}");
+    let (code, _, err) = output(fg().args(["merge", "r1.json", "r2.json", "--out", "m.json"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("r2.json")
+            && err.contains("other mutation rules")
+            && err.contains(&fingerprint),
+        "{err}"
+    );
+    assert!(!d.path().join("m.json").exists());
+    // the same rules merge, and the merged record keeps their fingerprint
+    let (code, _, err) = output(fg().args(["merge", "r1.json", "r3.json", "--out", "m.json"]));
+    assert_eq!(code, 0, "{err}");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("m.json")).unwrap()).unwrap();
+    assert_eq!(m["runs"][0]["rules_sha256"], fingerprint.as_str());
+    // a version-3 record written before the fingerprint was kept still reads
+    let mut old = m.clone();
+    old["runs"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("rules_sha256");
+    std::fs::write(d.path().join("old.json"), old.to_string()).unwrap();
+    let (code, _, err) = output(fg().args(["report", "old.json", "--out", "report"]));
+    assert!(code == 0 || code == 1, "{err}");
+}
