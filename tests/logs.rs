@@ -1315,3 +1315,54 @@ fn merge_refuses_shards_whose_mutants_were_made_by_different_mutation_rules() {
     let (code, _, err) = output(fg().args(["report", "old.json", "--out", "report"]));
     assert!(code == 0 || code == 1, "{err}");
 }
+
+#[test]
+fn a_cluster_or_stratum_key_no_answer_carries_is_an_error_naming_the_keys_that_exist() {
+    let d = tempfile::tempdir().unwrap();
+    let log: String = (0..4)
+        .map(|i| {
+            serde_json::json!({
+                "id": format!("a{i}"),
+                "question": "How are Team plans billed?",
+                "answer": "Sure! Team plans are billed monthly at €12 per user.",
+                "passages": [{"id": "billing", "text": "Team plans are billed monthly at €12 per user."}],
+                "source_id": format!("s{}", i % 2),
+                "label": i == 0,
+            })
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    std::fs::write(d.path().join("log.jsonl"), log).unwrap();
+    let fg = || faithprobe_in(d.path());
+    for flag in ["--cluster-by", "--stratify-by"] {
+        let (code, out, err) = output(fg().args([
+            "score",
+            "log.jsonl",
+            flag,
+            "sourceid",
+            "--record",
+            "typo.json",
+        ]));
+        assert_eq!(code, 2, "{flag}: {out}{err}");
+        assert!(
+            err.contains(&format!("{flag} sourceid"))
+                && err.contains("carries the key `sourceid`")
+                && err.contains("source_id"),
+            "{flag}: {err}"
+        );
+        assert!(!d.path().join("typo.json").exists(), "{flag}");
+    }
+    let (code, _, err) = output(fg().args(["score", "log.jsonl", "--record", "r.json"]));
+    assert_eq!(code, 0, "{err}");
+    for flag in ["--cluster-by", "--stratify-by"] {
+        let (code, _, err) = output(fg().args(["compare", "r.json", "r.json", flag, "sourceid"]));
+        assert_eq!(code, 2, "{flag}: {err}");
+        assert!(
+            err.contains("source_id") && err.contains("`sourceid`"),
+            "{flag}: {err}"
+        );
+        let (code, _, err) = output(fg().args(["compare", "r.json", "r.json", flag, "source_id"]));
+        assert!(code == 0 || code == 1, "{flag}: {err}");
+    }
+}
