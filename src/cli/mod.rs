@@ -457,8 +457,9 @@ pub fn score_suites_noted(
 /// Notes of several scorings added up: where two notes read alike but for their numbers
 /// ("j: 4 claims; 4 calls"), one note with each number summed; any other note is kept as it is.
 pub fn sum_notes(scorings: &[Vec<String>]) -> Vec<String> {
-    // a note as its text between numbers and its numbers (with their decimals)
-    fn parts(note: &str) -> (Vec<String>, Vec<(f64, usize)>) {
+    /// A note as its text between numbers, and its numbers with their decimals.
+    type Parts = (Vec<String>, Vec<(f64, usize)>);
+    fn parts(note: &str) -> Parts {
         let mut text = vec![String::new()];
         let mut nums = Vec::new();
         let mut chars = note.char_indices().peekable();
@@ -491,7 +492,7 @@ pub fn sum_notes(scorings: &[Vec<String>]) -> Vec<String> {
         }
         (text, nums)
     }
-    let mut out: Vec<(Vec<String>, Vec<(f64, usize)>)> = Vec::new();
+    let mut out: Vec<Parts> = Vec::new();
     for note in scorings.iter().flatten() {
         let (text, nums) = parts(note);
         match out.iter_mut().find(|(t, _)| *t == text) {
