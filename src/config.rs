@@ -396,7 +396,7 @@ impl Config {
                 cache,
             )
             .map_err(failed)?;
-            rules = rules.with(ops);
+            rules = rules.with(ops, &format!("model={} faults={:?}", m.model, m.faults()));
         }
         Ok(rules)
     }

@@ -281,11 +281,22 @@ pub(crate) fn url_secrets(url: &str) -> Vec<String> {
     out
 }
 
+/// `base_url` with `path` appended to its path, before any query or fragment: Azure-style
+/// `https://x.openai.azure.com/openai/deployments/d?api-version=2024-02-01` gives
+/// `.../deployments/d/chat/completions?api-version=2024-02-01`.
+pub fn endpoint_url(base_url: &str, path: &str) -> String {
+    let (head, rest) = match base_url.find(['?', '#']) {
+        Some(at) => base_url.split_at(at),
+        None => (base_url, ""),
+    };
+    format!("{}/{path}{rest}", head.trim_end_matches('/'))
+}
+
 /// Whether an OpenAI-compatible server answers at `base_url`: one GET of `/models` with a short
 /// timeout. Any HTTP status means a server is there (a 401 says the key is wrong, not that the
 /// server is down); a refused connection or a timeout is an error.
 pub fn ping(base_url: &str, timeout: Duration) -> Result<u16, String> {
-    let url = format!("{}/models", base_url.trim_end_matches('/'));
+    let url = endpoint_url(base_url, "models");
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
         .http_status_as_error(false)
@@ -336,10 +347,7 @@ impl LlmClient {
             failures_in_a_row: std::sync::atomic::AtomicU32::new(0),
             down: Mutex::new(None),
             url_secrets: url_secrets(&s.base_url),
-            shown_url: format!(
-                "{}/chat/completions",
-                display_url(s.base_url.trim_end_matches('/'))
-            ),
+            shown_url: display_url(&endpoint_url(&s.base_url, "chat/completions")),
             s,
         })
     }
@@ -356,6 +364,13 @@ impl LlmClient {
 
     pub fn usage(&self) -> LlmUsage {
         self.usage.lock().map(|u| u.clone()).unwrap_or_default()
+    }
+
+    /// Starts counting calls, retries and tokens afresh (before each suite or log).
+    pub fn reset_usage(&self) {
+        if let Ok(mut u) = self.usage.lock() {
+            *u = LlmUsage::default();
+        }
     }
 
     /// The template with `{name}` placeholders filled in, in one pass.
@@ -377,7 +392,7 @@ impl LlmClient {
 
     /// One HTTP request; returns the reply text. Every message is redacted, then cut.
     fn request(&self, prompt: &str) -> Result<String, CallError> {
-        let url = format!("{}/chat/completions", self.s.base_url.trim_end_matches('/'));
+        let url = endpoint_url(&self.s.base_url, "chat/completions");
         let shown = &self.shown_url;
         let body = json!({
             "model": self.s.model,
@@ -639,6 +654,25 @@ mod tests {
         assert_eq!(
             httpdate("Sun, 06 Nov 1994 08:49:37 GMT"),
             Some(std::time::UNIX_EPOCH + Duration::from_secs(784_111_777))
+        );
+    }
+
+    #[test]
+    fn the_endpoint_path_goes_before_a_query_string_never_after_it() {
+        assert_eq!(
+            endpoint_url(
+                "https://x.openai.azure.com/openai/deployments/gpt4o?api-version=2024-02-01",
+                "chat/completions"
+            ),
+            "https://x.openai.azure.com/openai/deployments/gpt4o/chat/completions?api-version=2024-02-01"
+        );
+        assert_eq!(
+            endpoint_url("http://127.0.0.1:8000/v1/", "chat/completions"),
+            "http://127.0.0.1:8000/v1/chat/completions"
+        );
+        assert_eq!(
+            endpoint_url("http://h/v1/?a=1&b=2#frag", "models"),
+            "http://h/v1/models?a=1&b=2#frag"
         );
     }
 }

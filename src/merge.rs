@@ -161,6 +161,27 @@ pub fn merge_run(parts: Vec<(PathBuf, Record)>) -> Result<Record> {
         let mut cases = Vec::new();
         for (path, r) in &parts {
             let run = &r.runs[i];
+            if run.rules_sha256 != base.rules_sha256 {
+                let said = |x: &str| {
+                    if x.is_empty() {
+                        "no fingerprint (a record from an older faithprobe)".to_string()
+                    } else {
+                        format!("fingerprint {x}")
+                    }
+                };
+                return Err(Error::input(
+                    path,
+                    None,
+                    format!(
+                        "suite `{}`: its mutants were made by other mutation rules than those of {} ({} against {}): shards of different runs",
+                        run.suite,
+                        first_path.display(),
+                        said(&run.rules_sha256),
+                        said(&base.rules_sha256)
+                    ),
+                    "run every shard with the same `--mutators` folder (or `mutators:` in faithprobe.yaml) and LLM mutators, then merge",
+                ));
+            }
             if run.suite_sha256 != base.suite_sha256 || run.checker != base.checker {
                 return Err(Error::input(
                     path,

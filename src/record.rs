@@ -91,6 +91,10 @@ pub struct RecordRun {
     /// How many times every case was scored (`run --repeat N`); 1 when absent.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub repeats: usize,
+    /// The fingerprint of the mutation rules that made the run's mutants (built-in rules, a
+    /// `--mutators` folder, LLM mutators); absent in records written before it was kept.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub rules_sha256: String,
     pub cases: Vec<RecordCase>,
 }
 
@@ -132,6 +136,7 @@ impl RecordRun {
             },
             shard: run.shard,
             repeats: run.repeats,
+            rules_sha256: run.rules_sha256.clone(),
             cases: run
                 .results
                 .iter()
@@ -271,6 +276,7 @@ impl RecordRun {
                 .collect(),
             shard: self.shard,
             positions: self.cases.iter().filter_map(|c| c.position).collect(),
+            rules_sha256: self.rules_sha256.clone(),
         }
     }
 }
@@ -393,10 +399,67 @@ impl Record {
                 if c.kind == CaseKind::Mutant && c.review.is_none() {
                     return Err(bad(format!("mutant `{}` has no review state", c.id)));
                 }
+                check_flaky(run, c).map_err(bad)?;
             }
         }
         Ok(())
     }
+}
+
+/// A case's flaky verdicts must be what `run --repeat` writes: one per repeat of a record
+/// scored more than once, each a verdict or `error`, the first the case's own, and not all the
+/// same. Anything else would let an edited record leave a regression out of the gate.
+fn check_flaky(run: &RecordRun, c: &RecordCase) -> std::result::Result<(), String> {
+    if run.repeats == 0 {
+        return Err(format!(
+            "suite `{}` has `repeats: 0`; a record is scored at least once",
+            run.suite
+        ));
+    }
+    let v = &c.flaky_verdicts;
+    if v.is_empty() {
+        return Ok(());
+    }
+    let known = |x: &str| {
+        x == "error"
+            || [Label::Supported, Label::Contradicted, Label::NotFound]
+                .iter()
+                .any(|l| l.as_str() == x)
+    };
+    if run.repeats < 2 {
+        return Err(format!(
+            "case `{}` has `flaky_verdicts`, but suite `{}` was scored once (`repeats` is {}); only `run --repeat N` writes them",
+            c.id, run.suite, run.repeats
+        ));
+    }
+    if v.len() != run.repeats {
+        return Err(format!(
+            "case `{}` has {} flaky verdicts for {} repeats; there is one per repeat",
+            c.id,
+            v.len(),
+            run.repeats
+        ));
+    }
+    if let Some(bad) = v.iter().find(|x| !known(x)) {
+        return Err(format!(
+            "case `{}` has the flaky verdict `{bad}`, which is not a verdict (supported, contradicted, not_found or error)",
+            c.id
+        ));
+    }
+    if v.iter().all(|x| x == &v[0]) {
+        return Err(format!(
+            "case `{}` has flaky verdicts that are all `{}`; a case is flaky only when its verdict changed between repeats",
+            c.id, v[0]
+        ));
+    }
+    let own = c.verdict.map(Label::as_str).unwrap_or("error");
+    if v[0] != own {
+        return Err(format!(
+            "case `{}` has verdict `{own}`, but its first flaky verdict is `{}`; the first repeat is the case's own verdict",
+            c.id, v[0]
+        ));
+    }
+    Ok(())
 }
 
 fn role_words(r: Role) -> &'static str {
@@ -615,6 +678,7 @@ pub(crate) mod testing {
             },
             shard: None,
             repeats: 1,
+            rules_sha256: String::new(),
             cases,
         }])
     }

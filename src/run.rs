@@ -75,6 +75,9 @@ pub struct SuiteRun {
     pub shard: Option<crate::shard::Shard>,
     /// With a shard: each result's index among all the suite's cases (the merge order).
     pub positions: Vec<usize>,
+    /// The fingerprint of the mutation rules that made the run's mutants (empty when not known:
+    /// a record from before it was kept).
+    pub rules_sha256: String,
 }
 
 /// A case whose verdict changed between repeated scorings.
@@ -297,5 +300,6 @@ pub fn run_suite_part(
         flaky: Vec::new(),
         shard,
         positions,
+        rules_sha256: mutants.rules_sha256.clone(),
     }
 }

@@ -361,6 +361,7 @@ mod tests {
             empty_operators: vec![],
             repeats: 1,
             flaky: vec![],
+            rules_sha256: String::new(),
         }
     }
 

@@ -649,3 +649,100 @@ fn framing_sentences_partial_refusals_and_spaced_numbers_come_out_as_a_person_re
         .starts_with("framing"));
     assert!(dropped("listed")[0]["text"] == "Key points:");
 }
+
+/// Writes a log of `(id, answer)` over one passage and scores it with the defaults.
+fn score_answers(dir: &Path, passage: &str, answers: &[(&str, &str)]) -> Value {
+    let log: String = answers
+        .iter()
+        .map(|(id, answer)| {
+            json!({"id": id, "question": "What does the Team plan include?", "answer": answer,
+                   "passages": [{"id": "plans", "text": passage}]})
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    let path = dir.join("log.jsonl");
+    std::fs::write(&path, log).unwrap();
+    let (code, v, err) = score_json(dir, &path, &[]);
+    assert_eq!(code, 0, "{err}");
+    v
+}
+
+#[test]
+fn a_false_claim_behind_manners_or_a_negated_lead_in_makes_its_answer_unsupported() {
+    let d = tempfile::tempdir().unwrap();
+    let passage = "The Team plan costs €12 per user per month. The Team plan includes single sign-on and audit logs. Refunds are issued within 14 days of cancellation.";
+    let v = score_answers(
+        d.path(),
+        passage,
+        &[
+            ("sorry", "Sorry, but refunds are issued within 30 days of cancellation."),
+            ("thanks", "Thanks for asking: the Team plan costs €15 per user per month."),
+            ("dont-know", "I don't know about discounts, but refunds are issued within 30 days of cancellation."),
+            ("lead-in", "Here is a summary:\nThe following features are not included in the Team plan:\n- Single sign-on\n- Audit logs"),
+        ],
+    );
+    for id in ["sorry", "thanks", "dont-know", "lead-in"] {
+        let a = answer(&v, id);
+        let got = verdicts(a);
+        assert!(!got.is_empty(), "{id}: no claim was checked: {a}");
+        assert!(got.iter().all(|x| x == "contradicted"), "{id}: {got:?} {a}");
+    }
+    assert_eq!(answer(&v, "dont-know")["partial_refusal"], true);
+    assert_eq!(
+        v["summary"][0]["unsupported_answers"]["k"], 4,
+        "{}",
+        v["summary"][0]
+    );
+}
+
+#[test]
+fn faithful_answers_in_the_shapes_llms_write_them_are_supported_and_refusals_counted_apart() {
+    let d = tempfile::tempdir().unwrap();
+    let passage = "Refunds are not issued after 14 days. Invoices can be paid within 30 days by card or by bank transfer. Parking at the museum is free for visitors.";
+    let v = score_answers(
+        d.path(),
+        passage,
+        &[
+            ("no", "No, refunds are not issued after 14 days."),
+            (
+                "markers",
+                "Invoices can be paid within 30 days: 1) by card or 2) by bank transfer.",
+            ),
+            (
+                "according",
+                "According to the document, refunds are not issued after 14 days.",
+            ),
+            (
+                "based",
+                "Based on the document, parking at the museum is free for visitors.",
+            ),
+            (
+                "leaflet",
+                "The leaflet says that parking at the museum is free for visitors.",
+            ),
+            (
+                "refusal-1",
+                "I do not have enough information to answer that question.",
+            ),
+            (
+                "refusal-2",
+                "I'm sorry, but I cannot find that in the passages.",
+            ),
+            (
+                "refusal-3",
+                "The provided documents don't specify the opening hours.",
+            ),
+        ],
+    );
+    for id in ["no", "markers", "according", "based", "leaflet"] {
+        let a = answer(&v, id);
+        assert_eq!(verdicts(a), ["supported"], "{id}: {a}");
+    }
+    for id in ["refusal-1", "refusal-2", "refusal-3"] {
+        let a = answer(&v, id);
+        assert_eq!(a["refusal"], true, "{id}: {a}");
+        assert!(a["claims"].as_array().unwrap().is_empty(), "{id}: {a}");
+    }
+    assert_eq!(v["summary"][0]["refusals"], 3, "{}", v["summary"][0]);
+}

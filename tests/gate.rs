@@ -886,3 +886,91 @@ fn the_tracked_file_size_check_fails_on_a_big_file_that_is_not_allowed() {
         "{err}"
     );
 }
+
+#[test]
+fn flaky_verdicts_that_do_not_fit_the_record_are_refused_never_taken_to_pass_the_gate() {
+    let d = tempfile::tempdir().unwrap();
+    let base = base_record(d.path());
+    // the candidate misses a fault the base caught, and marks it flaky to leave it out
+    let forge = |name: &str, repeats: Option<u64>, verdicts: Value| {
+        let cand = d.path().join(name);
+        edit(&base, &cand, |v| {
+            if let Some(r) = repeats {
+                v["runs"][0]["repeats"] = r.into();
+            }
+            let case = v["runs"][0]["cases"]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .find(|c| c["id"] == "m-c96bcca3cf7684fe")
+                .unwrap();
+            case["outcome"] = "missed".into();
+            case["verdict"] = "supported".into();
+            case["score"] = 0.97.into();
+            case["flaky_verdicts"] = verdicts.clone();
+        });
+        cand
+    };
+    let forged = [
+        (
+            "once.json",
+            None,
+            serde_json::json!(["supported", "contradicted"]),
+            "was scored once",
+        ),
+        (
+            "same.json",
+            Some(2),
+            serde_json::json!(["supported", "supported"]),
+            "all `supported`",
+        ),
+        (
+            "unknown.json",
+            Some(2),
+            serde_json::json!(["supported", "maybe"]),
+            "`maybe`, which is not a verdict",
+        ),
+        (
+            "single.json",
+            Some(3),
+            serde_json::json!(["supported"]),
+            "1 flaky verdicts for 3 repeats",
+        ),
+        (
+            "other.json",
+            Some(2),
+            serde_json::json!(["contradicted", "supported"]),
+            "first flaky verdict is `contradicted`",
+        ),
+    ];
+    for (name, repeats, verdicts, why) in forged {
+        let cand = forge(name, repeats, verdicts);
+        let (code, o) = combined(faithprobe(d.path()).args([
+            "compare",
+            base.to_str().unwrap(),
+            cand.to_str().unwrap(),
+        ]));
+        assert_eq!(code, 2, "{name}: {o}");
+        assert!(o.contains(why), "{name}: {o}");
+        // the file and the case's line
+        let text = std::fs::read_to_string(&cand).unwrap();
+        let line = text
+            .lines()
+            .position(|l| l.contains("\"id\": \"m-c96bcca3cf7684fe\""))
+            .unwrap()
+            + 1;
+        assert!(o.contains(&format!("{name}:{line}")), "{name}: {o}");
+    }
+    // what `run --repeat 2` would write is still read: the case is left out as flaky
+    let cand = forge(
+        "real.json",
+        Some(2),
+        serde_json::json!(["supported", "contradicted"]),
+    );
+    let (code, o) = combined(faithprobe(d.path()).args([
+        "compare",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 0, "{o}");
+}

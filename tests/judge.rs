@@ -1425,3 +1425,40 @@ fn an_llm_mutator_with_an_unknown_fault_is_refused_at_its_line() {
         "{err}"
     );
 }
+
+#[test]
+fn the_judges_cost_note_under_repeat_counts_every_call_sent() {
+    let s = Server::start(|r, _| Reply::chat(&server::good(&r.prompt())));
+    let e = Env::new(&s.url, "    concurrency: 1\n", "");
+    let (code, _, err) = e.run("judge", &["--repeat", "4", "--no-cache"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(s.requests().len(), CLAIMS * 4);
+    let note = err
+        .lines()
+        .find(|l| l.contains("all 4 scorings of --repeat 4"))
+        .unwrap_or_else(|| panic!("no note over every repeat: {err}"));
+    assert!(
+        note.contains(&format!("{} claims", CLAIMS * 4))
+            && note.contains(&format!("{} calls", CLAIMS * 4)),
+        "{note}"
+    );
+    // no note of one repeat passes for the cost of the run
+    assert!(!err.contains(&format!("{} calls", CLAIMS * 3)), "{err}");
+}
+
+#[test]
+fn a_query_string_in_base_url_stays_after_the_chat_completions_path() {
+    let s = Server::start(|r, _| Reply::chat(&server::good(&r.prompt())));
+    let url = format!("{}/openai/deployments/gpt4o?api-version=2024-02-01", s.url);
+    let e = Env::new(&url, "", "");
+    let (code, _, err) = e.run("judge", &["--no-cache"]);
+    assert_eq!(code, 0, "{err}");
+    let paths: Vec<String> = s.requests().into_iter().map(|r| r.path).collect();
+    assert!(!paths.is_empty());
+    for p in paths {
+        assert_eq!(
+            p, "/v1/openai/deployments/gpt4o/chat/completions?api-version=2024-02-01",
+            "{err}"
+        );
+    }
+}

@@ -1253,3 +1253,119 @@ fn the_answer_rule_is_swept_and_tags_are_ranked_by_claims_as_well_as_answers() {
     assert_eq!(code, 2);
     assert!(err.contains("write `any` or `share:R`"), "{err}");
 }
+
+#[test]
+fn merge_refuses_shards_whose_mutants_were_made_by_different_mutation_rules() {
+    let d = tempfile::tempdir().unwrap();
+    let fg = || faithprobe_in(d.path());
+    // shard 2 was run with a rule folder that changes negation_flip
+    let rules = d.path().join("rules");
+    std::fs::create_dir(&rules).unwrap();
+    std::fs::write(
+        rules.join("negation_flip.yaml"),
+        "# negation_flip: only one pair\npairs: [[\"is not\", \"is\"]]\n",
+    )
+    .unwrap();
+    let larkspur = root().join("suites/larkspur.yaml");
+    let larkspur = larkspur.to_str().unwrap();
+    // r1: shard 1/2 with the built-in rules; r2: shard 2/2 with the folder; r3: 2/2 built in
+    for (record, shard, folder) in [
+        ("r1.json", "1/2", None),
+        ("r2.json", "2/2", Some("rules")),
+        ("r3.json", "2/2", None),
+    ] {
+        let mut args = vec![
+            "run",
+            larkspur,
+            "--no-cache",
+            "--record",
+            record,
+            "--shard",
+            shard,
+        ];
+        if let Some(dir) = folder {
+            args.extend(["--mutators", dir]);
+        }
+        let (code, _, err) = output(fg().args(&args));
+        assert_eq!(code, 0, "{err}");
+    }
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("r1.json")).unwrap()).unwrap();
+    let fingerprint = v["runs"][0]["rules_sha256"].as_str().unwrap().to_string();
+    assert_eq!(fingerprint.len(), 32, "{fingerprint}");
+    let (code, _, err) = output(fg().args(["merge", "r1.json", "r2.json", "--out", "m.json"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("r2.json")
+            && err.contains("other mutation rules")
+            && err.contains(&fingerprint),
+        "{err}"
+    );
+    assert!(!d.path().join("m.json").exists());
+    // the same rules merge, and the merged record keeps their fingerprint
+    let (code, _, err) = output(fg().args(["merge", "r1.json", "r3.json", "--out", "m.json"]));
+    assert_eq!(code, 0, "{err}");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("m.json")).unwrap()).unwrap();
+    assert_eq!(m["runs"][0]["rules_sha256"], fingerprint.as_str());
+    // a version-3 record written before the fingerprint was kept still reads
+    let mut old = m.clone();
+    old["runs"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("rules_sha256");
+    std::fs::write(d.path().join("old.json"), old.to_string()).unwrap();
+    let (code, _, err) = output(fg().args(["report", "old.json", "--out", "report"]));
+    assert!(code == 0 || code == 1, "{err}");
+}
+
+#[test]
+fn a_cluster_or_stratum_key_no_answer_carries_is_an_error_naming_the_keys_that_exist() {
+    let d = tempfile::tempdir().unwrap();
+    let log: String = (0..4)
+        .map(|i| {
+            serde_json::json!({
+                "id": format!("a{i}"),
+                "question": "How are Team plans billed?",
+                "answer": "Sure! Team plans are billed monthly at €12 per user.",
+                "passages": [{"id": "billing", "text": "Team plans are billed monthly at €12 per user."}],
+                "source_id": format!("s{}", i % 2),
+                "label": i == 0,
+            })
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    std::fs::write(d.path().join("log.jsonl"), log).unwrap();
+    let fg = || faithprobe_in(d.path());
+    for flag in ["--cluster-by", "--stratify-by"] {
+        let (code, out, err) = output(fg().args([
+            "score",
+            "log.jsonl",
+            flag,
+            "sourceid",
+            "--record",
+            "typo.json",
+        ]));
+        assert_eq!(code, 2, "{flag}: {out}{err}");
+        assert!(
+            err.contains(&format!("{flag} sourceid"))
+                && err.contains("carries the key `sourceid`")
+                && err.contains("source_id"),
+            "{flag}: {err}"
+        );
+        assert!(!d.path().join("typo.json").exists(), "{flag}");
+    }
+    let (code, _, err) = output(fg().args(["score", "log.jsonl", "--record", "r.json"]));
+    assert_eq!(code, 0, "{err}");
+    for flag in ["--cluster-by", "--stratify-by"] {
+        let (code, _, err) = output(fg().args(["compare", "r.json", "r.json", flag, "sourceid"]));
+        assert_eq!(code, 2, "{flag}: {err}");
+        assert!(
+            err.contains("source_id") && err.contains("`sourceid`"),
+            "{flag}: {err}"
+        );
+        let (code, _, err) = output(fg().args(["compare", "r.json", "r.json", flag, "source_id"]));
+        assert!(code == 0 || code == 1, "{flag}: {err}");
+    }
+}

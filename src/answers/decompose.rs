@@ -42,6 +42,12 @@ struct SentenceRules {
     wrapper_verbs: Vec<String>,
     note_prefixes: Vec<String>,
     truncation_words: Vec<String>,
+    framing_openers: Vec<String>,
+    source_determiners: Vec<String>,
+    source_adjectives: Vec<String>,
+    source_nouns: Vec<String>,
+    openings: Vec<String>,
+    silent_source_verbs: Vec<String>,
 }
 
 fn rules() -> &'static SentenceRules {
@@ -65,10 +71,100 @@ fn starts_with_phrase(s: &str, phrase: &str) -> bool {
             .is_none_or(|c| !c.is_alphanumeric())
 }
 
+/// `s` in lower case with contractions spelt out ("don't" is "do not", "I'm" is "I am"), so one
+/// refusal rule matches every spelling of it.
+fn spelt_out(s: &str) -> String {
+    let t: String = lower(s)
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '\'' {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let mut t = format!(" {t} ");
+    for (from, to) in [
+        ("can't", "cannot"),
+        ("won't", "will not"),
+        ("n't", " not"),
+        ("i'm", "i am"),
+        ("'re ", " are "),
+        ("'ve ", " have "),
+        ("'ll ", " will "),
+        ("can not", "cannot"),
+    ] {
+        t = t.replace(from, to);
+    }
+    format!(" {} ", t.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// The length in bytes of a source of the answer at the start of `s` (lower case): "the
+/// document", "the provided passages", "this leaflet", "the help center".
+fn source_at(s: &str) -> Option<usize> {
+    let r = rules();
+    let mut at = 0;
+    let skip = |at: usize, words: &[String]| {
+        words
+            .iter()
+            .filter(|w| starts_with_phrase(&s[at..], w))
+            .map(|w| at + w.len() + s[at + w.len()..].len() - s[at + w.len()..].trim_start().len())
+            .max()
+    };
+    if let Some(n) = skip(at, &r.source_determiners) {
+        at = n;
+    }
+    if let Some(n) = skip(at, &r.source_adjectives) {
+        at = n;
+    }
+    r.source_nouns
+        .iter()
+        .filter(|w| starts_with_phrase(&s[at..], w))
+        .map(|w| at + w.len())
+        .max()
+}
+
+/// True when `s` (spelt out) says a source is silent: "the passage does not mention the price".
+fn says_source_is_silent(s: &str) -> bool {
+    let s = s.trim();
+    let r = rules();
+    s.char_indices()
+        .filter(|(i, _)| *i == 0 || s.as_bytes()[i - 1] == b' ')
+        .any(|(i, _)| {
+            let Some(n) = source_at(&s[i..]) else {
+                return false;
+            };
+            let rest = s[i + n..].trim_start();
+            let rest = ["does not ", "do not ", "did not "]
+                .iter()
+                .find_map(|p| rest.strip_prefix(p));
+            rest.is_some_and(|rest| {
+                r.silent_source_verbs.iter().any(|v| {
+                    starts_with_phrase(rest, v) || starts_with_phrase(rest, &format!("{v}s"))
+                })
+            })
+        })
+}
+
+/// True when `text` holds one of the refusal phrases, in any spelling of its contractions.
+fn has_refusal_phrase(text: &str) -> bool {
+    static REFUSALS: std::sync::LazyLock<Vec<String>> =
+        std::sync::LazyLock::new(|| rules().refusals.iter().map(|r| spelt_out(r)).collect());
+    // both sides padded with one space: phrases match whole words only
+    let t = spelt_out(text);
+    REFUSALS.iter().any(|r| t.contains(r.as_str()))
+}
+
+/// True when `text` declines to answer: one of the refusal phrases, or a source said to be
+/// silent ("the document doesn't say"), in any spelling of its contractions.
+fn declines(text: &str) -> bool {
+    has_refusal_phrase(text) || says_source_is_silent(&spelt_out(text))
+}
+
 /// True when the answer contains a phrase that declines to answer.
 pub(crate) fn is_refusal(answer: &str) -> bool {
-    let a = lower(answer);
-    rules().refusals.iter().any(|r| a.contains(r.as_str()))
+    declines(answer)
 }
 
 /// Why a sentence is not a claim, if it is not one.
@@ -76,11 +172,14 @@ fn not_a_claim(sentence: &str) -> Option<&'static str> {
     let s = lower(sentence);
     let s = s.trim_start_matches(|c: char| !c.is_alphanumeric());
     let r = rules();
-    if r.refusals.iter().any(|p| s.contains(p.as_str())) {
+    if has_refusal_phrase(s) {
         return Some("refusal");
     }
     if r.framing.iter().any(|p| starts_with_phrase(s, p)) {
         return Some("framing: about the answer or the source, not the world");
+    }
+    if says_source_is_silent(&spelt_out(s)) {
+        return Some("refusal");
     }
     if r.non_claim.iter().any(|p| starts_with_phrase(s, p)) {
         return Some("not a claim: manners");
@@ -119,15 +218,19 @@ fn unwrap_source(sentence: &str) -> String {
     let sentence = &sentence.replace(['’', '‘'], "'");
     let s = lower(sentence);
     let r = rules();
-    for src in &r.wrapper_sources {
-        if !starts_with_phrase(&s, src) {
-            continue;
-        }
-        let after = s[src.len()..].trim_start();
+    // the listed sources, and any source of the answer ("The leaflet says that ...")
+    let lengths = r
+        .wrapper_sources
+        .iter()
+        .filter(|src| starts_with_phrase(&s, src))
+        .map(|src| (src.len(), src == "it"))
+        .chain(source_at(&s).map(|n| (n, false)));
+    for (src_len, is_it) in lengths {
+        let after = s[src_len..].trim_start();
         let skipped = s.len() - after.len();
         // "It's noted that": the verb list spells the contraction with its apostrophe
         let (after, skipped) = match after.strip_prefix('\'') {
-            Some(a) if src == "it" => (a, skipped + 1),
+            Some(a) if is_it => (a, skipped + 1),
             _ => (after, skipped),
         };
         for v in &r.wrapper_verbs {
@@ -151,10 +254,18 @@ fn unwrap_source(sentence: &str) -> String {
 /// The sentence without a framing opening ("Based on the provided text, refunds take..." ->
 /// "Refunds take..."), capitalised again.
 fn strip_framing(sentence: &str) -> String {
+    // one apostrophe, so the lower-cased text and the sentence share their byte offsets
+    let sentence = &sentence.replace(['’', '‘'], "'");
     let s = lower(sentence);
     for p in &rules().framing_prefixes {
         if s.starts_with(p.as_str()) && s.is_char_boundary(p.len()) {
-            return capitalised(sentence[p.len()..].trim_start());
+            return strip_framing(&capitalised(sentence[p.len()..].trim_start()));
+        }
+    }
+    if let Some(at) = framing_opener_end(&s).or_else(|| opening_end(&s)) {
+        let rest = sentence.get(at..).unwrap_or("").trim_start();
+        if rest.split_whitespace().count() >= 2 {
+            return strip_framing(&capitalised(rest));
         }
     }
     // a lead-in on the claim's own line ("Here is what the help center says: Team plans
@@ -173,6 +284,240 @@ fn strip_framing(sentence: &str) -> String {
         }
     }
     sentence.to_string()
+}
+
+/// Where the claim starts after "<opener> <source>," ("According to the document, ...", "Based
+/// on the leaflet you sent, ..."), in `s` (lower case).
+fn framing_opener_end(s: &str) -> Option<usize> {
+    let r = rules();
+    let opener = r
+        .framing_openers
+        .iter()
+        .find(|o| starts_with_phrase(s, o))?;
+    let after = &s[opener.len()..];
+    let src_start = opener.len() + after.len() - after.trim_start().len();
+    let src = source_at(&s[src_start..])?;
+    // a few words may follow the source ("the document you shared") before the comma
+    let tail = &s[src_start + src..];
+    let comma = tail.find([',', ':'])?;
+    (tail[..comma].split_whitespace().count() <= 4).then_some(src_start + src + comma + 1)
+}
+
+/// Where the claim starts after an opening word that asserts nothing ("Unfortunately,", "No,",
+/// "Yes:"), in `s` (lower case).
+fn opening_end(s: &str) -> Option<usize> {
+    rules().openings.iter().find_map(|o| {
+        let rest = s.strip_prefix(o.as_str())?;
+        let sep = [",", ":", ";", " -", " —", " –"]
+            .iter()
+            .find(|p| rest.starts_with(*p))?;
+        Some(o.len() + sep.len())
+    })
+}
+
+/// Separators between an opening and the claim after it, and between a claim and a clause after
+/// it: (separator, whether it may end an opening only).
+const CLAUSE_SEPARATORS: [(&str, bool); 9] = [
+    (", but ", false),
+    ("; ", false),
+    (" but ", false),
+    (" — ", false),
+    (" – ", false),
+    (" - ", false),
+    (", however, ", false),
+    (": ", true),
+    (", ", true),
+];
+
+/// What a sentence that is not a claim as a whole still claims: after an opening that asserts
+/// nothing ("Sorry, but X", "Thanks for asking: X", "I don't know Y, but X", "The passage does
+/// not mention Y; X"), or before a clause that asserts nothing ("X, but I don't know Y"). Returns
+/// the claim, if any, and the parts left out with their reasons; a claim keeps a framing clause
+/// after it out too ("X; the passage does not mention Y").
+fn peel(sentence: &str) -> (Option<String>, Vec<(String, String)>) {
+    let whole = not_a_claim(sentence);
+    let claim_like = |t: &str| t.split_whitespace().count() >= 2 && not_a_claim(t).is_none();
+    for (at, _) in sentence.char_indices() {
+        let Some((sep, opening_only)) = CLAUSE_SEPARATORS
+            .iter()
+            .find(|(p, _)| sentence[at..].starts_with(p))
+        else {
+            continue;
+        };
+        let head = sentence[..at].trim();
+        let rest = sentence[at + sep.len()..].trim();
+        if head.is_empty() || rest.is_empty() {
+            continue;
+        }
+        let head_why = not_a_claim(head).filter(|w| !w.starts_with("lead-in"));
+        // an opening: manners, a refusal or framing, then the claim
+        if let Some(why) = head_why {
+            if !why.ends_with("one word") && head.split_whitespace().count() <= 12 {
+                let rest = unwrap_source(&strip_framing(&capitalised(rest)));
+                let (claim, mut dropped) = peel(&rest);
+                dropped.insert(0, (head.to_string(), why.to_string()));
+                if claim.is_some() || whole.is_some() {
+                    return (claim, dropped);
+                }
+            }
+            continue;
+        }
+        // a claim, then a clause that asserts nothing
+        if !opening_only && claim_like(head) {
+            if let Some(why) = not_a_claim(rest).filter(|w| !w.ends_with("one word")) {
+                let claim = format!("{}.", head.trim_end_matches([',', ';', ':']));
+                return (Some(claim), vec![(rest.to_string(), why.to_string())]);
+            }
+        }
+    }
+    match whole {
+        Some(why) => (None, vec![(sentence.to_string(), why.to_string())]),
+        None => (Some(sentence.to_string()), Vec::new()),
+    }
+}
+
+/// The sentence without inline list markers ("pay 1) by card, 2) by transfer" -> "pay by card, by
+/// transfer"): a marker's number is no quantity of the claim.
+fn strip_inline_markers(sentence: &str) -> String {
+    let words: Vec<&str> = sentence.split(' ').collect();
+    let is_marker = |w: &str| {
+        let digits = w.trim_start_matches('(').trim_end_matches(')');
+        w.ends_with(')')
+            && (1..=2).contains(&digits.len())
+            && digits.chars().all(|c| c.is_ascii_digit())
+    };
+    let markers = words.iter().filter(|w| is_marker(w)).count();
+    // "(see 2)" closes a bracket it opened; markers come in runs of two or more
+    if markers < 2 {
+        return sentence.to_string();
+    }
+    let kept: Vec<&str> = words
+        .iter()
+        .enumerate()
+        .filter(|(i, w)| {
+            !(is_marker(w) && (w.starts_with('(') || !sentence_has_open_bracket(&words[..*i])))
+        })
+        .map(|(_, w)| *w)
+        .collect();
+    kept.join(" ")
+}
+
+fn sentence_has_open_bracket(words: &[&str]) -> bool {
+    let text = words.join(" ");
+    text.matches('(').count() > text.matches(')').count()
+}
+
+/// What a lead-in gives the list items under it.
+#[derive(Debug, Clone, PartialEq)]
+enum Lead {
+    /// "Notable items include:": the item follows the lead-in ("Notable items include a
+    /// diorama.").
+    Subject(String),
+    /// "The following features are not included in the Team plan:": the item is the subject of
+    /// the predicate ("Audit logs are not included in the Team plan.").
+    Predicate(String),
+    /// A lead-in that negates and fits neither form ("Features we do not offer:"): the item keeps
+    /// it in front ("Features we do not offer: audit logs."), never bare.
+    Negated(String),
+}
+
+/// True when `s` (lower case) negates.
+fn negates(s: &str) -> bool {
+    spelt_out(s).split_whitespace().any(|w| {
+        matches!(
+            w,
+            "not" | "no" | "never" | "cannot" | "without" | "none" | "nor" | "excluded" | "except"
+        )
+    })
+}
+
+/// What the lead-in `s` (ending with ":") gives its list items, if anything.
+fn lead_of(s: &str) -> Option<Lead> {
+    let r = rules();
+    let text = s.trim_end().trim_end_matches(':').trim_end();
+    let l = lower(text);
+    let words: Vec<&str> = l.split_whitespace().collect();
+    // "The following features are not included in the Team plan:", "These are not covered:",
+    // "Not included:"
+    let be = ["is", "are", "was", "were"];
+    let predicate_from = if l.starts_with("the following") || l.starts_with("these") {
+        words.iter().position(|w| be.contains(w)).map(|i| i + 1)
+    } else if words.first() == Some(&"not") {
+        Some(0)
+    } else {
+        None
+    };
+    if let Some(from) = predicate_from.filter(|&f| f < words.len()) {
+        // the predicate as written, from the word after the verb
+        let original: Vec<&str> = text.split_whitespace().collect();
+        let p = original[from..].join(" ");
+        // "Not included:" -> "... is not included."
+        let p = if from == 0 {
+            lower(&p[..1]) + &p[1..]
+        } else {
+            p
+        };
+        return Some(Lead::Predicate(p));
+    }
+    // "The Team plan does not include the following features:" -> "The Team plan does not include"
+    let mut text = text.to_string();
+    for tail in [
+        " the following",
+        " these",
+        " the following items",
+        " the following features",
+    ] {
+        if let Some(at) = lower(&text).rfind(tail) {
+            let after = lower(&text[at + tail.len()..]);
+            if after.split_whitespace().count() <= 1 {
+                text.truncate(at);
+            }
+        }
+    }
+    let l = lower(&text);
+    let verb = l.split_whitespace().last().unwrap_or("");
+    if r.lead_in_verbs.iter().any(|v| v == verb)
+        && !r.vacuous_lead_ins.iter().any(|v| starts_with_phrase(&l, v))
+    {
+        return Some(Lead::Subject(text));
+    }
+    negates(&l).then(|| Lead::Negated(s.trim_end().trim_end_matches(':').to_string()))
+}
+
+impl Lead {
+    /// The claim a list item under this lead-in makes, if it makes one with it.
+    fn claim(&self, item: &str) -> Option<String> {
+        let item = item.trim().trim_end_matches(['.', ';', ',']);
+        // an item of a sentence's length is a claim of its own, unless the lead-in negates it
+        let long = item.split_whitespace().count() > 12;
+        let first = item.split_whitespace().next().unwrap_or("");
+        // "A diorama" -> "a diorama", but a name keeps its capital
+        let lowered = if first.chars().skip(1).all(char::is_lowercase)
+            && [
+                "a", "an", "the", "one", "two", "three", "some", "several", "many",
+            ]
+            .contains(&first.to_lowercase().as_str())
+        {
+            let mut c = item.chars();
+            c.next()
+                .map(|f| f.to_lowercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
+        } else {
+            item.to_string()
+        };
+        match self {
+            Lead::Subject(l) if !long => Some(format!("{l} {lowered}.")),
+            Lead::Subject(_) => None,
+            Lead::Predicate(p) => {
+                let last = lower(item.split_whitespace().last().unwrap_or(""));
+                let plural =
+                    (last.ends_with('s') && !last.ends_with("ss")) || item.contains(" and ");
+                let be = if plural { "are" } else { "is" };
+                Some(format!("{} {be} {p}.", capitalised(item)))
+            }
+            Lead::Negated(l) => Some(format!("{l}: {lowered}.")),
+        }
+    }
 }
 
 /// An answer split into claims, with the sentences left out and why.
@@ -222,7 +567,7 @@ impl Decomposer for Sentences {
         let r = rules();
         let sentences = split_sentences(answer);
         // the lead-in ("Notable items include:") whose subject the list items under it take
-        let mut lead: Option<String> = None;
+        let mut lead: Option<Lead> = None;
         for (n, raw) in sentences.iter().enumerate() {
             let s = raw.trim().to_string();
             // a trailing citation like "[p-2071, p-2072]" is not part of the claim
@@ -246,50 +591,27 @@ impl Decomposer for Sentences {
                 continue;
             }
             let is_item = list_item(answer, raw);
-            let s = unwrap_source(&strip_framing(&strip_note(&s)));
+            let s = strip_inline_markers(&unwrap_source(&strip_framing(&strip_note(&s))));
             if s.trim_end().ends_with(':') {
                 // "Here is a summary:" is framing first, a lead-in second
                 let framing = not_a_claim(&s).filter(|w| !w.starts_with("lead-in"));
-                let l = lower(s.trim_end().trim_end_matches(':'));
-                let verb = l.split_whitespace().last().unwrap_or("").to_string();
-                lead = (r.lead_in_verbs.contains(&verb)
-                    && !r.vacuous_lead_ins.iter().any(|v| starts_with_phrase(&l, v)))
-                .then(|| s.trim_end().trim_end_matches(':').trim_end().to_string());
+                lead = lead_of(&s);
                 let why = framing.unwrap_or("lead-in: it introduces what follows");
                 d.dropped.push((s, why.into()));
                 continue;
             }
-            // a list item under a lead-in with a subject keeps the subject
+            // a list item under a lead-in takes its subject, predicate and polarity
             let s = match (&lead, is_item) {
-                (Some(l), true) if s.split_whitespace().count() <= 12 => {
-                    let item = s.trim_end_matches(['.', ';', ',']);
-                    let first = item.split_whitespace().next().unwrap_or("");
-                    // "A diorama" -> "a diorama", but a name keeps its capital
-                    let item = if first.chars().skip(1).all(char::is_lowercase)
-                        && [
-                            "a", "an", "the", "one", "two", "three", "some", "several", "many",
-                        ]
-                        .contains(&first.to_lowercase().as_str())
-                    {
-                        let mut c = item.chars();
-                        c.next()
-                            .map(|f| f.to_lowercase().collect::<String>() + c.as_str())
-                            .unwrap_or_default()
-                    } else {
-                        item.to_string()
-                    };
-                    format!("{l} {item}.")
-                }
+                (Some(l), true) => l.claim(&s).unwrap_or(s),
                 (_, false) => {
                     lead = None;
                     s
                 }
                 _ => s,
             };
-            match not_a_claim(&s) {
-                Some(why) => d.dropped.push((s, why.to_string())),
-                None => d.claims.push(s),
-            }
+            let (claim, dropped) = peel(&s);
+            d.dropped.extend(dropped);
+            d.claims.extend(claim);
         }
         Ok(d)
     }
@@ -495,5 +817,149 @@ mod tests {
             Some("framing: about the answer or the source, not the world")
         );
         assert_eq!(not_a_claim("Refunds take 14 days."), None);
+    }
+
+    /// Round 3's answers: a claim behind manners, a refusal or framing is kept and only what
+    /// asserts nothing is dropped; list items take their lead-in's subject and polarity; wrappers
+    /// about any source are unwrapped; inline list markers are no numbers.
+    #[test]
+    fn a_claim_behind_an_opening_is_kept_and_only_what_asserts_nothing_is_dropped() {
+        type Case<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, &'a str)]);
+        let cases: &[Case] = &[
+            (
+                "Sorry, but the Team plan does not include single sign-on.",
+                &["The Team plan does not include single sign-on."],
+                &[("Sorry", "manners")],
+            ),
+            (
+                "Thanks for asking: refunds take 14 days to reach your card.",
+                &["Refunds take 14 days to reach your card."],
+                &[("Thanks for asking", "manners")],
+            ),
+            (
+                "I'm sorry for the confusion, but the museum opened in 1998.",
+                &["The museum opened in 1998."],
+                &[("I'm sorry for the confusion", "manners")],
+            ),
+            (
+                "I don’t know the exact opening date, but the museum has 40 rooms.",
+                &["The museum has 40 rooms."],
+                &[("I don't know the exact opening date", "refusal")],
+            ),
+            (
+                "Unfortunately, the passage does not mention the price; the Team plan includes 50 GB of storage.",
+                &["The Team plan includes 50 GB of storage."],
+                &[("The passage does not mention the price", "framing")],
+            ),
+            (
+                "The Team plan costs €12 per user, but I don't have information about discounts.",
+                &["The Team plan costs €12 per user."],
+                &[("I don't have information about discounts.", "refusal")],
+            ),
+            (
+                "Hi Sam, thanks for reaching out. Refunds are issued within 14 days. Let me know if that helps!",
+                &["Refunds are issued within 14 days."],
+                &[("Let me know if that helps!", "manners")],
+            ),
+            (
+                "No, refunds are not issued after 14 days.",
+                &["Refunds are not issued after 14 days."],
+                &[],
+            ),
+            (
+                "Yes - the Team plan includes 50 GB of storage per user.",
+                &["The Team plan includes 50 GB of storage per user."],
+                &[],
+            ),
+            (
+                "According to the document, refunds take 14 days. Based on the leaflet you sent, parking is free. The leaflet says that the museum opens at 9 a.m.",
+                &["Refunds take 14 days.", "Parking is free.", "The museum opens at 9 a.m."],
+                &[],
+            ),
+            (
+                "According to the police, the driver was not injured.",
+                &["According to the police, the driver was not injured."],
+                &[],
+            ),
+            (
+                "You can pay in two ways: 1) by card or 2) by bank transfer.",
+                &["You can pay in two ways: by card or by bank transfer."],
+                &[],
+            ),
+            (
+                "The fee (see note 2) is waived for students.",
+                &["The fee (see note 2) is waived for students."],
+                &[],
+            ),
+            (
+                "The following features are not included in the Team plan:\n- Single sign-on\n- Audit logs",
+                &[
+                    "Single sign-on is not included in the Team plan.",
+                    "Audit logs are not included in the Team plan.",
+                ],
+                &[("The following features are not included in the Team plan:", "lead-in")],
+            ),
+            (
+                "The Team plan does not include the following:\n- Single sign-on\n- Priority support",
+                &[
+                    "The Team plan does not include Single sign-on.",
+                    "The Team plan does not include Priority support.",
+                ],
+                &[],
+            ),
+            (
+                "Features we do not offer on the Team plan:\n* single sign-on\n* audit logs",
+                &[
+                    "Features we do not offer on the Team plan: single sign-on.",
+                    "Features we do not offer on the Team plan: audit logs.",
+                ],
+                &[],
+            ),
+            (
+                "Not included:\n1. Single sign-on",
+                &["Single sign-on is not included."],
+                &[],
+            ),
+        ];
+        for (answer, claims, dropped) in cases {
+            let d = Sentences.decompose_explained("", answer).unwrap();
+            assert_eq!(d.claims, *claims, "{answer:?}: dropped {:?}", d.dropped);
+            for (sentence, why) in *dropped {
+                assert!(
+                    d.dropped
+                        .iter()
+                        .any(|(s, w)| s == sentence && w.contains(why)),
+                    "{answer:?}: {sentence:?} ({why}) not in {:?}",
+                    d.dropped
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn refusals_are_recognised_in_every_spelling() {
+        for refusal in [
+            "I do not have enough information to answer that question.",
+            "I don't have enough information to answer that question.",
+            "I don’t have enough information to answer that.",
+            "I'm afraid I cannot answer that from the passages provided.",
+            "The passage does not mention the price.",
+            "The provided documents don't specify a date.",
+            "The leaflet doesn't say.",
+            "I am not able to answer this based on the context.",
+        ] {
+            assert!(is_refusal(refusal), "{refusal}");
+            assert!(
+                Sentences.decompose("", refusal).unwrap().is_empty(),
+                "{refusal}"
+            );
+        }
+        for claim in [
+            "Refunds are issued within 14 days.",
+            "The wifi cannot find printers on the guest network.",
+            "The report does not include figures for 2019, the company said.",
+        ] {
+            assert!(!is_refusal(claim), "{claim}");
+        }
     }
 }

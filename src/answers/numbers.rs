@@ -45,11 +45,7 @@ pub fn check(claim: &str, passages: &[&str], question: &str) -> Vec<NumberNote> 
     let in_claim: Vec<f64> = claim_tags.iter().map(|n| n.value).collect();
     let question_tags: Vec<NumberTag> = in_question
         .iter()
-        .map(|&value| NumberTag {
-            value,
-            percent: false,
-            currency: None,
-        })
+        .map(|&value| NumberTag::plain(value))
         .collect();
     let mut out = Vec::new();
     for (i, &n) in in_claim.iter().enumerate() {
@@ -76,12 +72,14 @@ pub fn check(claim: &str, passages: &[&str], question: &str) -> Vec<NumberNote> 
             && (0.0..=12.0).contains(&n)
             && !want.percent
             && want.currency.is_none();
-        let year = n.fract() == 0.0
-            && (1000.0..=2100.0).contains(&n)
-            && !want.percent
-            && want.currency.is_none();
-        let kind = |t: &NumberTag| t.percent == want.percent && t.currency == want.currency;
-        let plain = |t: &NumberTag| !t.percent && t.currency.is_none();
+        let year = want.clock
+            || n.fract() == 0.0
+                && (1000.0..=2100.0).contains(&n)
+                && !want.percent
+                && want.currency.is_none();
+        let kind =
+            |t: &NumberTag| t.percent == want.percent && t.currency == want.currency && !t.clock;
+        let plain = |t: &NumberTag| !t.percent && t.currency.is_none() && !t.clock;
         let mut arithmetic = None;
         if !count && !year {
             'search: for (ai, a) in pool.iter().enumerate() {

@@ -562,6 +562,52 @@ pub fn pair_key(a: &AnswerResult, key: Option<&str>) -> Option<String> {
     }
 }
 
+/// The keys answers carry, for an error about one they do not: `id`, `question`, `tag` and
+/// `context` where set, then the metadata keys, sorted.
+pub fn keys_carried<'a>(answers: impl Iterator<Item = &'a AnswerResult>) -> Vec<String> {
+    let mut builtin = vec!["id".to_string()];
+    let mut meta = std::collections::BTreeSet::new();
+    for a in answers {
+        for (k, set) in [
+            ("question", !a.question.is_empty()),
+            ("tag", a.tag.is_some()),
+            ("context", a.context.is_some()),
+        ] {
+            if set && !builtin.iter().any(|b| b == k) {
+                builtin.push(k.to_string());
+            }
+        }
+        meta.extend(
+            a.metadata
+                .iter()
+                .filter(|(_, v)| v.is_string() || v.is_number() || v.is_boolean())
+                .map(|(k, _)| k.clone()),
+        );
+    }
+    builtin.extend(meta);
+    builtin
+}
+
+/// An error when no answer carries `key` (given to `flag`): most likely a typo, which would
+/// otherwise make every answer its own cluster or stratum without a word.
+pub fn check_key<'a>(
+    answers: impl Iterator<Item = &'a AnswerResult> + Clone,
+    flag: &str,
+    key: Option<&str>,
+    what: &str,
+) -> Result<()> {
+    let Some(k) = key else {
+        return Ok(());
+    };
+    if answers.clone().any(|a| pair_key(a, Some(k)).is_some()) {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "{flag} {k}: no answer of {what} carries the key `{k}`; the keys its answers carry are: {}",
+        keys_carried(answers).join(", ")
+    )))
+}
+
 /// Answers by pairing key; two answers with one key make the pairing ambiguous: an error.
 fn keyed<'a>(
     r: &'a ScoreRecord,
@@ -610,6 +656,17 @@ pub fn compare_answers(
     opts: &AnswerCompareOptions,
 ) -> Result<AnswerComparison> {
     let key = opts.pair_by.as_deref();
+    for (flag, k) in [
+        ("--cluster-by", opts.cluster_by.as_deref()),
+        ("--stratify-by", opts.stratify_by.as_deref()),
+    ] {
+        check_key(
+            base.answers.iter().chain(&cand.answers),
+            flag,
+            k,
+            "either record",
+        )?;
+    }
     let (b, b_missing) = keyed(base, key, "base")?;
     let (c, c_missing) = keyed(cand, key, "candidate")?;
     // candidate order: the order of its log

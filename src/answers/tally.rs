@@ -188,6 +188,11 @@ pub struct Tally {
     unlabelled: usize,
     worst: Vec<(WorstKey, AnswerResult)>,
     pub without_passages: usize,
+    /// Every key an answer carried, and whether any carried the `--cluster-by` and
+    /// `--stratify-by` keys: a key no answer carries is an error, not a silent no-op.
+    keys: std::collections::BTreeSet<String>,
+    cluster_seen: bool,
+    stratum_seen: bool,
 }
 
 /// Worse answers sort first: errors, then the lowest share of faithful claims, then the lowest
@@ -208,11 +213,57 @@ impl Tally {
             unlabelled: 0,
             worst: Vec::new(),
             without_passages: 0,
+            keys: Default::default(),
+            cluster_seen: false,
+            stratum_seen: false,
         }
+    }
+
+    /// An error when no answer carried the `--cluster-by` or `--stratify-by` key, naming the
+    /// keys the answers do carry.
+    pub fn check_keys(&self, log: &str) -> crate::error::Result<()> {
+        for (flag, key, seen) in [
+            ("--cluster-by", &self.opts.cluster_by, self.cluster_seen),
+            ("--stratify-by", &self.opts.stratify_by, self.stratum_seen),
+        ] {
+            if let (Some(k), false, true) = (key, seen, self.answers > 0) {
+                let mut known = vec!["id".to_string()];
+                known.extend(
+                    ["question", "tag", "context"]
+                        .iter()
+                        .filter(|b| self.keys.contains(**b))
+                        .map(|b| b.to_string()),
+                );
+                known.extend(
+                    self.keys
+                        .iter()
+                        .filter(|k| !["question", "tag", "context"].contains(&k.as_str()))
+                        .cloned(),
+                );
+                return Err(crate::error::Error::Usage(format!(
+                    "{flag} {k}: no answer of {log} carries the key `{k}`; the keys its answers carry are: {}",
+                    known.join(", ")
+                )));
+            }
+        }
+        Ok(())
     }
 
     pub fn add(&mut self, a: &AnswerResult) {
         self.answers += 1;
+        if self.opts.cluster_by.is_some() || self.opts.stratify_by.is_some() {
+            for k in super::score::keys_carried(std::iter::once(a)) {
+                if !self.keys.contains(&k) {
+                    self.keys.insert(k);
+                }
+            }
+            let has = |k: &Option<String>| {
+                k.as_deref()
+                    .is_some_and(|k| super::score::pair_key(a, Some(k)).is_some())
+            };
+            self.cluster_seen |= has(&self.opts.cluster_by);
+            self.stratum_seen |= has(&self.opts.stratify_by);
+        }
         let n_defs = self.opts.definitions.len();
         if let Some(t) = &a.tag {
             self.tags

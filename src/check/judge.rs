@@ -360,6 +360,13 @@ impl Checker for JudgeChecker {
         ])
     }
 
+    fn start_notes(&self) {
+        self.llm.reset_usage();
+        if let Ok(mut c) = self.counts.lock() {
+            *c = (0, 0);
+        }
+    }
+
     fn notes(&self) -> Vec<String> {
         let u = self.llm.usage();
         let (claims, cached) = self.counts.lock().map(|c| *c).unwrap_or_default();

@@ -425,6 +425,24 @@ pub fn score_suites_part(
     checker: &dyn Checker,
     shard: Option<faithprobe::shard::Shard>,
 ) -> Vec<SuiteRun> {
+    score_suites_noted(loaded, checker, shard)
+        .into_iter()
+        .map(|(run, notes)| {
+            for note in notes {
+                errln!("{}: {note}", run.suite);
+            }
+            run
+        })
+        .collect()
+}
+
+/// [`score_suites_part`], each run with the checker's notes on it (counted afresh per suite)
+/// instead of printed: `run --repeat` adds up the notes of every scoring.
+pub fn score_suites_noted(
+    loaded: &[(Suite, MutantSet)],
+    checker: &dyn Checker,
+    shard: Option<faithprobe::shard::Shard>,
+) -> Vec<(SuiteRun, Vec<String>)> {
     let mut runs = Vec::new();
     for (suite, set) in loaded {
         let mut progress = Progress::new(
@@ -444,12 +462,72 @@ pub fn score_suites_part(
             checker.name(),
             elapsed
         );
-        for note in checker.notes() {
-            errln!("{}: {note}", suite.name);
-        }
-        runs.push(run);
+        runs.push((run, checker.notes()));
     }
     runs
+}
+
+/// Notes of several scorings added up: where two notes read alike but for their numbers
+/// ("j: 4 claims; 4 calls"), one note with each number summed; any other note is kept as it is.
+pub fn sum_notes(scorings: &[Vec<String>]) -> Vec<String> {
+    /// A note as its text between numbers, and its numbers with their decimals.
+    type Parts = (Vec<String>, Vec<(f64, usize)>);
+    fn parts(note: &str) -> Parts {
+        let mut text = vec![String::new()];
+        let mut nums = Vec::new();
+        let mut chars = note.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            let boundary = note[..i]
+                .chars()
+                .next_back()
+                .is_none_or(|p| !p.is_alphanumeric());
+            if c.is_ascii_digit() && boundary {
+                let mut end = i + 1;
+                while let Some(&(j, d)) = chars.peek() {
+                    let next_digit = note[j + d.len_utf8()..]
+                        .chars()
+                        .next()
+                        .is_some_and(|x| x.is_ascii_digit());
+                    if d.is_ascii_digit() || (d == '.' && next_digit) {
+                        end = j + 1;
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                let raw = &note[i..end];
+                let decimals = raw.split_once('.').map_or(0, |(_, f)| f.len());
+                nums.push((raw.parse().unwrap_or(0.0), decimals));
+                text.push(String::new());
+            } else if let Some(t) = text.last_mut() {
+                t.push(c);
+            }
+        }
+        (text, nums)
+    }
+    let mut out: Vec<Parts> = Vec::new();
+    for note in scorings.iter().flatten() {
+        let (text, nums) = parts(note);
+        match out.iter_mut().find(|(t, _)| *t == text) {
+            Some((_, sum)) => {
+                for (s, n) in sum.iter_mut().zip(nums) {
+                    s.0 += n.0;
+                    s.1 = s.1.max(n.1);
+                }
+            }
+            None => out.push((text, nums)),
+        }
+    }
+    out.into_iter()
+        .map(|(text, nums)| {
+            let mut s = text[0].clone();
+            for ((v, decimals), t) in nums.iter().zip(&text[1..]) {
+                s.push_str(&format!("{v:.decimals$}"));
+                s.push_str(t);
+            }
+            s
+        })
+        .collect()
 }
 
 /// The records of runs over loaded suites, in order.

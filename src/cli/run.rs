@@ -80,23 +80,45 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let loaded = super::load_all(&config, &args.suites)?;
     let checker = config.checker(&args.checker, args.cache.path())?;
     let strict = args.check || super::in_ci();
-    let mut runs = super::score_suites_part(&loaded, checker.as_ref(), args.shard);
-    if args.repeat > 1 && !faithprobe::interrupt::requested() {
-        // repeats measure the checker, not the cache
-        let fresh = config.checker(checker.name(), None)?;
-        let mut extra: Vec<Vec<SuiteRun>> = vec![Vec::new(); runs.len()];
-        for _ in 1..args.repeat {
-            for (i, r) in super::score_suites(&loaded, fresh.as_ref())
-                .into_iter()
-                .enumerate()
-            {
-                extra[i].push(r);
+    let runs = if args.repeat > 1 {
+        // the checker's notes cover every repeat: added up and printed once they are all done
+        let first = super::score_suites_noted(&loaded, checker.as_ref(), args.shard);
+        let mut notes: Vec<Vec<Vec<String>>> = first.iter().map(|(_, n)| vec![n.clone()]).collect();
+        let mut runs: Vec<SuiteRun> = first.into_iter().map(|(r, _)| r).collect();
+        if !faithprobe::interrupt::requested() {
+            // repeats measure the checker, not the cache
+            let fresh = config.checker(checker.name(), None)?;
+            let mut extra: Vec<Vec<SuiteRun>> = vec![Vec::new(); runs.len()];
+            for _ in 1..args.repeat {
+                if faithprobe::interrupt::requested() {
+                    break;
+                }
+                for (i, (r, n)) in super::score_suites_noted(&loaded, fresh.as_ref(), None)
+                    .into_iter()
+                    .enumerate()
+                {
+                    extra[i].push(r);
+                    notes[i].push(n);
+                }
+            }
+            for (run, rest) in runs.iter_mut().zip(&extra) {
+                run.add_repeats(rest);
             }
         }
-        for (run, rest) in runs.iter_mut().zip(&extra) {
-            run.add_repeats(rest);
+        for (run, n) in runs.iter().zip(&notes) {
+            for note in super::sum_notes(n) {
+                errln!(
+                    "{}: {note} (all {} scorings of --repeat {})",
+                    run.suite,
+                    n.len(),
+                    args.repeat
+                );
+            }
         }
-    }
+        runs
+    } else {
+        super::score_suites_part(&loaded, checker.as_ref(), args.shard)
+    };
     if faithprobe::interrupt::requested() || runs.iter().any(SuiteRun::interrupted) {
         return Ok(super::interrupted(&runs, args.cache.path()));
     }

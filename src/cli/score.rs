@@ -233,6 +233,8 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         }
     }
     warn_about_inputs(done, &without_passages, &unmatched_labels);
+    // a --cluster-by or --stratify-by key no answer carries is a typo: nothing is written
+    tally.check_keys(&args.log.display().to_string())?;
     let summary = tally.summary();
     let any_error = summary.definitions[0].errors > 0;
 

@@ -248,6 +248,8 @@ pub struct MutantSet {
     pub same_as_hard_case: Vec<(String, &'static str, String)>,
     /// Reviews of mutant ids the suite no longer generates, in id order.
     pub stale_reviews: Vec<StaleReview>,
+    /// The fingerprint of the rules that made these mutants ([`Rules::fingerprint`]).
+    pub rules_sha256: String,
 }
 
 /// A review whose mutant the suite no longer generates: its parent claim was edited, a rule
@@ -509,6 +511,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
         empty_operators,
         same_as_hard_case,
         stale_reviews,
+        rules_sha256: rules.fingerprint(),
     })
 }
 

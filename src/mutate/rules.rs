@@ -50,6 +50,9 @@ pub struct Rules {
     built: Vec<super::Built>,
     /// Where the rules came from, for reports.
     pub source: String,
+    /// What the fingerprint is taken of: each operator's name and its rules' text (an LLM
+    /// mutator's name, model and faults).
+    identity: String,
 }
 
 impl std::fmt::Debug for Rules {
@@ -61,10 +64,20 @@ impl std::fmt::Debug for Rules {
     }
 }
 
+/// One operator's part of the fingerprint: its name and text, each with its length, so no two
+/// different sets of rules give the same bytes.
+fn identity_of(name: &str, text: &str) -> String {
+    format!("{}:{name}{}:{text}", name.len(), text.len())
+}
+
 impl Rules {
     /// The rules shipped in `mutators/`, compiled in (built once per process).
     pub fn builtin() -> Rules {
         static BUILT: std::sync::LazyLock<Rules> = std::sync::LazyLock::new(|| Rules {
+            identity: REGISTRY
+                .iter()
+                .map(|op| identity_of(op.name, op.builtin))
+                .collect(),
             built: REGISTRY
                 .iter()
                 .map(|op| {
@@ -114,17 +127,21 @@ impl Rules {
         let builtin = Rules::builtin();
         let mut built = Vec::with_capacity(REGISTRY.len());
         let mut overridden = Vec::new();
+        let mut identity = String::new();
         for (op, default) in builtin.built {
             let path = dir.join(op.rules);
             if names.iter().any(|n| n == op.rules) {
                 let text = crate::error::read_input(&path)?;
                 built.push((op, Arc::from((op.build)(&path, &text)?)));
                 overridden.push(op.name);
+                identity.push_str(&identity_of(op.name, &text));
             } else {
                 built.push((op, default));
+                identity.push_str(&identity_of(op.name, op.builtin));
             }
         }
         Ok(Rules {
+            identity,
             built,
             source: format!(
                 "{} (overrides {}; the rest built in)",
@@ -138,14 +155,25 @@ impl Rules {
         })
     }
 
-    /// These rules with more operators after the registry's (the LLM mutators of a config).
-    pub fn with(mut self, more: Vec<super::Built>) -> Rules {
+    /// These rules with more operators after the registry's (the LLM mutators of a config);
+    /// `settings` says what makes them (model, faults) for the fingerprint.
+    pub fn with(mut self, more: Vec<super::Built>, settings: &str) -> Rules {
         if !more.is_empty() {
             let names: Vec<&str> = more.iter().map(|(op, _)| op.name).collect();
             self.source = format!("{} and {}", self.source, names.join(", "));
+            for name in names {
+                self.identity.push_str(&identity_of(name, settings));
+            }
         }
         self.built.extend(more);
         self
+    }
+
+    /// The SHA-256 (first 16 bytes, hex) of every operator's name and rules: two runs whose
+    /// mutants were made by the same rules share it; records carry it, and `merge` joins only
+    /// shards that share it.
+    pub fn fingerprint(&self) -> String {
+        crate::text::sha256_hex(self.identity.as_bytes(), 16)
     }
 
     /// Every operator with its built mutator, in report order.

@@ -58,6 +58,8 @@ impl Reply {
 pub struct Recorded {
     pub body: Value,
     pub authorization: Option<String>,
+    /// The request's target as sent: path and query.
+    pub path: String,
 }
 
 impl Recorded {
@@ -155,6 +157,7 @@ fn serve(
     let rec = Recorded {
         body: serde_json::from_slice(&body).unwrap_or(Value::Null),
         authorization: auth,
+        path: line.split_whitespace().nth(1).unwrap_or("").to_string(),
     };
     let n = counter.fetch_add(1, Ordering::SeqCst);
     requests.lock().unwrap().push(rec.clone());
