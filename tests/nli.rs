@@ -737,9 +737,11 @@ fn a_second_ctrl_c_stops_at_once_and_quietly() {
     assert_eq!(out.status.code(), Some(130), "{err}");
     let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
     assert!(
+        // a loaded machine may print the plain progress line before the signal lands
         lines.iter().all(|l| l.starts_with("interrupting:")
             || l.starts_with("interrupted:")
-            || l.starts_with("big:")),
+            || l.starts_with("big:")
+            || l.starts_with("big · nli-b1: ")),
         "nothing but faithprobe's own lines: {err}"
     );
 }

@@ -354,11 +354,19 @@ impl Progress {
             self.last_line = Instant::now();
             let secs = self.started.elapsed().as_secs_f64();
             let rate = done as f64 / secs.max(1e-9);
+            // with nothing done yet there is no rate, so no time left to estimate
+            let left = if done == 0 {
+                "estimating the time left".to_string()
+            } else {
+                format!(
+                    "about {:.0} s left",
+                    (total_left(self.total, done)) as f64 / rate
+                )
+            };
             let of = match self.total {
                 Some(t) if t >= done => format!(
-                    " of about {t} ({:.0}%, about {:.0} s left)",
+                    " of about {t} ({:.0}%, {left})",
                     100.0 * done as f64 / t.max(1) as f64,
-                    (t - done) as f64 / rate.max(1e-9)
                 ),
                 _ => String::new(),
             };
@@ -387,7 +395,7 @@ impl Progress {
             let secs = self.started.elapsed().as_secs_f64();
             let rate = done as f64 / secs.max(1e-9);
             let of = match self.total {
-                Some(t) if t >= work && work > 0 => {
+                Some(t) if t >= work && work > 0 && done > 0 => {
                     let per_unit = secs / work as f64;
                     format!(
                         " ({:.0}% of the log read, about {:.0} s left)",
@@ -411,6 +419,11 @@ impl Progress {
         self.bar.finish_and_clear();
         self.started.elapsed()
     }
+}
+
+/// What is left of `total` after `done` (0 without a total).
+fn total_left(total: Option<u64>, done: u64) -> u64 {
+    total.map_or(0, |t| t.saturating_sub(done))
 }
 
 /// Runs a checker over every loaded suite, with progress and cost notes on stderr. When stderr
