@@ -356,6 +356,23 @@ impl Config {
         Error::input(&self.file(), self.lines.get(key).copied(), msg, help)
     }
 
+    /// Where the LLM mutator `m` caches its replies.
+    fn llm_mutant_cache(&self, m: &LlmMutatorConfig) -> PathBuf {
+        match &m.cache {
+            Some(c) => self.base.join(c),
+            None => self.base.join(".faithprobe/llm-mutants.json"),
+        }
+    }
+
+    /// The files the config's LLM mutators read their cached replies from: inputs of every
+    /// command that generates mutants, so no output may be written over one.
+    pub fn llm_mutant_caches(&self) -> Vec<PathBuf> {
+        self.llm_mutators
+            .values()
+            .map(|m| self.llm_mutant_cache(m))
+            .collect()
+    }
+
     /// The mutator rules: `--mutators` beats the config file beats the built-in rules; then the
     /// config's LLM mutators, in name order.
     pub fn rules(&self, cli: Option<&Path>) -> Result<Rules> {
@@ -383,10 +400,7 @@ impl Config {
                 .map_err(failed)?;
             let client =
                 LlmClient::new(settings, &["{passages}", "{claim}", "{fault}"]).map_err(failed)?;
-            let cache_path = match &m.cache {
-                Some(c) => self.base.join(c),
-                None => self.base.join(".faithprobe/llm-mutants.json"),
-            };
+            let cache_path = self.llm_mutant_cache(m);
             let cache = crate::mutate::llm::ReplyCache::open(&cache_path).map_err(failed)?;
             let ops = crate::mutate::llm::LlmMutator::operators(
                 name,

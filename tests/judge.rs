@@ -1462,3 +1462,116 @@ fn a_query_string_in_base_url_stays_after_the_chat_completions_path() {
         );
     }
 }
+
+#[test]
+fn a_record_or_cache_path_onto_the_llm_mutant_cache_is_refused_before_any_work() {
+    let s = Server::start(|r, _| Reply::chat(&one_fault(&r.prompt())));
+    let dir = llm_mutator_env(&s.url, "[nuanced_meaning_shift]");
+    let cache = dir.path().join(".faithprobe/llm-mutants.json");
+    for flag in ["--record", "--cache"] {
+        let out = faithprobe_in(dir.path())
+            .args(["run", suite().to_str().unwrap(), flag])
+            .arg(&cache)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(err.contains("the LLM mutant cache"), "{flag}: {err}");
+    }
+    assert_eq!(s.requests().len(), 0, "refused before any call");
+    assert!(!cache.exists(), "nothing written");
+}
+
+#[test]
+fn two_commands_sharing_one_llm_mutant_cache_keep_every_reply() {
+    let s = Server::start(|r, _| Reply::chat(&one_fault(&r.prompt())));
+    let dir = llm_mutator_env(&s.url, "[nuanced_meaning_shift, reasoning_error]");
+    // six suites of two claims each, two faults: 24 replies made by six commands at once
+    let mut children = Vec::new();
+    for i in 0..6 {
+        let suite = dir.path().join(format!("s{i}.yaml"));
+        std::fs::write(
+            &suite,
+            format!(
+                "suite: s{i}\ncontexts:\n  - id: c\n    passages:\n      - {{id: p, text: \"Team plans are billed monthly. Export links expire after 7 days in region {i}.\"}}\n    faithful:\n      - {{id: f1, claim: \"Team plans are billed monthly.\"}}\n      - {{id: f2, claim: \"Export links expire after 7 days in region {i}.\"}}\n"
+            ),
+        )
+        .unwrap();
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"));
+        c.current_dir(dir.path())
+            .env_remove("CI")
+            .env_remove("FAITHPROBE_CONFIG")
+            .args(["mutants", suite.to_str().unwrap()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        children.push(c.spawn().unwrap());
+    }
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let cache: serde_json::Map<String, Value> = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(".faithprobe/llm-mutants.json")).unwrap(),
+    )
+    .unwrap();
+    // every suite's passages differ, so every prompt does: 6 suites x 2 claims x 2 faults
+    assert_eq!(cache.len(), 6 * 2 * 2, "{:?}", cache.keys());
+    assert_eq!(s.requests().len(), 24, "one call per prompt");
+}
+
+#[test]
+fn a_symlinked_or_unwritable_llm_mutant_cache_is_an_output_failure_never_replaced() {
+    let s = Server::start(|r, _| Reply::chat(&one_fault(&r.prompt())));
+    let dir = llm_mutator_env(&s.url, "[nuanced_meaning_shift]");
+    std::fs::create_dir_all(dir.path().join(".faithprobe")).unwrap();
+    let elsewhere = dir.path().join("elsewhere.json");
+    std::fs::write(&elsewhere, "{}").unwrap();
+    let cache = dir.path().join(".faithprobe/llm-mutants.json");
+    std::os::unix::fs::symlink(&elsewhere, &cache).unwrap();
+    let out = faithprobe_in(dir.path())
+        .args(["mutants", suite().to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    assert!(std::fs::symlink_metadata(&cache)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "{}");
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path().join(".faithprobe"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn an_llm_reply_with_an_invisible_character_or_a_line_break_is_refused() {
+    for reply in [
+        "{\"mutant\": \"Team plans are billed\\u200b monthly.\"}",
+        "{\"mutant\": \"Team plans are\\u0000 billed monthly.\"}",
+        "{\"mutant\": \"Team plans are billed\\nevery quarter.\"}",
+    ] {
+        let reply = reply.to_string();
+        let s = Server::start(move |_, _| Reply::chat(&reply));
+        let dir = llm_mutator_env(&s.url, "[nuanced_meaning_shift]");
+        let out = faithprobe_in(dir.path())
+            .args(["mutants", suite().to_str().unwrap()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("line break, control or invisible character"),
+            "{err}"
+        );
+    }
+}

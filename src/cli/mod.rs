@@ -230,6 +230,15 @@ pub fn guard_outputs(
     if let Some(c) = &config {
         all.push(("the config", c.as_path()));
     }
+    // the LLM mutators' reply caches are read by every run: never an output (a config that does
+    // not load is reported by the command itself)
+    let caches: Vec<PathBuf> = ctx
+        .config()
+        .map(|c| c.llm_mutant_caches())
+        .unwrap_or_default();
+    for c in &caches {
+        all.push(("the LLM mutant cache", c.as_path()));
+    }
     faithprobe::paths::check_outputs(&all, outputs)
 }
 

@@ -37,7 +37,10 @@ pub const FAULTS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Replies by key, in a JSON file written atomically after each new reply.
+/// Replies by key, in a JSON file. Each new reply is written under a lock beside the file
+/// (`NAME.lock`): the file is read again, the reply merged in, and the whole written through the
+/// safe writer, so two commands sharing one cache keep every reply either made, and a symlink
+/// or a directory at the path is never replaced.
 pub struct ReplyCache {
     path: PathBuf,
     entries: Mutex<BTreeMap<String, String>>,
@@ -46,39 +49,52 @@ pub struct ReplyCache {
 impl ReplyCache {
     /// The cache at `path` (empty when the file does not exist yet).
     pub fn open(path: &Path) -> Result<ReplyCache, String> {
-        let entries = match std::fs::read_to_string(path) {
+        Ok(ReplyCache {
+            path: path.to_path_buf(),
+            entries: Mutex::new(Self::read(path)?),
+        })
+    }
+
+    /// The file where the cache lives: an input of every command that may use it.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn read(path: &Path) -> Result<BTreeMap<String, String>, String> {
+        match std::fs::read_to_string(path) {
             Ok(text) => serde_json::from_str(&text).map_err(|e| {
                 format!(
                     "{}: not a cache of LLM mutants ({e}); delete it to start again",
                     path.display()
                 )
-            })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
-            Err(e) => return Err(format!("{}: {e}", path.display())),
-        };
-        Ok(ReplyCache {
-            path: path.to_path_buf(),
-            entries: Mutex::new(entries),
-        })
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+            Err(e) => Err(format!("{}: {e}", path.display())),
+        }
     }
 
     fn get(&self, key: &str) -> Option<String> {
         self.entries.lock().ok()?.get(key).cloned()
     }
 
-    fn put(&self, key: String, text: String) -> Result<(), String> {
-        let mut e = self
+    /// Adds a reply and writes the cache: a failure is an output failure (exit 4).
+    fn put(&self, key: String, text: String) -> crate::error::Result<()> {
+        let io = |e: String| crate::error::Error::write(&self.path, std::io::Error::other(e));
+        let mut mine = self
             .entries
             .lock()
-            .map_err(|_| "the cache lock is poisoned")?;
-        e.insert(key, text);
-        let json = serde_json::to_string_pretty(&*e).map_err(|e| e.to_string())?;
+            .map_err(|_| io("the cache lock is poisoned".into()))?;
+        mine.insert(key, text);
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(|e| crate::error::Error::write(dir, e))?;
         }
-        let tmp = self.path.with_extension("json.tmp");
-        std::fs::write(&tmp, json).map_err(|e| format!("{}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, &self.path).map_err(|e| format!("{}: {e}", self.path.display()))
+        let _lock = crate::write::Lock::acquire(&self.path)?;
+        // what another command added meanwhile stays: its replies and ours, merged
+        let mut all = Self::read(&self.path).map_err(io)?;
+        all.extend(mine.iter().map(|(k, v)| (k.clone(), v.clone())));
+        *mine = all;
+        let json = serde_json::to_string_pretty(&*mine).map_err(|e| io(e.to_string()))?;
+        crate::write::write_atomic(&self.path, json.as_bytes())
     }
 }
 
@@ -91,6 +107,8 @@ pub struct LlmMutator {
     cache: Arc<ReplyCache>,
     /// The first failure: generation stops with it.
     error: Mutex<Option<String>>,
+    /// A cache that could not be written: an output failure, reported as such.
+    write_error: Mutex<Option<crate::error::Error>>,
 }
 
 impl LlmMutator {
@@ -141,6 +159,7 @@ impl LlmMutator {
                     description: stands_for,
                     cache: cache.clone(),
                     error: Mutex::new(None),
+                    write_error: Mutex::new(None),
                 }),
             ));
         }
@@ -179,6 +198,15 @@ pub fn validate(reply: &str, claim: &str, passages: &[&str]) -> Result<String, S
     if crate::text::is_blank(&text) {
         return Err("the mutant is empty".into());
     }
+    // a line break would break the `reviews:` block `mutants --format yaml` prints; a control or
+    // invisible character (NUL, a zero-width space, a soft hyphen) makes the claim look changed
+    // when it reads the same
+    if let Some(c) = text.chars().find(|c| invisible(*c)) {
+        return Err(format!(
+            "the mutant holds the character U+{:04X} (a line break, control or invisible character): write it as plain text on one line",
+            c as u32
+        ));
+    }
     let (n, c) = (text.chars().count(), claim.chars().count());
     if n * 2 < c || n > 2 * c + 40 {
         return Err(format!(
@@ -209,6 +237,14 @@ pub fn validate(reply: &str, claim: &str, passages: &[&str]) -> Result<String, S
         ));
     }
     Ok(text)
+}
+
+/// A character no mutant may hold: a control character (line breaks included) or an invisible
+/// format character (zero-width spaces and joiners, the byte-order mark, a soft hyphen, bidi
+/// controls).
+fn invisible(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{00AD}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}')
 }
 
 /// Word-level changes from `a` to `b`: (runs of changed words, words deleted plus inserted).
@@ -287,6 +323,9 @@ impl Mutator for LlmMutator {
                 let json = serde_json::json!({ "mutant": text }).to_string();
                 if let Err(e) = self.cache.put(key, json) {
                     self.fail(format!("could not write the mutant cache: {e}"));
+                    if let Ok(mut w) = self.write_error.lock() {
+                        w.get_or_insert(e);
+                    }
                 }
                 vec![text]
             }
@@ -299,6 +338,10 @@ impl Mutator for LlmMutator {
 
     fn error(&self) -> Option<String> {
         self.error.lock().ok().and_then(|e| e.clone())
+    }
+
+    fn write_error(&self) -> Option<crate::error::Error> {
+        self.write_error.lock().ok().and_then(|mut e| e.take())
     }
 }
 

@@ -70,6 +70,12 @@ pub trait Mutator: Send + Sync {
     fn error(&self) -> Option<String> {
         None
     }
+
+    /// A file the operator could not write (its reply cache): an output failure, exit 4, which
+    /// stops generation before [`Mutator::error`] is reported.
+    fn write_error(&self) -> Option<Error> {
+        None
+    }
 }
 
 /// An operator with its built mutator: what [`Rules`] holds, in report order.
@@ -489,6 +495,11 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
             line: r.line,
         })
         .collect();
+    for (_, m) in rules.operators() {
+        if let Some(e) = m.write_error() {
+            return Err(e);
+        }
+    }
     for (op, m) in rules.operators() {
         if let Some(why) = m.error() {
             return Err(Error::Usage(format!(

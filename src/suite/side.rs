@@ -26,45 +26,7 @@ pub fn path_of(suite: &Path) -> PathBuf {
     suite.with_file_name(format!("{stem}.reviews.yaml"))
 }
 
-/// The lock file of the side file at `side`: `larkspur.reviews.yaml.lock`. It is never removed
-/// (removing a lock file lets two writers hold two locks).
-pub fn lock_path_of(side: &Path) -> PathBuf {
-    let mut name = side.file_name().unwrap_or_default().to_os_string();
-    name.push(".lock");
-    side.with_file_name(name)
-}
-
-/// An exclusive lock on a side file, held until dropped.
-pub struct Lock {
-    _file: std::fs::File,
-}
-
-impl Lock {
-    /// Waits for the exclusive lock on the side file at `side`.
-    pub fn acquire(side: &Path) -> Result<Lock> {
-        use std::os::fd::AsRawFd;
-        use std::os::unix::fs::OpenOptionsExt;
-        let path = lock_path_of(side);
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&path)
-            .map_err(|e| Error::write(&path, e))?;
-        loop {
-            // SAFETY: flock on a descriptor this function owns
-            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
-                return Ok(Lock { _file: file });
-            }
-            let e = std::io::Error::last_os_error();
-            if e.kind() != std::io::ErrorKind::Interrupted {
-                return Err(Error::write(&path, e));
-            }
-        }
-    }
-}
+pub use crate::write::{lock_path_of, Lock};
 
 /// The suite whose side file `path` is (`larkspur.reviews.yaml` -> `larkspur.yaml`), when
 /// `path` is named as a side file and that suite exists.
