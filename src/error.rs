@@ -105,6 +105,9 @@ pub enum Error {
     /// The command line asked for something that does not exist or does not fit together.
     #[error("{0}")]
     Usage(String),
+    /// Ctrl-C or SIGTERM stopped the work before anything was scored or written.
+    #[error("interrupted: {0}")]
+    Interrupted(String),
 }
 
 impl Error {
@@ -141,6 +144,7 @@ impl Error {
         match self {
             Error::Input { .. } | Error::Io { .. } | Error::Usage(_) => Exit::Usage,
             Error::Write { .. } => Exit::OutputFailed,
+            Error::Interrupted(_) => Exit::Interrupted,
         }
     }
 

@@ -1455,3 +1455,49 @@ fn snapshot_pending_and_reject_decide_changes_as_scripts_do() {
         .code(0)
         .stdout("");
 }
+
+/// A suite large enough that making its mutants takes seconds: 400 contexts of 60 claims.
+fn big_suite(dir: &Path) -> std::path::PathBuf {
+    let mut s = String::from("suite: big\ncontexts:\n");
+    for c in 0..400 {
+        s.push_str(&format!(
+            "  - id: c{c}\n    passages:\n      - {{id: p, text: \"Team plans cost €12 per user per month and include up to 10 users. Refunds are paid within 5 working days.\"}}\n    faithful:\n"
+        ));
+        for f in 0..60 {
+            s.push_str(&format!(
+                "      - {{id: c{c}f{f}, claim: \"Team plans in region {f} cost €12 per user per month and include up to 10 users.\"}}\n"
+            ));
+        }
+    }
+    let p = dir.join("big.yaml");
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+#[test]
+fn one_sigterm_stops_mutant_generation_and_the_run_with_exit_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = big_suite(dir.path());
+    for args in [vec!["mutants"], vec!["run"]] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"))
+            .current_dir(dir.path())
+            .env_remove("CI")
+            .env_remove("FAITHPROBE_CONFIG")
+            .args(&args)
+            .arg(&suite)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        std::process::Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: no report after a signal");
+        assert!(err.contains("interrupt"), "{args:?}: {err}");
+    }
+}

@@ -826,6 +826,11 @@ impl Checker for LexicalChecker {
         let mut indexes: HashMap<usize, ContextIndex> = HashMap::new();
         let mut out = Vec::with_capacity(input.claims.len());
         for (i, c) in input.claims.iter().enumerate() {
+            // a signal stops scoring at once: the rest are unscored, never passes
+            if crate::interrupt::requested() {
+                out.resize_with(input.claims.len(), || Err(super::CheckError::Interrupted));
+                break;
+            }
             let ctx = &input.contexts[c.context];
             let index = indexes
                 .entry(ctx.passages_key())

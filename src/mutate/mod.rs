@@ -355,6 +355,13 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
             .map(sentence_key)
             .collect();
         for claim in &ctx.faithful {
+            // a signal stops generation within a claim's work, not after the whole suite
+            if crate::interrupt::requested() {
+                return Err(Error::Interrupted(format!(
+                    "stopped while making the mutants of {}; nothing was scored or written",
+                    suite.path.display()
+                )));
+            }
             let first_of_claim = mutants.len();
             let claim_words = sorted_words(&claim.text);
             let input = Input {
