@@ -1575,3 +1575,54 @@ fn an_llm_reply_with_an_invisible_character_or_a_line_break_is_refused() {
         );
     }
 }
+
+#[test]
+fn doctor_names_what_would_stop_every_run_in_the_mutators() {
+    // a missing rule folder
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("faithprobe.yaml"),
+        "mutators: rules-that-are-not-here\n",
+    )
+    .unwrap();
+    let out = faithprobe_in(dir.path()).arg("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("mutators: PROBLEM:") && !text.contains("all good"),
+        "{text}"
+    );
+    // an LLM mutator whose key variable is unset, or whose prompt is missing
+    for extra in [
+        "    api_key_env: FAITHPROBE_TEST_KEY_NOT_SET\n",
+        "    prompt: prompts/not-here.md\n",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("faithprobe.yaml"),
+            format!("mutators:\n  llm:\n    kind: llm\n    base_url: http://127.0.0.1:9/v1\n    model: m\n{extra}"),
+        )
+        .unwrap();
+        let out = faithprobe_in(dir.path())
+            .env_remove("FAITHPROBE_TEST_KEY_NOT_SET")
+            .arg("doctor")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(2), "{extra}: {text}");
+        assert!(
+            text.contains("PROBLEM") && !text.contains("all good"),
+            "{extra}: {text}"
+        );
+    }
+    // a mutator server that answers
+    let s = Server::start(|_, _| Reply::status(200, "{\"data\": []}"));
+    let dir = llm_mutator_env(&s.url, "[nuanced_meaning_shift]");
+    let out = faithprobe_in(dir.path()).arg("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("mutator llm: kind llm, server")
+            && text.contains("answers (HTTP 200 on /models)"),
+        "{text}"
+    );
+}

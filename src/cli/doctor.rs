@@ -36,6 +36,59 @@ fn try_one(config: &faithprobe::config::Config, name: &str) -> Result<String, St
     }
 }
 
+/// What doctor says about the mutation rules every run builds: the rule folder, and each LLM
+/// mutator's prompt, key variable and server. False when a run would stop on any of them.
+fn report_mutators(o: &mut String, config: &faithprobe::config::Config) -> bool {
+    match config.rules(None) {
+        Err(e) => {
+            outln!(o, "mutators: PROBLEM: {e}");
+            false
+        }
+        Ok(rules) => {
+            let from = match &config.mutators {
+                Some(dir) => format!("rules from {}", dir.display()),
+                None => "the built-in rules".into(),
+            };
+            outln!(
+                o,
+                "mutators: {} operators, {from}",
+                rules.operators().count()
+            );
+            let mut ok = true;
+            for (name, m) in &config.llm_mutators {
+                if let Some(var) = m
+                    .api_key_env
+                    .as_ref()
+                    .filter(|v| std::env::var_os(v).is_none())
+                {
+                    ok = false;
+                    outln!(
+                        o,
+                        "mutator {name}: PROBLEM: the environment variable {var} (api_key_env) is not set"
+                    );
+                    continue;
+                }
+                let url = m.base_url.clone();
+                match faithprobe::llm::ping(&url, std::time::Duration::from_secs(3)) {
+                    Ok(status) => outln!(
+                        o,
+                        "mutator {name}: kind llm, server {} answers (HTTP {status} on /models)",
+                        faithprobe::llm::display_url(&url)
+                    ),
+                    Err(e) => {
+                        ok = false;
+                        outln!(
+                            o,
+                            "mutator {name}: PROBLEM: the server does not answer: {e}"
+                        );
+                    }
+                }
+            }
+            ok
+        }
+    }
+}
+
 /// What doctor says about one configured checker: its problems, its server or model, and one
 /// real claim through it. False when anything is wrong.
 fn report_checker(
@@ -227,6 +280,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Exit> {
     for (name, c) in &config.checkers {
         ok &= report_checker(&mut o, &config, name, c);
     }
+    ok &= report_mutators(&mut o, &config);
     if ok {
         outln!(o, "all good");
         super::out::emit(&o)
