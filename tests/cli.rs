@@ -1501,3 +1501,45 @@ fn one_sigterm_stops_mutant_generation_and_the_run_with_exit_130() {
         assert!(err.contains("interrupt"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_suite_written_by_json_dump_with_an_emoji_loads_and_a_stray_control_character_is_named_at_its_line(
+) {
+    let d = tempfile::tempdir().unwrap();
+    // what Python's json.dump writes: non-ASCII as \u escapes, an emoji as a surrogate pair
+    let json = r#"{"suite": "emoji", "contexts": [{"id": "c1", "passages": [{"id": "p1", "text": "The caf\u00e9 opens at 9 a.m. \ud83d\ude00 Refunds take 5 days."}], "faithful": [{"id": "f1", "claim": "Refunds take 5 days."}]}]}"#;
+    let p = d.path().join("emoji.yaml");
+    std::fs::write(&p, json).unwrap();
+    let out = faithprobe()
+        .args(["run", p.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 verified claim"));
+    // a scraped passage with a BEL in it, as YAML and as JSON: refused at its line and column
+    let yaml = "suite: ctrl\ncontexts:\n  - id: c1\n    passages:\n      - {id: p1, text: \"Refunds take 5 days.\u{7} More text\"}\n    faithful:\n      - {id: f1, claim: \"Refunds take 5 days.\"}\n";
+    let p = d.path().join("ctrl.yaml");
+    std::fs::write(&p, yaml).unwrap();
+    let out = faithprobe()
+        .args(["run", p.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("ctrl.yaml:5:"), "{err}");
+    assert!(err.contains("replace it with a space"), "{err}");
+    let json = "{\n \"suite\": \"ctrl\",\n \"contexts\": [{\"id\": \"c1\", \"passages\": [{\"id\": \"p1\",\n  \"text\": \"Refunds take 5 days.\u{7}\"}], \"faithful\": [{\"id\": \"f1\", \"claim\": \"Refunds take 5 days.\"}]}]\n}\n";
+    let p = d.path().join("ctrl.json");
+    std::fs::write(&p, json).unwrap();
+    let out = faithprobe()
+        .args(["run", p.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("ctrl.json:4:"), "{err}");
+}

@@ -116,6 +116,50 @@ fn schema_help(message: &str) -> &'static str {
 
 const SCHEMA_HELP: &str = "a suite has `suite`, optional `description` and `entities`, `contexts` (each with `id`, optional `question`, `passages`, `faithful`, `hard_cases`) and optional `reviews`; see README.md, 'Suite format'";
 
+/// A YAML error that says only "at position N" (a stray control character in a scraped
+/// passage) gets the line and column of that position.
+fn located(err: Error, text: &str) -> Error {
+    match err {
+        Error::Input {
+            location,
+            message,
+            help,
+        } if location.line.is_none_or(|l| l <= 1) && message.contains("at position ") => {
+            let pos: Option<usize> = message
+                .rsplit("at position ")
+                .next()
+                .and_then(|p| p.split(|c: char| !c.is_ascii_digit()).next())
+                .and_then(|p| p.parse().ok());
+            match pos.filter(|p| *p <= text.len()) {
+                Some(p) => {
+                    let p = (0..=p)
+                        .rev()
+                        .find(|i| text.is_char_boundary(*i))
+                        .unwrap_or(0);
+                    let before = &text[..p];
+                    let line = 1 + before.matches('\n').count();
+                    let column = 1 + before.rsplit('\n').next().unwrap_or("").chars().count();
+                    Error::Input {
+                        location: crate::error::Location::new(
+                            &location.path,
+                            Some(line),
+                            Some(column),
+                        ),
+                        message,
+                        help,
+                    }
+                }
+                None => Error::Input {
+                    location,
+                    message,
+                    help,
+                },
+            }
+        }
+        other => other,
+    }
+}
+
 impl Suite {
     /// Reads and validates a suite file. Mutant reviews are checked later, against the mutants
     /// the rules generate (see [`crate::mutate::generate`]).
@@ -135,13 +179,36 @@ impl Suite {
             text,
             "write passages, claims and reasons as plain text",
         )?;
-        let file: schema::SuiteFile = serde_yaml::from_str(text).map_err(|e| {
-            let err = Error::from_yaml(path, &e, SCHEMA_HELP);
+        // a suite written as JSON (Python's json.dump) is read as JSON: YAML readers refuse its
+        // surrogate-pair escapes of emoji ("\ud83d\ude00"), which JSON allows
+        let json = text.trim_start().starts_with('{');
+        let parsed = if json {
+            serde_json::from_str::<schema::SuiteFile>(text).map_err(|e| Error::Input {
+                location: crate::error::Location::new(path, Some(e.line()), Some(e.column())),
+                message: e
+                    .to_string()
+                    .split(" at line ")
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
+                help: SCHEMA_HELP.to_string(),
+            })
+        } else {
+            serde_yaml::from_str::<schema::SuiteFile>(text).map_err(|e| {
+                let err = Error::from_yaml(path, &e, SCHEMA_HELP);
+                located(err, text)
+            })
+        };
+        let file: schema::SuiteFile = parsed.map_err(|err| {
             match err {
                 Error::Input {
                     location, message, ..
                 } => {
-                    let help = schema_help(&message).to_string();
+                    let help = if message.contains("control character") {
+                        "a text holds a control character (often a stray byte of scraped text): replace it with a space".to_string()
+                    } else {
+                        schema_help(&message).to_string()
+                    };
                     Error::Input {
                         location,
                         message,
