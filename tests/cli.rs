@@ -84,10 +84,13 @@ fn json_output_has_cases_and_summary_with_intervals() {
         ("attribution_swap", 0),
         ("entity_swap", 9),
         ("pronoun_swap", 0),
+        ("role_reversal", 0),
         ("dropped_condition", 2),
+        ("dropped_qualifier", 0),
         ("added_detail", 0),
         ("predicate_shift", 0),
         ("date_shift", 0),
+        ("relative_date", 0),
         ("hedge_drop", 0),
         ("quantifier_shift", 0),
         ("link_swap", 0),
@@ -165,8 +168,11 @@ fn a_suite_from_a_new_domain_gets_mutants_of_every_kind_its_claims_allow() {
         serde_json::json!([
             "attribution_swap",
             "pronoun_swap",
+            "role_reversal",
+            "dropped_qualifier",
             "predicate_shift",
             "date_shift",
+            "relative_date",
             "hedge_drop",
             "link_swap"
         ])
@@ -1479,7 +1485,7 @@ fn one_sigterm_stops_mutant_generation_and_the_run_with_exit_130() {
     let dir = tempfile::tempdir().unwrap();
     let suite = big_suite(dir.path());
     for args in [vec!["mutants"], vec!["run"]] {
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"))
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"))
             .current_dir(dir.path())
             .env_remove("CI")
             .env_remove("FAITHPROBE_CONFIG")

@@ -34,6 +34,15 @@ const BAD_PAIRS: &[(&str, &str)] = &[
     ("to", "will"),
     ("to", "would"),
     ("not", "not"),
+    // an article left before a conjunction or preposition: "hold a or full licence"
+    ("a", "or"),
+    ("a", "and"),
+    ("an", "or"),
+    ("an", "and"),
+    ("the", "or"),
+    ("the", "and"),
+    ("the", "of"),
+    ("a", "of"),
 ];
 
 /// Modal verbs: two in a row ("will can") are never English.
@@ -91,7 +100,11 @@ type Rule = fn(&str) -> bool;
 /// Why the edit from `claim` to `mutant` does not read as English or states something impossible,
 /// or `None` when it may be kept.
 pub fn refuse(claim: &str, mutant: &str) -> Option<&'static str> {
-    let rules: [(Rule, &'static str); 7] = [
+    let rules: [(Rule, &'static str); 8] = [
+        (
+            article_agreement,
+            "the edit left an article that does not fit the next word (\"an dividend\")",
+        ),
         (
             pluralised_function_word,
             "the edit pluralised a function word (\"ofs\", \"ins\")",
@@ -155,6 +168,24 @@ fn pluralised_function_word(s: &str) -> bool {
                 .iter()
                 .flatten()
                 .any(|stem| FUNCTION_WORDS.contains(&stem.as_str()))
+    })
+}
+
+/// "an dividend", "a interim report": `a`/`an` before a word of the other sound, by its
+/// first letter (words whose sound differs from their letter, "an hour", "a unit", "a one-off",
+/// "a European", are never counted).
+fn article_agreement(s: &str) -> bool {
+    let w = words(s);
+    w.windows(2).any(|p| {
+        let next = p[1].as_str();
+        let Some(first) = next.chars().next() else {
+            return false;
+        };
+        if !first.is_ascii_alphabetic() || next.starts_with(['h', 'u', 'e', 'o']) {
+            return false;
+        }
+        let vowel = "aeiou".contains(first);
+        (p[0] == "an" && !vowel) || (p[0] == "a" && vowel)
     })
 }
 
@@ -509,6 +540,17 @@ mod tests {
             false,
         ),
         ("Most users stay.", "All users stay.", false),
+        (
+            "Halden declared an interim dividend.",
+            "Halden declared an dividend.",
+            true,
+        ),
+        (
+            "Riders must hold a provisional or full licence.",
+            "Riders must hold a or full licence.",
+            true,
+        ),
+        ("It opened an office.", "It opened an hour later.", false),
         (
             "Only two seats are left.",
             "Only two seats are joined.",

@@ -9,6 +9,7 @@ mod added_detail;
 mod attribution_swap;
 mod date_shift;
 mod dropped_condition;
+mod dropped_qualifier;
 mod entity_swap;
 pub mod guard;
 mod hedge_drop;
@@ -20,6 +21,8 @@ mod number_swap;
 mod predicate_shift;
 mod pronoun_swap;
 mod quantifier_shift;
+mod relative_date;
+mod role_reversal;
 pub mod rules;
 mod wording_rewrite;
 pub mod words;
@@ -119,10 +122,13 @@ pub static REGISTRY: &[Operator] = &[
     attribution_swap::OPERATOR,
     entity_swap::OPERATOR,
     pronoun_swap::OPERATOR,
+    role_reversal::OPERATOR,
     dropped_condition::OPERATOR,
+    dropped_qualifier::OPERATOR,
     added_detail::OPERATOR,
     predicate_shift::OPERATOR,
     date_shift::OPERATOR,
+    relative_date::OPERATOR,
     hedge_drop::OPERATOR,
     quantifier_shift::OPERATOR,
     link_swap::OPERATOR,
@@ -223,7 +229,8 @@ fn skip_reason(
     if op.purpose != Purpose::Fault {
         return None;
     }
-    if sorted_words(text) == claim_words {
+    // a role reversal moves words by its nature: who did what to whom is in their order
+    if sorted_words(text) == claim_words && op.name != role_reversal::OPERATOR.name {
         return Some("it only reorders the claim's words (e.g. two members of a list swapped), so it says the same thing");
     }
     if sentences.contains(&sentence_key(text)) {
@@ -636,7 +643,7 @@ mod tests {
     #[test]
     fn every_operator_makes_its_own_example() {
         // what `mutants --list` and the README show is what the operator does
-        let passages = ["Finance director Maria Lopez approved the budget; her deputy, Tom Becker, said the vote was close.", "He founded the firm and she joined it in 2001."];
+        let passages = ["Finance director Maria Lopez approved the budget; her deputy, Tom Becker, said the vote was close.", "He founded the firm and she joined it in 2001.", "Arcadia Bank acquired the payments firm Quillpay in January. The plant closed last May, its 2021 report said."];
         let rules = Rules::builtin();
         for (op, m) in rules.operators() {
             let got = m.mutate(&Input {
