@@ -94,7 +94,30 @@ pub fn split_sentences(text: &str) -> Vec<&str> {
 /// Splits one block (no blank lines, no list items) at sentence ends.
 fn split_block<'a>(text: &'a str, out: &mut Vec<&'a str>) {
     let chars: Vec<(usize, char)> = text.char_indices().collect();
+    // quote counts before each character, and where the last quotes are: each full stop asks
+    // whether it is inside a quotation in constant time (a scan per stop is quadratic in the
+    // length of a passage)
+    let mut before: Vec<[u32; 3]> = Vec::with_capacity(chars.len() + 1);
+    let mut counts = [0u32; 3];
+    let (mut last_straight, mut last_close) = (None, None);
+    for (at, ch) in &chars {
+        before.push(counts);
+        match ch {
+            '"' => {
+                counts[0] += 1;
+                last_straight = Some(*at);
+            }
+            '“' => counts[1] += 1,
+            '”' => {
+                counts[2] += 1;
+                last_close = Some(*at);
+            }
+            _ => {}
+        }
+    }
+    before.push(counts);
     let mut start = 0;
+    let mut start_i = 0;
     let mut i = 0;
     let push = |out: &mut Vec<&'a str>, s: &'a str| {
         let s = s.trim();
@@ -156,9 +179,10 @@ fn split_block<'a>(text: &'a str, out: &mut Vec<&'a str>) {
         let starts_sentence = |n: char| !matches!(n, ',' | ';' | ':' | ')' | ']' | '}' | '%');
         // inside a quotation that closes later in the block: the quotation's own full stops do
         // not end the sentence ("'It's too late. You're food.'")
-        let opened = text[start..at].matches('"').count() % 2 == 1
-            || text[start..at].matches('“').count() > text[start..at].matches('”').count();
-        let closes_later = text[end..].contains('"') || text[end..].contains('”');
+        let within = |q: usize| before[i][q] - before[start_i][q];
+        let opened = within(0) % 2 == 1 || within(1) > within(2);
+        let closes_later =
+            last_straight.is_some_and(|p| p >= end) || last_close.is_some_and(|p| p >= end);
         let in_quote = opened && closes_later && end <= text.len();
         let split = match next {
             None => false,
@@ -176,6 +200,7 @@ fn split_block<'a>(text: &'a str, out: &mut Vec<&'a str>) {
         if split {
             push(out, &text[start..end]);
             start = chars[k].0;
+            start_i = k;
             i = k;
             continue;
         }
@@ -1001,7 +1026,13 @@ pub fn printable_keeping_color(s: &str) -> String {
 }
 
 fn printable_with(s: &str, keep_sgr: bool) -> String {
-    let unsafe_char = |c: char| c.is_control() && !matches!(c, '\n' | '\t');
+    // control characters, and the invisible ones that reorder or hide text (bidi overrides
+    // and isolates, zero-width characters, the byte-order mark): "Trojan source" in a terminal
+    // or a PR comment
+    let unsafe_char = |c: char| {
+        (c.is_control() && !matches!(c, '\n' | '\t'))
+            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{2060}'..='\u{2064}')
+    };
     if !s.chars().any(unsafe_char) {
         return s.to_string();
     }
