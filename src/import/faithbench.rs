@@ -392,6 +392,9 @@ fn stream(path: &Path, each: Each) -> Result<usize> {
     };
     let mut de = serde_json::Deserializer::from_reader(Counting { inner: r, newlines });
     let result = Top(&mut state).deserialize(&mut de).and_then(|()| de.end());
+    if crate::interrupt::requested() {
+        return Err(super::read::interrupted(path));
+    }
     match (result, state.failure) {
         (_, Some((line, m))) => Err(Error::input(path, Some(line), m, HELP)),
         (Err(e), None) if e.is_io() => Err(Error::io(path, std::io::Error::other(e.to_string()))),
@@ -464,6 +467,10 @@ impl<'de> Visitor<'de> for Samples<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
         while let Some((line, v)) = seq.next_element_seed(Element(self.0.newlines.clone()))? {
             self.0.records += 1;
+            if crate::interrupt::requested() {
+                self.0.failure = Some((line, "interrupted".into()));
+                return Err(serde::de::Error::custom("interrupted"));
+            }
             if let Err(m) = (self.0.each)(line, v) {
                 self.0.failure = Some((line, m));
                 return Err(de::Error::custom("stopped"));

@@ -443,6 +443,11 @@ pub(crate) fn finish(
     let log = built.log.as_ref().zip(outputs.log);
     let log_texts = log.map(|(l, (lp, _))| (lp, l.lines.as_str(), l.contexts.as_str()));
     validate_output(log_texts, outputs.suite.zip(yaml.as_deref()))?;
+    if crate::interrupt::requested() {
+        return Err(Error::Interrupted(
+            "stopped before writing; nothing was written".into(),
+        ));
+    }
     if let Some((l, (lp, cp))) = log {
         crate::write::write_atomic(cp, l.contexts.as_bytes())?;
         crate::write::write_atomic(lp, l.lines.as_bytes())?;

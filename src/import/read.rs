@@ -7,6 +7,14 @@ use serde_json::{Map, Value};
 use std::io::BufRead;
 use std::path::Path;
 
+/// The error of an import a signal stopped.
+pub(crate) fn interrupted(path: &Path) -> Error {
+    Error::Interrupted(format!(
+        "stopped while reading {}; nothing was written",
+        path.display()
+    ))
+}
+
 /// Opens an input for buffered reading.
 pub(crate) fn open(path: &Path) -> Result<std::io::BufReader<std::fs::File>> {
     let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
@@ -20,6 +28,10 @@ pub(crate) fn lines(path: &Path, mut each: impl FnMut(usize, &str) -> Result<boo
     let mut buf = Vec::new();
     let mut n = 0;
     loop {
+        // a signal stops an import between records: nothing is written
+        if crate::interrupt::requested() {
+            return Err(interrupted(path));
+        }
         buf.clear();
         if r.read_until(b'\n', &mut buf)
             .map_err(|e| Error::io(path, e))?
