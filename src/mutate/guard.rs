@@ -100,7 +100,11 @@ type Rule = fn(&str) -> bool;
 /// Why the edit from `claim` to `mutant` does not read as English or states something impossible,
 /// or `None` when it may be kept.
 pub fn refuse(claim: &str, mutant: &str) -> Option<&'static str> {
-    let rules: [(Rule, &'static str); 8] = [
+    let rules: [(Rule, &'static str); 9] = [
+        (
+            modal_before_number,
+            "the edit put a modal before a number (\"Will 2024 was warm\": May the month read as the verb)",
+        ),
         (
             article_agreement,
             "the edit left an article that does not fit the next word (\"an dividend\")",
@@ -138,6 +142,17 @@ pub fn refuse(claim: &str, mutant: &str) -> Option<&'static str> {
         if has(mutant) && !has(claim) {
             return Some(why);
         }
+    }
+    // a dashed range the claim wrote in order whose ends the edit turned round ("18-25" ->
+    // "36-25"); a score ("won 3-1") was never in order, so it is never refused
+    let (before, after) = (dash_ranges(claim), dash_ranges(mutant));
+    if before.len() == after.len()
+        && before
+            .iter()
+            .zip(&after)
+            .any(|((a, b), (x, y))| a < b && x >= y)
+    {
+        return Some("the edit wrote a range whose ends are out of order (\"8 to 6 hours\")");
     }
     if broke_fixed_expression(claim, mutant) {
         return Some("the edit changed a word inside a fixed expression (\"last year\", \"at first\", \"one of\")");
@@ -257,6 +272,7 @@ fn impossible_date(s: &str) -> bool {
 
 /// A plain number in a word ("12", "1,200", "2.5"), or None.
 fn number(w: &str) -> Option<f64> {
+    let w = w.trim_start_matches(['€', '$', '£', '¥']);
     let t = w.trim_end_matches('%');
     if t.is_empty() || !t.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
@@ -280,7 +296,8 @@ fn range_out_of_order(s: &str) -> bool {
         if matches!(joined, Some("to" | "and")) {
             if let Some(b) = w.get(i + 2).and_then(|x| number(x)) {
                 let between = joined == Some("and") && i >= 1 && w[i - 1] == "between";
-                if (joined == Some("to") || between) && a > b {
+                // equal ends are no range either ("between €20 and €20")
+                if (joined == Some("to") || between) && a >= b {
                     return true;
                 }
             }
@@ -356,12 +373,39 @@ fn number_agreement(s: &str) -> bool {
 
 /// "May not 2017", "June not 12": a negation between a month and its date.
 fn negated_month(s: &str) -> bool {
+    const BEFORE_MONTH: &[&str] = &[
+        "in", "of", "since", "until", "by", "from", "last", "next", "this", "early", "late", "mid",
+        "during",
+    ];
     let w = words(s);
     w.windows(3).any(|p| {
         month_days(&p[0]).is_some()
             && p[1] == "not"
             && p[2].starts_with(|c: char| c.is_ascii_digit())
+    }) || w.windows(3).any(|p| {
+        BEFORE_MONTH.contains(&p[0].as_str()) && month_days(&p[1]).is_some() && p[2] == "not"
     })
+}
+
+/// "Will 2024 was warm" (the month May read as the verb may): a modal right before a number.
+fn modal_before_number(s: &str) -> bool {
+    let w = words(s);
+    w.windows(2).any(|p| {
+        MODALS.contains(&p[0].as_str())
+            && p[0] != "may"
+            && p[1].starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
+/// The numeric ranges written with a hyphen or a dash ("18-25", "10–15%"), in order.
+fn dash_ranges(s: &str) -> Vec<(f64, f64)> {
+    s.split_whitespace()
+        .filter_map(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric() && !"€$£¥%-–".contains(c));
+            let (a, b) = w.split_once(['-', '–'])?;
+            Some((number(a)?, number(b)?))
+        })
+        .collect()
 }
 
 /// The claim holds a fixed expression that the mutant no longer holds, and the mutant holds the
@@ -544,6 +588,39 @@ mod tests {
             "Halden declared an interim dividend.",
             "Halden declared an dividend.",
             true,
+        ),
+        ("May 2024 was warm.", "Will 2024 was warm.", true),
+        (
+            "In May the office closes.",
+            "In May not the office closes.",
+            true,
+        ),
+        (
+            "The office closes in May each year.",
+            "The office closes in May not each year.",
+            true,
+        ),
+        ("Ages 18–25 qualify.", "Ages 36–25 qualify.", true),
+        (
+            "Prices rose 10-15% in March.",
+            "Prices rose 20-15% in March.",
+            true,
+        ),
+        (
+            "Prices rose 10-15% in March.",
+            "Prices rose 10-30% in March.",
+            false,
+        ),
+        ("Leeds won 3-1.", "Leeds won 6-1.", false),
+        (
+            "Fares are between €10 and €20.",
+            "Fares are between €20 and €20.",
+            true,
+        ),
+        (
+            "The price fell from €20 to €10.",
+            "The price fell from €20 to €20.",
+            false,
         ),
         (
             "Riders must hold a provisional or full licence.",
