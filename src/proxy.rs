@@ -387,8 +387,15 @@ pub fn real_errors(
                 ci_high: h,
             })
         });
+        // two records of one checker (a prompt change): say which side a row is
+        let same = records.len() == 2 && name_of(records[0]) == name_of(records[1]);
+        let checker = match (same, side) {
+            (true, 0) => format!("{} (base)", name_of(rec)),
+            (true, _) => format!("{} (candidate)", name_of(rec)),
+            _ => name_of(rec),
+        };
         gaps.push(Gap {
-            checker: name_of(rec),
+            checker,
             mutants,
             real: realr,
             exceeds: gap.abs() > opts.max_gap,
@@ -398,10 +405,10 @@ pub fn real_errors(
             matched: matched_at,
         });
     }
-    if gaps.is_empty() {
-        return None;
-    }
     let mut warnings = Vec::new();
+    if gaps.is_empty() {
+        warnings.push("no informative mutant to set beside the real errors: no verified claim the checker passes has a reviewed fault mutant (add verified claims, review their mutants)".into());
+    }
     for g in &gaps {
         if g.exceeds {
             warnings.push(format!(

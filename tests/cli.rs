@@ -1549,3 +1549,29 @@ fn a_suite_written_by_json_dump_with_an_emoji_loads_and_a_stray_control_characte
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("ctrl.json:4:"), "{err}");
 }
+
+#[test]
+fn bidi_overrides_and_zero_width_characters_from_a_suite_never_reach_the_screen_raw() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("bidi.yaml");
+    std::fs::write(
+        &p,
+        "suite: bidi\ncontexts:\n  - id: c1\n    passages:\n      - {id: p1, text: \"Refunds take 5 days.\"}\n    faithful:\n      - {id: \"f1\u{202e}evil\", claim: \"Refunds take 5\u{200b} days.\"}\n",
+    )
+    .unwrap();
+    for format in ["human", "markdown"] {
+        let out = faithprobe()
+            .args(["run", p.to_str().unwrap(), "--format", format])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !text.contains('\u{202e}') && !text.contains('\u{200b}'),
+            "{format}: {text}"
+        );
+        assert!(
+            text.contains("\\u{202e}") || format == "markdown",
+            "{format}: {text}"
+        );
+    }
+}

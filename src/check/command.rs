@@ -126,12 +126,16 @@ pub(crate) fn parse_line(line: &str) -> Result<(String, Result<Verdict, CheckErr
         Some(l) if l == "contradicted" => Label::Contradicted,
         Some(l) if l == "not_found" => Label::NotFound,
         other => {
+            let said = match other {
+                Some(l) => format!("label `{l}`"),
+                None => "no label".to_string(),
+            };
             return Ok((
                 id,
                 Err(CheckError::Command(format!(
-                "the program answered with label {other:?}, not supported|contradicted|not_found"
-            ))),
-            ))
+                    "the program answered with {said}, not supported|contradicted|not_found"
+                ))),
+            ));
         }
     };
     let score = v["score"].as_f64();

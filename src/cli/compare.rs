@@ -193,6 +193,10 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         .then(|| faithprobe::proxy::matched(&base, &candidate, &popts))
         .flatten();
     let real = faithprobe::proxy::real_errors(&[&base, &candidate], matched.as_ref(), &popts);
+    // asked for, but not possible: say why rather than leave the section out
+    let no_match = ((two_checkers || args.at_false_alarm.is_some()) && matched.is_none()).then_some(
+        "\nAt the same false-alarm rate: not possible here: the records need faithful cases (verified claims or hard cases labelled supported) to hold both checkers to one false-alarm rate, and faults scored by both\n",
+    );
     let plain = report::Paint { color: false };
     let text = match args.format {
         CompareFormat::Human => {
@@ -200,6 +204,7 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             if let Some(m) = &matched {
                 t.push_str(&report::proxy::matched(m, ctx.paint(), false));
             }
+            t.push_str(no_match.unwrap_or(""));
             if let Some(r) = &real {
                 t.push_str(&report::proxy::real_errors(r, ctx.paint(), false));
             }
@@ -228,6 +233,7 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             if let Some(m) = &matched {
                 t.push_str(&report::proxy::matched(m, plain, true));
             }
+            t.push_str(no_match.unwrap_or(""));
             if let Some(r) = &real {
                 t.push_str(&report::proxy::real_errors(r, plain, true));
             }

@@ -477,13 +477,30 @@ pub fn score_suites_noted(
             progress.set(done as u64, Some(total as u64));
         });
         let elapsed = progress.finish();
-        errln!(
-            "{}: scored {} cases with {} in {:.2?}",
-            suite.name,
-            run.results.len(),
-            checker.name(),
-            elapsed
-        );
+        // after a signal, say how far it got, not that every case was scored
+        let stopped = run
+            .results
+            .iter()
+            .filter(|r| matches!(r.result, Err(faithprobe::check::CheckError::Interrupted)))
+            .count();
+        if stopped > 0 {
+            errln!(
+                "{}: stopped after {} of {} cases with {} in {:.2?}",
+                suite.name,
+                run.results.len() - stopped,
+                run.results.len(),
+                checker.name(),
+                elapsed
+            );
+        } else {
+            errln!(
+                "{}: scored {} cases with {} in {:.2?}",
+                suite.name,
+                run.results.len(),
+                checker.name(),
+                elapsed
+            );
+        }
         runs.push((run, checker.notes()));
     }
     runs
@@ -581,7 +598,9 @@ pub fn interrupted(runs: &[SuiteRun], cache: Option<&Path>) -> Exit {
         "interrupted: {} of {total} cases scored, {unscored} not; no report was written. {}",
         total - unscored,
         match cache {
-            Some(p) => format!("Verdicts already paid for are in {}: rerun the same command to finish.", p.display()),
+            // a checker that keeps no cache (lexical) wrote none: nothing to point at
+            Some(p) if p.exists() => format!("Verdicts already paid for are in {}: rerun the same command to finish.", p.display()),
+            Some(_) => "Rerun the same command to finish.".into(),
             None => "Run without --no-cache to keep verdicts across runs; rerun the same command to finish.".into(),
         }
     );

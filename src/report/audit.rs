@@ -180,6 +180,7 @@ fn suite_table(run: &RecordRun, summary: &Summary) -> Table {
         "-".into(),
         "-".into(),
         "-".into(),
+        "-".into(),
     ]);
     if summary.invariance.n > 0 {
         let (k, r, ci) = rate(&summary.invariance);
@@ -188,6 +189,7 @@ fn suite_table(run: &RecordRun, summary: &Summary) -> Table {
             k,
             r,
             ci,
+            "-".into(),
             "-".into(),
             "-".into(),
             "-".into(),
@@ -205,6 +207,7 @@ fn suite_table(run: &RecordRun, summary: &Summary) -> Table {
                 "-".into(),
                 "0".into(),
                 "0".into(),
+                "0".into(),
             ]);
             continue;
         }
@@ -219,6 +222,7 @@ fn suite_table(run: &RecordRun, summary: &Summary) -> Table {
                 .map(|d| format!("{d:.2}"))
                 .unwrap_or_else(|| "none".into()),
             ft.equivalent.to_string(),
+            ft.parent_flagged.to_string(),
             ft.unreviewed.to_string(),
         ]);
     }
@@ -239,6 +243,7 @@ fn suite_table(run: &RecordRun, summary: &Summary) -> Table {
             .map(|f| f.equivalent)
             .sum::<usize>()
             .to_string(),
+        summary.parent_flagged.to_string(),
         summary
             .fault_types
             .iter()
@@ -260,11 +265,20 @@ fn suite_table(run: &RecordRun, summary: &Summary) -> Table {
             "clustered CI".into(),
             "detectable drop".into(),
             "equivalent".into(),
+            "parent flagged".into(),
             "unreviewed".into(),
         ],
         rows,
         note: Some(format!(
-            "Clustered CI: the Wilson interval (with a t quantile) on the effective number of parent claims, since the mutants of one claim tend to be caught or missed together. Detectable drop: the smallest fall in a catch rate that a paired comparison of this many faults detects with 80% power (exact McNemar, alpha 0.05 shared by Holm over the rows); \"none\" means a comparison of this row cannot show any drop.{}",
+            "Clustered CI: the Wilson interval (with a t quantile) on the effective number of parent claims, since the mutants of one claim tend to be caught or missed together. Detectable drop: the smallest fall in a catch rate that a paired comparison of this many faults detects with 80% power (exact McNemar, alpha 0.05 shared by Holm over the rows); \"none\" means a comparison of this row cannot show any drop. Parent flagged: fault mutants of claims the checker already flags, in no catch rate.{}{}",
+            if summary.parent_flagged > 0 {
+                format!(
+                    " Counted as before (every flagged fault mutant caught), all faults would be {}/{}.",
+                    summary.all_faults_every_mutant.k, summary.all_faults_every_mutant.n
+                )
+            } else {
+                String::new()
+            },
             if summary.errors > 0 {
                 format!(
                     " {} case(s) could not be scored: in no rate, never a pass.",

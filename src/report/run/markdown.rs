@@ -53,10 +53,15 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
         }
         let _ = writeln!(
             o,
-            "| {} caught | {}/{} | {} | {} | {} |",
+            "| {} caught | {}/{}{} | {} | {} | {} |",
             escape_md_cell(&row.fault_type),
             row.caught.k,
             row.caught.n,
+            if row.parent_flagged > 0 {
+                format!(" ({} parent flagged)", row.parent_flagged)
+            } else {
+                String::new()
+            },
             fmt_rate(row.caught.rate),
             fmt_ci(row.caught.ci_low, row.caught.ci_high),
             fmt_ci(row.clustered.ci_low, row.clustered.ci_high)
@@ -75,6 +80,14 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
             summary.all_faults_clustered.ci_high
         )
     );
+    if summary.parent_flagged > 0 {
+        let every = &summary.all_faults_every_mutant;
+        let _ = writeln!(
+            o,
+            "\n{} fault mutant(s) of claims the checker already flags are in no rate (parent flagged: flagging them says nothing about the fault); counted as before, all faults would be {}/{}.",
+            summary.parent_flagged, every.k, every.n
+        );
+    }
     if let Some(rows) = &summary.provisional {
         let _ = writeln!(
             o,
