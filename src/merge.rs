@@ -195,6 +195,20 @@ pub fn merge_run(parts: Vec<(PathBuf, Record)>) -> Result<Record> {
                 ));
             }
             for c in &run.cases {
+                // a case in the shard that does not own it was moved by hand
+                if let Some(sh) = run.shard {
+                    if !sh.owns(c.parent.as_deref().unwrap_or(&c.id)) {
+                        return Err(Error::input(
+                            path,
+                            None,
+                            format!(
+                                "case `{}` is not shard {sh}'s (cases go to shards by their claim): the shard records were edited",
+                                c.id
+                            ),
+                            MERGE_HELP,
+                        ));
+                    }
+                }
                 let Some(pos) = c.position else {
                     return Err(Error::input(
                         path,
@@ -209,6 +223,19 @@ pub fn merge_run(parts: Vec<(PathBuf, Record)>) -> Result<Record> {
             }
         }
         cases.sort_by_key(|(p, _)| *p);
+        // every position from the first to the last, each once: a case left out of a shard (or
+        // given twice) is no whole run
+        if let Some(j) = cases.iter().enumerate().position(|(j, (p, _))| *p != j) {
+            return Err(Error::input(
+                &parts[0].0,
+                None,
+                format!(
+                    "suite `{}`: the shards' cases leave out or repeat position {j}: a case is missing from one of the shard records",
+                    base.suite
+                ),
+                MERGE_HELP,
+            ));
+        }
         let mut merged = base.clone();
         merged.shard = None;
         merged.cases = cases.into_iter().map(|(_, c)| c).collect();

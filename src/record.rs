@@ -399,6 +399,18 @@ impl Record {
                 if c.kind == CaseKind::Mutant && c.review.is_none() {
                     return Err(bad(format!("mutant `{}` has no review state", c.id)));
                 }
+                // a mutant's id is the hash of its operator, parent and text: an edited parent
+                // or text no longer fits it
+                if let (CaseKind::Mutant | CaseKind::Rewrite, Some(op), Some(parent)) =
+                    (c.kind, c.fault_type.as_deref(), c.parent.as_deref())
+                {
+                    if c.id.len() > 10 && crate::mutate::mutant_id(op, parent, &c.claim) != c.id {
+                        return Err(bad(format!(
+                            "case `{}` does not fit its id: its operator, parent claim or text was edited",
+                            c.id
+                        )));
+                    }
+                }
                 check_flaky(run, c).map_err(bad)?;
             }
         }

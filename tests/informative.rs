@@ -257,3 +257,83 @@ fn the_audit_of_two_checkers_compares_them_at_the_same_false_alarm_rate_and_agai
     let html = std::fs::read_to_string(d.path().join("audit/report.html")).unwrap();
     assert!(html.contains("<h2>What the mutation scores are worth</h2>"));
 }
+
+#[test]
+fn a_record_whose_mutant_was_given_another_parent_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let rec = d.path().join("r.json");
+    stdout_with(0, &["run", SUITE, "--record", rec.to_str().unwrap()]);
+    let mut v: Value = serde_json::from_slice(&std::fs::read(&rec).unwrap()).unwrap();
+    // re-parent h-f4's mutants to h-f1 and call them caught: what would hide a flagged parent
+    for c in v["runs"][0]["cases"].as_array_mut().unwrap() {
+        if c["parent"] == "h-f4" && c["kind"] == "mutant" {
+            c["parent"] = "h-f1".into();
+            c["outcome"] = if c["verdict"] == "supported" {
+                "missed"
+            } else {
+                "caught"
+            }
+            .into();
+        }
+    }
+    let forged = d.path().join("forged.json");
+    std::fs::write(&forged, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let (code, o) =
+        combined(faithprobe().args(["compare", rec.to_str().unwrap(), forged.to_str().unwrap()]));
+    assert_eq!(code, 2, "{o}");
+    assert!(o.contains("does not fit its id"), "{o}");
+}
+
+#[test]
+fn shard_records_with_a_case_left_out_or_moved_do_not_merge() {
+    let d = tempfile::tempdir().unwrap();
+    let suite = root().join(SUITE);
+    let shard = |k: u32| {
+        let p = d.path().join(format!("s{k}.json"));
+        let (code, _, err) = output(faithprobe_in(d.path()).args([
+            "run",
+            suite.to_str().unwrap(),
+            "--shard",
+            &format!("{k}/3"),
+            "--record",
+            p.to_str().unwrap(),
+        ]));
+        assert_eq!(code, 0, "{err}");
+        p
+    };
+    let paths: Vec<_> = (1..=3).map(shard).collect();
+    let read = |p: &std::path::Path| -> Value {
+        serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+    };
+    let merge = |files: &[&std::path::Path]| {
+        let out = d.path().join("m.json");
+        let mut args = vec!["merge".to_string()];
+        args.extend(files.iter().map(|p| p.to_str().unwrap().to_string()));
+        args.extend(["--out".to_string(), out.to_str().unwrap().to_string()]);
+        combined(faithprobe_in(d.path()).args(&args))
+    };
+    let (code, o) = merge(&[&paths[0], &paths[1], &paths[2]]);
+    assert_eq!(code, 0, "the honest shards merge: {o}");
+    // a case deleted from the second shard
+    let mut v = read(&paths[1]);
+    v["runs"][0]["cases"].as_array_mut().unwrap().remove(0);
+    let cut = d.path().join("cut.json");
+    std::fs::write(&cut, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let (code, o) = merge(&[&paths[0], &cut, &paths[2]]);
+    assert_eq!(code, 2, "{o}");
+    assert!(o.contains("leave out or repeat position"), "{o}");
+    // a case moved from the second shard to the third
+    let mut two = read(&paths[1]);
+    let mut three = read(&paths[2]);
+    let moved = two["runs"][0]["cases"].as_array_mut().unwrap().remove(0);
+    three["runs"][0]["cases"]
+        .as_array_mut()
+        .unwrap()
+        .push(moved);
+    let (two_p, three_p) = (d.path().join("two.json"), d.path().join("three.json"));
+    std::fs::write(&two_p, serde_json::to_string_pretty(&two).unwrap()).unwrap();
+    std::fs::write(&three_p, serde_json::to_string_pretty(&three).unwrap()).unwrap();
+    let (code, o) = merge(&[&paths[0], &two_p, &three_p]);
+    assert_eq!(code, 2, "{o}");
+    assert!(o.contains("the shard records were edited"), "{o}");
+}
