@@ -1629,3 +1629,16 @@ fn doctor_names_what_would_stop_every_run_in_the_mutators() {
         "{text}"
     );
 }
+
+#[test]
+fn an_llm_reply_that_only_reorders_the_claim_is_refused_never_a_claim_silently_without_mutants() {
+    let s = Server::start(|_, _| Reply::chat(r#"{"mutant": "Monthly team plans are billed."}"#));
+    let dir = llm_mutator_env(&s.url, "[nuanced_meaning_shift]");
+    let out = faithprobe_in(dir.path())
+        .args(["mutants", suite().to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("only reorders the claim's words"), "{err}");
+}

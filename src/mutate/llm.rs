@@ -230,6 +230,20 @@ pub fn validate(reply: &str, claim: &str, passages: &[&str]) -> Result<String, S
     {
         return Err("the mutant is a sentence of the passages, which support it".into());
     }
+    // the same words in another order says the same: no fault (and generation would skip it,
+    // leaving the claim without a mutant)
+    let sorted = |s: &str| {
+        let mut w: Vec<String> = s
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        w.sort();
+        w
+    };
+    if sorted(&text) == sorted(claim) {
+        return Err("the mutant only reorders the claim's words, so it says the same thing".into());
+    }
     let (runs, words) = changes(claim, &text);
     if runs > 2 || words > 12 {
         return Err(format!(

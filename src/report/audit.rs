@@ -681,8 +681,9 @@ fn proxy_tables(p: &Proxy) -> Vec<Table> {
     if let Some(r) = &p.real {
         out.push(Table {
             title: format!(
-                "Mutants against real errors ({} real errors in {} contexts)",
-                r.real_errors, r.contexts
+                "Mutants against real errors ({} in {})",
+                crate::report::count(r.real_errors, "real error", "real errors"),
+                crate::report::count(r.contexts, "context", "contexts")
             ),
             head: vec![
                 "checker".into(),

@@ -40,7 +40,9 @@ pub fn matched(m: &Matched, paint: Paint, markdown: bool) -> String {
     }
     for s in &m.sides {
         let at = match s.threshold {
-            Some(t) => format!("threshold {t:.3}"),
+            // the cut above every score flags every case
+            Some(t) if t > 1.0 => "a threshold above every score (every case flagged)".into(),
+            Some(t) => format!("threshold {t:.4}"),
             None => "its own verdicts".into(),
         };
         let _ = writeln!(
@@ -137,8 +139,9 @@ pub fn matched(m: &Matched, paint: Paint, markdown: bool) -> String {
 pub fn real_errors(r: &RealErrors, paint: Paint, markdown: bool) -> String {
     let mut o = String::new();
     let head = format!(
-        "Mutants against real errors ({} real errors in {} contexts)",
-        r.real_errors, r.contexts
+        "Mutants against real errors ({} in {})",
+        super::count(r.real_errors, "real error", "real errors"),
+        super::count(r.contexts, "context", "contexts")
     );
     if markdown {
         let _ = writeln!(o, "\n#### {head}\n");
@@ -157,7 +160,7 @@ pub fn real_errors(r: &RealErrors, paint: Paint, markdown: bool) -> String {
     for g in &r.gaps {
         let matched = match &g.matched {
             Some(m) => format!(
-                "{:+.2} {} at {:.3} ({} vs {})",
+                "{:+.2} {} at {:.4} ({} vs {})",
                 m.gap,
                 fmt_ci(m.ci_low, m.ci_high),
                 m.threshold,
