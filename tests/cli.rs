@@ -1575,3 +1575,34 @@ fn bidi_overrides_and_zero_width_characters_from_a_suite_never_reach_the_screen_
         );
     }
 }
+
+#[test]
+fn a_sweep_or_an_audit_of_a_suite_with_no_case_is_an_error_never_an_empty_report() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("empty.yaml");
+    std::fs::write(
+        &p,
+        "suite: empty\ncontexts:\n  - id: c1\n    passages:\n      - {id: p1, text: \"Refunds take 5 days.\"}\n",
+    )
+    .unwrap();
+    let out = faithprobe()
+        .args(["sweep", p.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to sweep"));
+    assert!(out.stdout.is_empty());
+    let rep = d.path().join("rep");
+    let out = faithprobe()
+        .args([
+            "report",
+            p.to_str().unwrap(),
+            "--out",
+            rep.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to audit"));
+    assert!(!rep.exists(), "nothing written");
+}

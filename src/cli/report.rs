@@ -114,6 +114,16 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             }
         }
     }
+    // an audit of nothing is no audit
+    if audited
+        .iter()
+        .all(|(_, _, _, s)| s.iter().all(|(r, _)| r.cases.is_empty()))
+    {
+        return Err(Error::Usage(
+            "nothing to audit: the suites have no case (no verified claim, hard case or mutant); add claims to the suite".into(),
+        )
+        .into());
+    }
     // across checkers: the first against each other one at the same false-alarm rate, and each
     // one's gap to the suites' real errors
     let records: Vec<faithprobe::record::Record> = audited

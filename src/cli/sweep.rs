@@ -118,6 +118,13 @@ pub fn run(args: SweepArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             )
         }
     };
+    // a sweep of nothing is no sweep: say so rather than print an empty table
+    if records.iter().all(|r| r.cases.is_empty()) {
+        return Err(Error::Usage(
+            "nothing to sweep: the suites have no case (no verified claim, hard case or mutant); add claims to the suite".into(),
+        )
+        .into());
+    }
     let result = run_sweep(
         &records,
         confidence,

@@ -76,7 +76,14 @@ fn votes(v: Option<&Value>) -> std::result::Result<(usize, usize), String> {
         Some(v) => return Err(format!("`responses` must be a list, not {}", kind(v))),
     };
     let (mut yes, mut no) = (0, 0);
+    // one vote per worker: a worker who answered twice counts once, with the first answer
+    let mut voted: std::collections::HashSet<String> = std::collections::HashSet::new();
     for (k, r) in list.iter().enumerate() {
+        if let Some(w) = r.get("worker_id").filter(|w| !w.is_null()) {
+            if !voted.insert(w.to_string()) {
+                continue;
+            }
+        }
         let answer = r.get("response").and_then(Value::as_str).unwrap_or("");
         match answer.trim().to_lowercase().as_str() {
             "yes" => yes += 1,
@@ -216,6 +223,9 @@ mod tests {
     fn votes_are_yes_or_no_and_anything_else_is_named() {
         let v = json!([{"worker_id": 1, "response": "yes"}, {"worker_id": 2, "response": "No"}]);
         assert_eq!(votes(Some(&v)), Ok((1, 1)));
+        // a worker who answered twice counts once
+        let v = json!([{"worker_id": "w1", "response": "yes"}, {"worker_id": "w1", "response": "no"}, {"worker_id": "w2", "response": "yes"}]);
+        assert_eq!(votes(Some(&v)), Ok((2, 0)));
         let v = json!([{"worker_id": 1, "response": "maybe"}]);
         assert_eq!(
             votes(Some(&v)).unwrap_err(),
