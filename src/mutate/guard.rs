@@ -420,6 +420,27 @@ fn broke_fixed_expression(claim: &str, mutant: &str) -> bool {
         ws.windows(e.len())
             .any(|x| x.iter().zip(e).all(|(a, b)| a == b))
     };
+    // "last Friday", "last May" name a time: "first Friday" in its place is no English
+    const TIMES: &[&str] = &[
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "spring",
+        "summer",
+        "autumn",
+        "winter",
+        "quarter",
+    ];
+    let time = |w: &str| TIMES.contains(&w) || month_days(w).is_some();
+    if (0..c.len().saturating_sub(1))
+        .any(|i| c[i] == "last" && time(&c[i + 1]) && m[i] == "first" && m[i + 1] == c[i + 1])
+    {
+        return true;
+    }
     FIXED.iter().any(|e| {
         let e: Vec<&str> = e.split(' ').collect();
         if !has(&c, &e) || has(&m, &e) {
@@ -438,6 +459,16 @@ mod tests {
     /// (claim, mutant, refused?) for every real broken mutant the issue quoted, and for sound
     /// edits of the same sentences.
     const CASES: &[(&str, &str, bool)] = &[
+        (
+            "The robbery happened shortly after 9 a.m. last Friday.",
+            "The robbery happened shortly after 9 a.m. first Friday.",
+            true,
+        ),
+        (
+            "The robbery happened shortly after 9 a.m. last Friday.",
+            "The robbery happened shortly after 9 a.m. last Thursday.",
+            false,
+        ),
         (
             "One of their MEPs voted against.",
             "Two ofs their MEPs voted against.",
