@@ -8,7 +8,7 @@
 //! `t` only where its parent claim scores at least `t` (the checker supports the claim the fault
 //! was made from). At a checker's own verdicts, informativeness is the record's own outcome.
 
-use crate::record::{Record, RecordCase};
+use crate::record::Record;
 use crate::run::{CaseKind, Outcome, Role};
 use crate::stats::bootstrap::{ratio_difference, Unit};
 use crate::stats::{mcnemar_exact, Rate};
@@ -76,12 +76,7 @@ fn items(record: &Record) -> Vec<Item> {
     let provisional = provisional(record);
     let mut out = Vec::new();
     for run in &record.runs {
-        let parents: HashMap<&str, f64> = run
-            .cases
-            .iter()
-            .filter(|c| c.kind == CaseKind::Original)
-            .map(|c| (c.id.as_str(), score_of(c)))
-            .collect();
+        let parents = run.parent_scores();
         let passed: HashMap<&str, bool> = run
             .cases
             .iter()
@@ -127,19 +122,12 @@ fn items(record: &Record) -> Vec<Item> {
                 context: format!("{}/{}", run.suite, c.context),
                 fault_type: c.fault_type.clone().unwrap_or_default(),
                 what,
-                score: score_of(c),
+                score: c.score_or_nan(),
                 outcome,
             });
         }
     }
     out
-}
-
-fn score_of(c: &RecordCase) -> f64 {
-    match c.verdict {
-        Some(_) => c.score.filter(|s| s.is_finite()).unwrap_or(f64::NAN),
-        None => f64::NAN,
-    }
 }
 
 /// Whether every case that counts has a score: the condition for thresholds of one's own.

@@ -65,6 +65,26 @@ impl RecordCase {
     pub fn good(&self) -> bool {
         self.outcome.good()
     }
+
+    /// The checker's score, NaN when it gave none (an error, or a checker without scores).
+    pub fn score_or_nan(&self) -> f64 {
+        match self.verdict {
+            Some(_) => self.score.filter(|s| s.is_finite()).unwrap_or(f64::NAN),
+            None => f64::NAN,
+        }
+    }
+}
+
+impl RecordRun {
+    /// The score of each verified claim by id (NaN where it has none): what decides at a
+    /// threshold whether a claim's mutants are informative.
+    pub fn parent_scores(&self) -> std::collections::HashMap<&str, f64> {
+        self.cases
+            .iter()
+            .filter(|c| c.kind == CaseKind::Original)
+            .map(|c| (c.id.as_str(), c.score_or_nan()))
+            .collect()
+    }
 }
 
 /// The checker that made a record.

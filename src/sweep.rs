@@ -38,18 +38,7 @@ pub fn items(runs: &[RecordRun]) -> (Vec<(String, SweepItem)>, usize) {
     let mut unscored = 0;
     for run in runs {
         // a fault mutant is informative where its parent claim is supported
-        let parent_scores: std::collections::HashMap<&str, f64> = run
-            .cases
-            .iter()
-            .filter(|c| c.kind == CaseKind::Original)
-            .map(|c| {
-                let s = match c.verdict {
-                    Some(_) => c.score.filter(|s| s.is_finite()).unwrap_or(f64::NAN),
-                    None => f64::NAN,
-                };
-                (c.id.as_str(), s)
-            })
-            .collect();
+        let parent_scores = run.parent_scores();
         for c in &run.cases {
             let role = c.role();
             // rewrites and equivalent mutants are faithful too: a threshold that flags them

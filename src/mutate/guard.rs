@@ -95,11 +95,27 @@ const MONTHS: [(&str, u32); 12] = [
 ];
 
 /// A check of one sentence: true when it has the problem.
-type Rule = fn(&str) -> bool;
+type Rule = fn(&Sentence) -> bool;
+
+/// A sentence as the rules read it: its text, and its lower-cased words, split once.
+struct Sentence<'a> {
+    raw: &'a str,
+    words: Vec<String>,
+}
+
+impl<'a> Sentence<'a> {
+    fn new(raw: &'a str) -> Sentence<'a> {
+        Sentence {
+            raw,
+            words: words(raw),
+        }
+    }
+}
 
 /// Why the edit from `claim` to `mutant` does not read as English or states something impossible,
 /// or `None` when it may be kept.
 pub fn refuse(claim: &str, mutant: &str) -> Option<&'static str> {
+    let (claim, mutant) = (Sentence::new(claim), Sentence::new(mutant));
     let rules: [(Rule, &'static str); 9] = [
         (
             modal_before_number,
@@ -139,13 +155,13 @@ pub fn refuse(claim: &str, mutant: &str) -> Option<&'static str> {
         ),
     ];
     for (has, why) in rules {
-        if has(mutant) && !has(claim) {
+        if has(&mutant) && !has(&claim) {
             return Some(why);
         }
     }
     // a dashed range the claim wrote in order whose ends the edit turned round ("18-25" ->
     // "36-25"); a score ("won 3-1") was never in order, so it is never refused
-    let (before, after) = (dash_ranges(claim), dash_ranges(mutant));
+    let (before, after) = (dash_ranges(claim.raw), dash_ranges(mutant.raw));
     if before.len() == after.len()
         && before
             .iter()
@@ -154,7 +170,7 @@ pub fn refuse(claim: &str, mutant: &str) -> Option<&'static str> {
     {
         return Some("the edit wrote a range whose ends are out of order (\"8 to 6 hours\")");
     }
-    if broke_fixed_expression(claim, mutant) {
+    if broke_fixed_expression(&claim, &mutant) {
         return Some("the edit changed a word inside a fixed expression (\"last year\", \"at first\", \"one of\")");
     }
     None
@@ -168,11 +184,11 @@ fn words(s: &str) -> Vec<String> {
         .collect()
 }
 
-fn pluralised_function_word(s: &str) -> bool {
+fn pluralised_function_word(s: &Sentence) -> bool {
     const REAL: &[&str] = &[
         "as", "its", "us", "is", "has", "was", "this", "others", "nos",
     ];
-    words(s).iter().any(|w| {
+    s.words.iter().any(|w| {
         let stems = [
             w.strip_suffix('s').map(str::to_string),
             w.strip_suffix("es").map(str::to_string),
@@ -189,8 +205,8 @@ fn pluralised_function_word(s: &str) -> bool {
 /// "an dividend", "a interim report": `a`/`an` before a word of the other sound, by its
 /// first letter (words whose sound differs from their letter, "an hour", "a unit", "a one-off",
 /// "a European", are never counted).
-fn article_agreement(s: &str) -> bool {
-    let w = words(s);
+fn article_agreement(s: &Sentence) -> bool {
+    let w = &s.words;
     w.windows(2).any(|p| {
         let next = p[1].as_str();
         let Some(first) = next.chars().next() else {
@@ -204,8 +220,8 @@ fn article_agreement(s: &str) -> bool {
     })
 }
 
-fn doubled_word(s: &str) -> bool {
-    let w = words(s);
+fn doubled_word(s: &Sentence) -> bool {
+    let w = &s.words;
     w.windows(2).any(|p| {
         p[0] == p[1]
             && (FUNCTION_WORDS.contains(&p[0].as_str())
@@ -214,8 +230,8 @@ fn doubled_word(s: &str) -> bool {
     })
 }
 
-fn bad_pair(s: &str) -> bool {
-    let w = words(s);
+fn bad_pair(s: &Sentence) -> bool {
+    let w = &s.words;
     w.windows(2).any(|p| {
         BAD_PAIRS.contains(&(p[0].as_str(), p[1].as_str()))
             || (MODALS.contains(&p[0].as_str()) && MODALS.contains(&p[1].as_str()))
@@ -231,8 +247,8 @@ fn is_leap(y: u32) -> bool {
 }
 
 /// "31 April", "April 31", "29 February 2025", "30 February".
-fn impossible_date(s: &str) -> bool {
-    let w = words(s);
+fn impossible_date(s: &Sentence) -> bool {
+    let w = &s.words;
     let day = |x: &str| -> Option<u32> {
         let d = x.trim_end_matches(|c: char| c.is_ascii_alphabetic());
         (!d.is_empty() && d.len() <= 2 && d.chars().all(|c| c.is_ascii_digit()))
@@ -282,12 +298,12 @@ fn number(w: &str) -> Option<f64> {
 
 /// "8 to 6 hours", "between 2021 and 2019", "from 10 to 5", "8-6 hours" (a hyphenated pair is a
 /// range only before a unit: "won 3-1" is a score).
-fn range_out_of_order(s: &str) -> bool {
+fn range_out_of_order(s: &Sentence) -> bool {
     const UNITS: &[&str] = &[
         "hours", "days", "weeks", "months", "years", "minutes", "seconds", "people", "tablets",
         "times", "mg", "ml", "kg", "km", "per", "percent", "%",
     ];
-    let w = words(s);
+    let w = &s.words;
     for i in 0..w.len() {
         let Some(a) = number(&w[i]) else {
             continue;
@@ -304,7 +320,7 @@ fn range_out_of_order(s: &str) -> bool {
         }
     }
     // hyphenated ranges are one token to the tokenizer: look at the raw text
-    for part in s.split_whitespace().collect::<Vec<_>>().windows(2) {
+    for part in s.raw.split_whitespace().collect::<Vec<_>>().windows(2) {
         if let Some((x, y)) = part[0].split_once(['-', '–']) {
             let unit = part[1]
                 .trim_matches(|c: char| !c.is_alphanumeric() && c != '%')
@@ -344,8 +360,8 @@ const NOUNS: &[(&str, &str)] = &[
 ];
 
 /// "2 day", "1 days", "two week": a count before a noun it does not agree with.
-fn number_agreement(s: &str) -> bool {
-    let w = words(s);
+fn number_agreement(s: &Sentence) -> bool {
+    let w = &s.words;
     let count = |x: &str| -> Option<f64> {
         number(x).or(match x {
             "one" => Some(1.0),
@@ -372,12 +388,12 @@ fn number_agreement(s: &str) -> bool {
 }
 
 /// "May not 2017", "June not 12": a negation between a month and its date.
-fn negated_month(s: &str) -> bool {
+fn negated_month(s: &Sentence) -> bool {
     const BEFORE_MONTH: &[&str] = &[
         "in", "of", "since", "until", "by", "from", "last", "next", "this", "early", "late", "mid",
         "during",
     ];
-    let w = words(s);
+    let w = &s.words;
     w.windows(3).any(|p| {
         month_days(&p[0]).is_some()
             && p[1] == "not"
@@ -388,8 +404,8 @@ fn negated_month(s: &str) -> bool {
 }
 
 /// "Will 2024 was warm" (the month May read as the verb may): a modal right before a number.
-fn modal_before_number(s: &str) -> bool {
-    let w = words(s);
+fn modal_before_number(s: &Sentence) -> bool {
+    let w = &s.words;
     w.windows(2).any(|p| {
         MODALS.contains(&p[0].as_str())
             && p[0] != "may"
@@ -410,8 +426,8 @@ fn dash_ranges(s: &str) -> Vec<(f64, f64)> {
 
 /// The claim holds a fixed expression that the mutant no longer holds, and the mutant holds the
 /// same number of words in its place with one of them changed ("last year" -> "first year").
-fn broke_fixed_expression(claim: &str, mutant: &str) -> bool {
-    let (c, m) = (words(claim), words(mutant));
+fn broke_fixed_expression(claim: &Sentence, mutant: &Sentence) -> bool {
+    let (c, m) = (&claim.words, &mutant.words);
     // a substitution keeps the number of words; a deletion ("may not" -> "may") is no swap
     if c.len() != m.len() {
         return false;
@@ -443,7 +459,7 @@ fn broke_fixed_expression(claim: &str, mutant: &str) -> bool {
     }
     FIXED.iter().any(|e| {
         let e: Vec<&str> = e.split(' ').collect();
-        if !has(&c, &e) || has(&m, &e) {
+        if !has(c, &e) || has(m, &e) {
             return false;
         }
         // the expression with one word swapped is in the mutant

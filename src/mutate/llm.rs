@@ -232,16 +232,7 @@ pub fn validate(reply: &str, claim: &str, passages: &[&str]) -> Result<String, S
     }
     // the same words in another order says the same: no fault (and generation would skip it,
     // leaving the claim without a mutant)
-    let sorted = |s: &str| {
-        let mut w: Vec<String> = s
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect();
-        w.sort();
-        w
-    };
-    if sorted(&text) == sorted(claim) {
+    if super::sorted_words(&text) == super::sorted_words(claim) {
         return Err("the mutant only reorders the claim's words, so it says the same thing".into());
     }
     let (runs, words) = changes(claim, &text);

@@ -91,6 +91,15 @@ pub(crate) fn fmt_settings(s: &std::collections::BTreeMap<String, String>) -> St
         .join(", ")
 }
 
+/// `s` cut to `n` characters, an ellipsis marking the cut.
+pub(crate) fn trunc(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        s.chars().take(n - 1).collect::<String>() + "…"
+    }
+}
+
 /// `n` and the word in the number it needs: `1 refusal`, `2 refusals`.
 pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
     let n = n.into();

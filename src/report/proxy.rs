@@ -68,8 +68,8 @@ pub fn matched(m: &Matched, paint: Paint, markdown: bool) -> String {
             o,
             "  {:<22} {:<24} {:<24} {:>9} {:>9}  p",
             "fault type",
-            trunc(&name(0), 24),
-            trunc(&name(1), 24),
+            super::trunc(&name(0), 24),
+            super::trunc(&name(1), 24),
             "only base",
             "only cand",
         );
@@ -214,12 +214,4 @@ pub fn real_errors(r: &RealErrors, paint: Paint, markdown: bool) -> String {
         );
     }
     o
-}
-
-fn trunc(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        s.chars().take(n - 1).collect::<String>() + "…"
-    }
 }

@@ -8,13 +8,7 @@ use crate::summary::Summary;
 use crate::text::printable;
 use std::fmt::Write;
 
-fn trunc(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        s.chars().take(n - 1).collect::<String>() + "…"
-    }
-}
+use crate::report::trunc;
 
 /// Renders one suite's run.
 pub fn render(run: &SuiteRun, summary: &Summary, paint: Paint) -> String {
