@@ -404,13 +404,21 @@ impl NameCues {
                 }
             }
         }
-        let mut out: Vec<Name> = Vec::new();
-        for (name, _, _, _) in &mentions {
-            if out.iter().any(|n| &n.text == name) {
-                continue;
+        // each name's mentions, gathered once (a scan per mention is quadratic in a long
+        // passage), in the order of first mention
+        let mut order: Vec<&str> = Vec::new();
+        let mut by_name: std::collections::HashMap<&str, Vec<&(String, String, String, usize)>> =
+            Default::default();
+        for m in &mentions {
+            let e = by_name.entry(m.0.as_str()).or_default();
+            if e.is_empty() {
+                order.push(m.0.as_str());
             }
-            let of: Vec<&(String, String, String, usize)> =
-                mentions.iter().filter(|m| &m.0 == name).collect();
+            e.push(m);
+        }
+        let mut out: Vec<Name> = Vec::new();
+        for name in order {
+            let of = &by_name[name];
             if of.iter().all(|m| m.1 == "\u{0}") {
                 continue; // only ever sentence-initial
             }
@@ -438,7 +446,7 @@ impl NameCues {
                 })
                 .unwrap_or_else(|| "other".into());
             out.push(Name {
-                text: name.clone(),
+                text: name.to_string(),
                 kind,
             });
         }
