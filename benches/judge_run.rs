@@ -7,10 +7,10 @@
 mod server;
 
 use faithprobe::check::judge::{JudgeChecker, JudgeSettings, Mode};
-use faithprobe::llm::LlmSettings;
+use faithprobe::engine::run::run_suite;
+use faithprobe::io::llm::LlmSettings;
+use faithprobe::model::suite::Suite;
 use faithprobe::mutate::{generate, Rules};
-use faithprobe::run::run_suite;
-use faithprobe::suite::Suite;
 use server::{Reply, Server};
 use std::path::Path;
 use std::time::{Duration, Instant};

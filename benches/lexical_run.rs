@@ -9,11 +9,11 @@
 //! Pass `-- --quick` for one smaller run (used by the test suite to keep this target working).
 
 use faithprobe::check::lexical::{LexicalChecker, LexicalSettings};
+use faithprobe::engine::run::run_suite;
+use faithprobe::engine::summary::summarize;
+use faithprobe::model::suite::Suite;
 use faithprobe::mutate::{generate, Rules};
 use faithprobe::report::{run::human, Paint};
-use faithprobe::run::run_suite;
-use faithprobe::suite::Suite;
-use faithprobe::summary::summarize;
 use std::path::Path;
 use std::time::Instant;
 

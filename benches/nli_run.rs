@@ -14,9 +14,9 @@
 use faithprobe::check::nli::{ModelSettings, NliChecker};
 use faithprobe::check::onnx::Model;
 use faithprobe::check::windows::{passage_sentences, windows_of};
+use faithprobe::engine::run::{cases, run_suite};
+use faithprobe::model::suite::Suite;
 use faithprobe::mutate::{generate, Rules};
-use faithprobe::run::{cases, run_suite};
-use faithprobe::suite::Suite;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Instant;

@@ -6,8 +6,8 @@
 //! the peak resident memory of the process (VmHWM). `-- --quick` loads a 5 MB suite once (used by
 //! the test command to keep this target working); `-- --contexts N` sets another size.
 
+use faithprobe::model::suite::Suite;
 use faithprobe::mutate::{generate, Rules};
-use faithprobe::suite::Suite;
 use std::fmt::Write;
 use std::time::Instant;
 

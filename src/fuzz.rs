@@ -6,8 +6,8 @@
 
 use crate::check::lexical::{LexicalChecker, LexicalSettings};
 use crate::check::{CheckInput, Checker, ClaimToCheck, ContextSet};
+use crate::model::suite::{EntityGroup, Passage, Suite};
 use crate::mutate::{Input, Rules};
-use crate::suite::{EntityGroup, Passage, Suite};
 use proptest::prelude::*;
 use std::path::Path;
 use std::sync::mpsc;
@@ -191,9 +191,9 @@ proptest! {
                 use crate::answers::decompose::Decomposer;
                 let _ = crate::answers::decompose::Sentences.decompose_explained(&word, &t);
             }
-            let _ = crate::llm::render_template(&t, &[("claims", &word), ("passages", &t)]);
-            let _ = crate::llm::redact(&t, &word);
-            let _ = crate::llm::parse_retry_after(&t);
+            let _ = crate::io::llm::render_template(&t, &[("claims", &word), ("passages", &t)]);
+            let _ = crate::io::llm::redact(&t, &word);
+            let _ = crate::io::llm::parse_retry_after(&t);
         });
     }
 
@@ -290,10 +290,10 @@ proptest! {
             let dir = tempfile::tempdir().unwrap();
             let p = dir.path().join("input");
             std::fs::write(&p, &body).unwrap();
-            if let Err(e) = crate::config::Config::from_yaml(&p, &body) {
+            if let Err(e) = crate::engine::config::Config::from_yaml(&p, &body) {
                 assert!(e.to_string().contains("input"), "{e}");
             }
-            if let Err(e) = crate::record::AnyRecord::load(&p) {
+            if let Err(e) = crate::engine::record::AnyRecord::load(&p) {
                 assert!(e.to_string().contains("input"), "{e}");
             }
             let _ = crate::answers::load_log(&p);

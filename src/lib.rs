@@ -7,9 +7,9 @@
 //! ```
 //! use faithprobe::check::lexical::{LexicalChecker, LexicalSettings};
 //! use faithprobe::mutate::{generate, Rules};
-//! use faithprobe::run::run_suite;
-//! use faithprobe::suite::Suite;
-//! use faithprobe::summary::summarize;
+//! use faithprobe::engine::run::run_suite;
+//! use faithprobe::model::suite::Suite;
+//! use faithprobe::engine::summary::summarize;
 //!
 //! let yaml = r#"
 //! suite: refunds
@@ -33,33 +33,18 @@
 //! ```
 
 pub mod answers;
-pub mod case;
 pub mod check;
-pub mod compare;
-pub mod config;
+pub mod engine;
 pub mod error;
+pub mod gate;
 pub mod import;
-pub mod interrupt;
-pub mod llm;
-pub mod merge;
+pub mod io;
+pub mod model;
 pub mod mutate;
-pub mod notes;
-pub mod paths;
-pub mod prompts;
-pub mod proxy;
-pub mod record;
 pub mod report;
 pub mod review;
-pub mod run;
-pub mod shard;
-pub mod snapshot;
 pub mod stats;
-pub mod suite;
-pub mod summary;
-pub mod sweep;
 pub mod text;
-pub mod write;
-pub mod yaml;
 
 #[cfg(test)]
 mod fuzz;

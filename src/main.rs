@@ -118,7 +118,7 @@ fn man(path: &[String], dir: Option<&std::path::Path>) -> anyhow::Result<Exit> {
         let mut names = Vec::new();
         for cmd in &all {
             let (name, bytes) = render(cmd)?;
-            faithprobe::write::write_atomic(&dir.join(&name), &bytes)?;
+            faithprobe::io::write::write_atomic(&dir.join(&name), &bytes)?;
             names.push(name);
         }
         errln!("{} man pages written to {}", names.len(), dir.display());
@@ -154,13 +154,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // first Ctrl-C: stop after the calls in flight; a second one: stop now, quietly
     let _ = ctrlc::set_handler(|| {
-        if faithprobe::interrupt::requested() {
+        if faithprobe::io::interrupt::requested() {
             // _exit: no exit handlers, so no library (ONNX Runtime) tears down mid-call and
             // prints an error on the way out
             // SAFETY: _exit(2) ends the process at once; nothing is used after it
             unsafe { libc::_exit(Exit::Interrupted.code() as i32) }
         }
-        faithprobe::interrupt::request();
+        faithprobe::io::interrupt::request();
         // never eprintln! here: a terminal that hung up (SIGHUP) fails the write, and a panic
         // in the handler's thread would leave the interrupt half-handled
         cli::out::note(

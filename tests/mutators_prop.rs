@@ -1,7 +1,7 @@
 //! Property tests of the mutation operators.
 
+use faithprobe::model::suite::{EntityGroup, Suite};
 use faithprobe::mutate::{generate, Input, Mutator, Rules};
-use faithprobe::suite::{EntityGroup, Suite};
 use faithprobe::text::tokenize;
 use proptest::prelude::*;
 use std::path::Path;

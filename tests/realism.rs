@@ -4,8 +4,8 @@
 //! claim's words (must be 0). `cargo test realism -- --nocapture` prints the table BENCHMARKS.md
 //! records, with three examples per operator.
 
+use faithprobe::model::suite::Suite;
 use faithprobe::mutate::{generate, Purpose, Rules, REGISTRY};
-use faithprobe::suite::Suite;
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -217,7 +217,7 @@ fn the_review_screen_shows_the_change_the_passages_and_the_checker() {
     use faithprobe::mutate::{self, Rules};
     use faithprobe::review::{screen, CheckerView, Walk};
     let (_dir, suite) = larkspur_copy();
-    let s = faithprobe::suite::Suite::load(&suite).unwrap();
+    let s = faithprobe::model::suite::Suite::load(&suite).unwrap();
     let set = mutate::generate(&s, &Rules::builtin()).unwrap();
     let loaded = vec![(s, set)];
     let walk = Walk::new(&loaded).unwrap();

@@ -8,7 +8,7 @@
 //!   evidence splits along it). Its output is validated as strictly as the judge's.
 
 use crate::check::judge::extract_json;
-use crate::llm::LlmClient;
+use crate::io::llm::LlmClient;
 use crate::text::{capitalised, split_sentences};
 
 /// Turns an answer into claims.

@@ -81,7 +81,7 @@ fn best_cover(h: &HashSet<String>, ds: &[HashSet<String>]) -> Option<usize> {
 
 pub fn load(path: &Path) -> Result<Vec<HandDecomposition>> {
     let text = crate::error::read_input(path)?;
-    crate::yaml::check_aliases(path, &text)?;
+    crate::io::yaml::check_aliases(path, &text)?;
     serde_yaml::from_str(&text).map_err(|e| {
         Error::from_yaml(
             path,
@@ -230,7 +230,7 @@ pub struct OmissionEval {
 
 pub fn load_omission_cases(path: &Path) -> Result<Vec<OmissionCase>> {
     let text = crate::error::read_input(path)?;
-    crate::yaml::check_aliases(path, &text)?;
+    crate::io::yaml::check_aliases(path, &text)?;
     serde_yaml::from_str(&text).map_err(|e| {
         Error::from_yaml(path, &e, "a list of logged answers (id, question, answer, passages) each with `omissions: [...]` a person confirmed")
     })

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use crate::shard::Shard;
+use crate::model::shard::Shard;
 
 pub const HELP: &str = "each answer needs `id` (a string or an integer), `answer`, and either `passages` ([{id, text}]) or `context` (an id in --contexts); optional: `question`, `tag`, `label` ({hallucinated, types}); other keys are kept as metadata";
 
@@ -310,10 +310,10 @@ impl LogReader {
         let source = if yaml {
             let text = crate::error::read_input(path)?;
             hasher.update(text.as_bytes());
-            crate::yaml::check_aliases(path, &text)?;
+            crate::io::yaml::check_aliases(path, &text)?;
             let list: Vec<Value> =
                 serde_yaml::from_str(&text).map_err(|e| Error::from_yaml(path, &e, HELP))?;
-            let loc = crate::suite::Locator::new(&text);
+            let loc = crate::model::suite::Locator::new(&text);
             let mut nth: HashMap<String, usize> = HashMap::new();
             let with_lines: Vec<(Value, Option<usize>)> = list
                 .into_iter()

@@ -11,7 +11,7 @@ pub mod spool;
 pub mod tally;
 
 use crate::error::{Error, Result};
-use crate::suite::Passage;
+use crate::model::suite::Passage;
 pub use log::AnswerLabel;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

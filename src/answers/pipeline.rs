@@ -11,7 +11,7 @@ use super::spool::Spool;
 use super::tally::Tally;
 use crate::check::Checker;
 use crate::error::{Error, Result};
-use crate::llm::LlmClient;
+use crate::io::llm::LlmClient;
 
 /// Answers scored per checker call: large enough to batch, small enough to bound memory.
 pub const CHUNK: usize = 256;
@@ -103,7 +103,7 @@ pub fn score_log(
         }
         done += results.len();
         progress(done, reader.bytes_read());
-        if crate::interrupt::requested() {
+        if crate::io::interrupt::requested() {
             break;
         }
     }
@@ -118,7 +118,7 @@ pub fn score_log(
         bad_lines,
         more_bad,
         queue,
-        interrupted: crate::interrupt::requested(),
+        interrupted: crate::io::interrupt::requested(),
         unmatched_labels: reader.unmatched_labels(),
         without_passages: std::mem::take(&mut reader.without_passages),
     })

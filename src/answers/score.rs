@@ -7,7 +7,7 @@ pub use super::tally::{aggregate, Aggregate};
 use super::{AnswerLabel, LoggedAnswer};
 use crate::check::{CheckError, CheckInput, Checker, ClaimToCheck, ContextSet, Evidence, Label};
 use crate::error::{Error, Exit, Result};
-use crate::shard::Shard;
+use crate::model::shard::Shard;
 use crate::stats::{mcnemar_exact, Rate};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -33,7 +33,7 @@ impl Definition {
         }
     }
     pub fn as_str(self) -> &'static str {
-        crate::case::serde_name(&self)
+        crate::model::case::serde_name(&self)
     }
 }
 
@@ -346,7 +346,7 @@ pub fn score_chunk(
     // answers that cite one context of a contexts file share its passages (one allocation,
     // converted once here), so a checker builds that document's windows once per chunk, not once
     // per answer: 256 answers over one 100 KB document hold and index it once
-    let mut shared: HashMap<usize, std::sync::Arc<[crate::suite::Passage]>> = HashMap::new();
+    let mut shared: HashMap<usize, std::sync::Arc<[crate::model::suite::Passage]>> = HashMap::new();
     let mut claims: Vec<(usize, String)> = Vec::new();
     for a in answers {
         let (split, dropped, error) = match decomposer.decompose_explained(&a.question, &a.answer) {
@@ -912,7 +912,7 @@ pub fn compare_answers(
 pub fn find_omissions(
     results: &mut [AnswerResult],
     answers: &[LoggedAnswer],
-    client: &crate::llm::LlmClient,
+    client: &crate::io::llm::LlmClient,
 ) {
     use crate::answers::decompose::parse_claims;
     use crate::check::judge::render_passages;

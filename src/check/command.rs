@@ -251,7 +251,7 @@ impl Checker for CommandChecker {
                 let mut tail: Vec<String> = Vec::new();
                 byte_lines(stderr, 4096, |_, bytes, _| {
                     let line = String::from_utf8_lossy(&bytes).into_owned();
-                    crate::notes::note(format!("[{name}] {line}"));
+                    crate::io::notes::note(format!("[{name}] {line}"));
                     tail.push(line);
                     if tail.len() > 5 {
                         tail.remove(0);
@@ -288,7 +288,7 @@ impl Checker for CommandChecker {
             let started = Instant::now();
             let mut last_answer = Instant::now();
             loop {
-                if crate::interrupt::requested() {
+                if crate::io::interrupt::requested() {
                     stopped = Some("interrupted".into());
                     break;
                 }
@@ -425,12 +425,12 @@ impl CommandConfig {
             ("total_timeout_s", self.total_timeout_s),
         ] {
             if let Some(v) =
-                v.filter(|v| !(v.is_finite() && *v > 0.0 && *v <= crate::llm::MAX_SECONDS))
+                v.filter(|v| !(v.is_finite() && *v > 0.0 && *v <= crate::io::llm::MAX_SECONDS))
             {
                 return Err(super::SettingsProblem::new(
                     format!(
                         "{field} {v} must be a positive number of seconds, at most {}",
-                        crate::llm::MAX_SECONDS
+                        crate::io::llm::MAX_SECONDS
                     ),
                     "e.g. timeout_s: 60",
                 ));

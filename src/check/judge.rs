@@ -12,14 +12,14 @@
 //! - A `supported` verdict's quote must occur in the context set (after whitespace and case
 //!   normalisation); a judge that invents its evidence has not read the passages: retried, then
 //!   an error.
-//! - The HTTP side (retries, backoff, `Retry-After`, redaction of the key) is [`crate::llm`],
+//! - The HTTP side (retries, backoff, `Retry-After`, redaction of the key) is [`crate::io::llm`],
 //!   shared with the LLM decomposer and the omissions check. Requests run with bounded
 //!   concurrency: at most `concurrency` threads, never more than there are calls to make.
 
 use super::cache::Cache;
 use super::{CheckError, CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
-use crate::llm::{LlmClient, LlmSettings};
-use crate::suite::Passage;
+use crate::io::llm::{LlmClient, LlmSettings};
+use crate::model::suite::Passage;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -344,7 +344,7 @@ impl Checker for JudgeChecker {
         BTreeMap::from([
             (
                 "base_url".into(),
-                crate::llm::display_url(&self.s.llm.base_url),
+                crate::io::llm::display_url(&self.s.llm.base_url),
             ),
             ("model".into(), self.s.llm.model.clone()),
             ("prompt".into(), self.s.llm.prompt_path.clone()),
@@ -468,7 +468,7 @@ impl Checker for JudgeChecker {
                                 })
                                 .collect();
                             if let Err(e) = cache.put_bytes(&fp, &rows) {
-                                crate::notes::note(format!("{}: {e}", self.name));
+                                crate::io::notes::note(format!("{}: {e}", self.name));
                             }
                         }
                         let mut d = done.lock().expect("results lock");
@@ -537,7 +537,7 @@ impl Checker for JudgeChecker {
 )]
 pub struct JudgeConfig {
     #[serde(flatten)]
-    pub endpoint: crate::llm::EndpointConfig,
+    pub endpoint: crate::io::llm::EndpointConfig,
     pub mode: Option<Mode>,
     pub batch_size: Option<usize>,
     pub concurrency: Option<usize>,

@@ -28,7 +28,7 @@
 use super::windows::{passage_sentences, windows_of, Window};
 use super::ContextSet;
 use super::{CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
-use crate::suite::EntityGroup;
+use crate::model::suite::EntityGroup;
 use crate::text::find_word;
 use crate::text::{format_number, tokenize, NumberTag};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -827,7 +827,7 @@ impl Checker for LexicalChecker {
         let mut out = Vec::with_capacity(input.claims.len());
         for (i, c) in input.claims.iter().enumerate() {
             // a signal stops scoring at once: the rest are unscored, never passes
-            if crate::interrupt::requested() {
+            if crate::io::interrupt::requested() {
                 out.resize_with(input.claims.len(), || Err(super::CheckError::Interrupted));
                 break;
             }
@@ -884,7 +884,7 @@ impl LexicalConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::Passage;
+    use crate::model::suite::Passage;
 
     fn ctx() -> ContextSet {
         ContextSet {

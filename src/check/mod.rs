@@ -13,9 +13,9 @@ pub mod onnx;
 pub mod similarity;
 pub mod windows;
 
-pub use crate::case::Label;
 use crate::error::Exit;
-use crate::suite::{Context, EntityGroup, Passage};
+pub use crate::model::case::Label;
+use crate::model::suite::{Context, EntityGroup, Passage};
 use serde::Serialize;
 use std::collections::BTreeMap;
 

@@ -164,7 +164,7 @@ pub(crate) fn score_all<P: Send>(
         let chunks_ref = &chunks;
         scope.spawn(move || {
             for (n, chunk) in chunks_ref.iter().enumerate() {
-                if crate::interrupt::requested() {
+                if crate::io::interrupt::requested() {
                     break;
                 }
                 let batch: Vec<&(String, String)> = chunk.iter().map(|&i| &keys[i]).collect();
@@ -175,7 +175,7 @@ pub(crate) fn score_all<P: Send>(
             }
         });
         for (n, prepared) in rx.iter() {
-            if crate::interrupt::requested() {
+            if crate::io::interrupt::requested() {
                 break; // the rest stay unscored; what was scored is in the cache
             }
             let chunk = chunks[n];
@@ -607,7 +607,7 @@ impl NliChecker {
         match &self.settings.template {
             Some(t) => (
                 // one pass: a passage that contains "{claim}" stays text
-                std::borrow::Cow::Owned(crate::llm::render_template(
+                std::borrow::Cow::Owned(crate::io::llm::render_template(
                     t,
                     &[("premise", premise), ("claim", claim)],
                 )),
@@ -1000,7 +1000,7 @@ mod tests {
     #[test]
     fn a_template_is_filled_in_one_pass() {
         let t = "premise: {premise} hypothesis: {claim}";
-        let out = crate::llm::render_template(
+        let out = crate::io::llm::render_template(
             t,
             &[("premise", "A passage that says {claim}."), ("claim", "X")],
         );

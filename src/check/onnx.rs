@@ -61,7 +61,7 @@ impl Provider {
     ];
 
     pub fn as_str(self) -> &'static str {
-        crate::case::serde_name(&self)
+        crate::model::case::serde_name(&self)
     }
 
     /// True when the loaded ONNX Runtime was built with this provider (the CPU one always is).
@@ -476,7 +476,7 @@ impl Model {
                 .map_err(|e| model_err(dir, format!("execution providers: {e}")))?;
             on = usable.iter().map(|p| p.as_str().to_string()).collect();
             if usable.len() < providers.len() {
-                crate::notes::note(format!(
+                crate::io::notes::note(format!(
                     "model {}: providers {} are not in this ONNX Runtime; running on {}",
                     dir.display(),
                     providers

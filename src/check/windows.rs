@@ -4,7 +4,7 @@
 //! A window never crosses from one passage into the next: joining passages lets half-false
 //! claims through (seed 001, "Joining passages lets false claims through").
 
-use crate::suite::Passage;
+use crate::model::suite::Passage;
 use crate::text::{split_sentences, tokenize};
 use std::collections::HashSet;
 

@@ -4,9 +4,9 @@
 use super::{CacheArgs, ConfidenceArg, Ctx};
 use clap::{Args, ValueEnum};
 use faithprobe::answers::score::{compare_answers, AnswerCompareOptions, Definition, ScoreRecord};
-use faithprobe::compare;
+use faithprobe::engine::record::{AnyRecord, Record};
 use faithprobe::error::{Error, Exit};
-use faithprobe::record::{AnyRecord, Record};
+use faithprobe::gate::compare;
 use faithprobe::report;
 use std::path::PathBuf;
 
@@ -181,7 +181,7 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     );
     // what the mutation scores are worth: the two at the same false-alarm rate, threshold-free,
     // and each one's gap to recall on real errors
-    let popts = faithprobe::proxy::ProxyOptions {
+    let popts = faithprobe::engine::proxy::ProxyOptions {
         confidence,
         alpha,
         at_false_alarm: args.at_false_alarm,
@@ -190,9 +190,10 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let two_checkers = base.runs.first().map(|r| &r.checker.name)
         != candidate.runs.first().map(|r| &r.checker.name);
     let matched = (two_checkers || args.at_false_alarm.is_some())
-        .then(|| faithprobe::proxy::matched(&base, &candidate, &popts))
+        .then(|| faithprobe::engine::proxy::matched(&base, &candidate, &popts))
         .flatten();
-    let real = faithprobe::proxy::real_errors(&[&base, &candidate], matched.as_ref(), &popts);
+    let real =
+        faithprobe::engine::proxy::real_errors(&[&base, &candidate], matched.as_ref(), &popts);
     // asked for, but not possible: say why rather than leave the section out
     let no_match = ((two_checkers || args.at_false_alarm.is_some()) && matched.is_none()).then_some(
         "\nAt the same false-alarm rate: not possible here: the records need faithful cases (verified claims or hard cases labelled supported) to hold both checkers to one false-alarm rate, and faults scored by both\n",
@@ -217,9 +218,9 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
                 #[serde(flatten)]
                 cmp: &'a compare::Comparison,
                 #[serde(skip_serializing_if = "Option::is_none")]
-                matched: Option<&'a faithprobe::proxy::Matched>,
+                matched: Option<&'a faithprobe::engine::proxy::Matched>,
                 #[serde(skip_serializing_if = "Option::is_none")]
-                real_errors: Option<&'a faithprobe::proxy::RealErrors>,
+                real_errors: Option<&'a faithprobe::engine::proxy::RealErrors>,
             }
             let doc = WithProxy {
                 cmp: &cmp,
@@ -308,7 +309,7 @@ fn run_checkers(args: &CompareArgs, ctx: &Ctx) -> Result<Option<(Record, Record)
     for name in &args.checkers {
         let checker = config.checker(name, args.cache.path())?;
         let runs = super::score_suites(&loaded, checker.as_ref());
-        if faithprobe::interrupt::requested() {
+        if faithprobe::io::interrupt::requested() {
             super::interrupted(&runs, args.cache.path());
             return Ok(None);
         }

@@ -3,11 +3,11 @@
 
 use super::Ctx;
 use faithprobe::check::onnx::{self, Model};
-use faithprobe::config::CheckerConfig;
+use faithprobe::engine::config::CheckerConfig;
 use faithprobe::error::Exit;
 
 /// Builds checker `name` and checks one claim against one passage with it, as a run would.
-fn try_one(config: &faithprobe::config::Config, name: &str) -> Result<String, String> {
+fn try_one(config: &faithprobe::engine::config::Config, name: &str) -> Result<String, String> {
     use faithprobe::check::{CheckInput, ClaimToCheck, ContextSet};
     let checker = config.checker(name, None).map_err(|e| e.to_string())?;
     let sets = [ContextSet::single(
@@ -38,7 +38,7 @@ fn try_one(config: &faithprobe::config::Config, name: &str) -> Result<String, St
 
 /// What doctor says about the mutation rules every run builds: the rule folder, and each LLM
 /// mutator's prompt, key variable and server. False when a run would stop on any of them.
-fn report_mutators(o: &mut String, config: &faithprobe::config::Config) -> bool {
+fn report_mutators(o: &mut String, config: &faithprobe::engine::config::Config) -> bool {
     match config.rules(None) {
         Err(e) => {
             outln!(o, "mutators: PROBLEM: {e}");
@@ -69,11 +69,11 @@ fn report_mutators(o: &mut String, config: &faithprobe::config::Config) -> bool 
                     continue;
                 }
                 let url = m.base_url.clone();
-                match faithprobe::llm::ping(&url, std::time::Duration::from_secs(3)) {
+                match faithprobe::io::llm::ping(&url, std::time::Duration::from_secs(3)) {
                     Ok(status) => outln!(
                         o,
                         "mutator {name}: kind llm, server {} answers (HTTP {status} on /models)",
-                        faithprobe::llm::display_url(&url)
+                        faithprobe::io::llm::display_url(&url)
                     ),
                     Err(e) => {
                         ok = false;
@@ -93,7 +93,7 @@ fn report_mutators(o: &mut String, config: &faithprobe::config::Config) -> bool 
 /// real claim through it. False when anything is wrong.
 fn report_checker(
     o: &mut String,
-    config: &faithprobe::config::Config,
+    config: &faithprobe::engine::config::Config,
     name: &str,
     c: &CheckerConfig,
 ) -> bool {
@@ -107,11 +107,11 @@ fn report_checker(
         return ok;
     }
     if let CheckerConfig::Judge(j) = c {
-        match faithprobe::llm::ping(&j.endpoint.base_url, std::time::Duration::from_secs(3)) {
+        match faithprobe::io::llm::ping(&j.endpoint.base_url, std::time::Duration::from_secs(3)) {
             Ok(status) => outln!(
                 o,
                 "checker {name}: kind judge, server {} answers (HTTP {status} on /models)",
-                faithprobe::llm::display_url(&j.endpoint.base_url)
+                faithprobe::io::llm::display_url(&j.endpoint.base_url)
             ),
             Err(e) => {
                 ok = false;

@@ -158,7 +158,7 @@ pub fn run(cmd: ImportCommand) -> anyhow::Result<Exit> {
         outputs.push(("--log", l));
         outputs.push(("--contexts", c));
     }
-    faithprobe::paths::check_outputs(&[("the input", file)], &outputs)?;
+    faithprobe::io::paths::check_outputs(&[("the input", file)], &outputs)?;
     let o = Outputs {
         log: out.log.as_deref().zip(contexts.as_deref()),
         suite: out.suite.as_deref(),
@@ -248,7 +248,7 @@ fn ragtruth(a: &RagtruthArgs) -> anyhow::Result<Exit> {
     if let Some(h) = &a.hard_cases {
         outputs.push(("--hard-cases", h));
     }
-    faithprobe::paths::check_outputs(
+    faithprobe::io::paths::check_outputs(
         &[
             ("the input", responses.as_path()),
             ("the input", sources.as_path()),

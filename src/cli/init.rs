@@ -79,8 +79,8 @@ pub fn run(args: InitArgs) -> anyhow::Result<Exit> {
         }
     }
     std::fs::create_dir_all(args.dir.join("suites")).map_err(|e| Error::write(&args.dir, e))?;
-    faithprobe::write::write_atomic(&suite, SUITE.as_bytes())?;
-    faithprobe::write::write_atomic(&config, CONFIG.as_bytes())?;
+    faithprobe::io::write::write_atomic(&suite, SUITE.as_bytes())?;
+    faithprobe::io::write::write_atomic(&config, CONFIG.as_bytes())?;
     let text = next_steps(&args.dir, &suite, &config);
     super::out::emit(&text)
 }
@@ -119,14 +119,16 @@ mod tests {
     #[test]
     fn the_starter_files_load_and_run() {
         let suite =
-            faithprobe::suite::Suite::from_yaml(std::path::Path::new("starter.yaml"), SUITE)
+            faithprobe::model::suite::Suite::from_yaml(std::path::Path::new("starter.yaml"), SUITE)
                 .unwrap();
         let set =
             faithprobe::mutate::generate(&suite, &faithprobe::mutate::Rules::builtin()).unwrap();
         assert!(set.mutants.len() >= 4, "every operator has something to do");
-        let cfg =
-            faithprobe::config::Config::from_yaml(std::path::Path::new("faithprobe.yaml"), CONFIG)
-                .unwrap();
+        let cfg = faithprobe::engine::config::Config::from_yaml(
+            std::path::Path::new("faithprobe.yaml"),
+            CONFIG,
+        )
+        .unwrap();
         assert!(cfg.checker("strict-lexical", None).is_ok());
     }
 }

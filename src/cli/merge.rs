@@ -1,8 +1,8 @@
 //! `faithprobe merge`: joins the records of `--shard 1/N` ... `--shard N/N` into one.
 
 use clap::Args;
+use faithprobe::engine::record::AnyRecord;
 use faithprobe::error::Exit;
-use faithprobe::record::AnyRecord;
 use std::path::PathBuf;
 
 /// Join the shard records of a sharded `run` or `score` (`--shard K/N --record FILE`) into the
@@ -23,8 +23,8 @@ pub fn run(args: MergeArgs) -> anyhow::Result<Exit> {
         .iter()
         .map(|p| ("a shard record", p.as_path()))
         .collect();
-    faithprobe::paths::check_outputs(&inputs, &[("--out", &args.out)])?;
-    let merged = faithprobe::merge::merge_files(&args.records)?;
+    faithprobe::io::paths::check_outputs(&inputs, &[("--out", &args.out)])?;
+    let merged = faithprobe::engine::merge::merge_files(&args.records)?;
     let what = match &merged {
         AnyRecord::Score(s) => format!("{} answers", s.answers.len()),
         AnyRecord::Run(r) => format!(

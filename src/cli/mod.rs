@@ -23,13 +23,13 @@ pub mod sweep;
 
 use clap::{Args, ValueEnum};
 use faithprobe::check::Checker;
-use faithprobe::config::Config;
+use faithprobe::engine::config::Config;
+use faithprobe::engine::record::{Record, RecordRun};
+use faithprobe::engine::run::{run_suite_part, SuiteRun};
 use faithprobe::error::{Error, Exit};
+use faithprobe::model::suite::Suite;
 use faithprobe::mutate::{self, MutantSet};
-use faithprobe::record::{Record, RecordRun};
 use faithprobe::report::Paint;
-use faithprobe::run::{run_suite_part, SuiteRun};
-use faithprobe::suite::Suite;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -143,7 +143,7 @@ pub fn check_confidence(c: f64) -> Result<f64, Error> {
 /// a `type` key; suites and records cannot be mixed, and a shard's record is refused (it is not
 /// the whole run: `faithprobe merge` joins the shards first).
 pub fn record_inputs(args: &SuiteArgs) -> Result<Option<Vec<(PathBuf, Record)>>, Error> {
-    use faithprobe::record::AnyRecord;
+    use faithprobe::engine::record::AnyRecord;
     // each file is read once: sniffed, then (a record) parsed from the same bytes
     let read: Vec<(bool, Vec<u8>)> = args
         .suites
@@ -189,7 +189,7 @@ pub fn record_inputs(args: &SuiteArgs) -> Result<Option<Vec<(PathBuf, Record)>>,
 pub fn record_checker(
     path: &Path,
     record: &Record,
-) -> Result<faithprobe::record::RecordChecker, Error> {
+) -> Result<faithprobe::engine::record::RecordChecker, Error> {
     let first = &record.runs[0].checker;
     if let Some(other) = record.runs.iter().find(|r| &r.checker != first) {
         return Err(Error::Usage(format!(
@@ -207,7 +207,7 @@ pub fn records_exit(runs: &[RecordRun]) -> Exit {
     if runs
         .iter()
         .flat_map(|r| &r.cases)
-        .any(|c| c.outcome == faithprobe::run::Outcome::Error)
+        .any(|c| c.outcome == faithprobe::engine::run::Outcome::Error)
     {
         Exit::CheckerFailed
     } else {
@@ -239,7 +239,7 @@ pub fn guard_outputs(
     for c in &caches {
         all.push(("the LLM mutant cache", c.as_path()));
     }
-    faithprobe::paths::check_outputs(&all, outputs)
+    faithprobe::io::paths::check_outputs(&all, outputs)
 }
 
 /// The suites of `args` as inputs for [`guard_outputs`].
@@ -256,7 +256,7 @@ pub fn suite_inputs(args: &SuiteArgs) -> Vec<(&str, &Path)> {
 fn without_side_files(paths: &[PathBuf]) -> Result<Vec<&PathBuf>, Error> {
     let mut kept = Vec::new();
     for p in paths {
-        match faithprobe::suite::side::suite_of(p) {
+        match faithprobe::model::suite::side::suite_of(p) {
             None => kept.push(p),
             // `./suites/s.yaml` and `suites/s.reviews.yaml` name one suite: compare the files
             Some(s) if paths.iter().any(|q| same_file(q, &s)) => {}
@@ -445,7 +445,7 @@ pub fn score_suites(loaded: &[(Suite, MutantSet)], checker: &dyn Checker) -> Vec
 pub fn score_suites_part(
     loaded: &[(Suite, MutantSet)],
     checker: &dyn Checker,
-    shard: Option<faithprobe::shard::Shard>,
+    shard: Option<faithprobe::model::shard::Shard>,
 ) -> Vec<SuiteRun> {
     score_suites_noted(loaded, checker, shard)
         .into_iter()
@@ -463,7 +463,7 @@ pub fn score_suites_part(
 pub fn score_suites_noted(
     loaded: &[(Suite, MutantSet)],
     checker: &dyn Checker,
-    shard: Option<faithprobe::shard::Shard>,
+    shard: Option<faithprobe::model::shard::Shard>,
 ) -> Vec<(SuiteRun, Vec<String>)> {
     let mut runs = Vec::new();
     for (suite, set) in loaded {
@@ -609,7 +609,7 @@ pub fn interrupted(runs: &[SuiteRun], cache: Option<&Path>) -> Exit {
 
 /// Writes a finished output file atomically and says so on stderr.
 pub fn write_output(path: &Path, bytes: &[u8], what: &str) -> Result<(), Error> {
-    faithprobe::write::write_atomic(path, bytes)?;
+    faithprobe::io::write::write_atomic(path, bytes)?;
     errln!("{what} written: {}", path.display());
     Ok(())
 }

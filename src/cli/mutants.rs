@@ -3,8 +3,8 @@
 use super::{Ctx, SuiteArgs};
 use clap::{Args, ValueEnum};
 use faithprobe::error::Exit;
+use faithprobe::model::suite::Suite;
 use faithprobe::mutate::{self, MutantSet};
-use faithprobe::suite::Suite;
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum MutantFormat {

@@ -2,13 +2,13 @@
 
 use super::{CacheArgs, ConfidenceArg, Ctx, SuiteArgs};
 use clap::Args;
+use faithprobe::engine::record::RecordRun;
+use faithprobe::engine::run::SuiteRun;
+use faithprobe::engine::summary::summarize;
+use faithprobe::engine::sweep::run_sweep;
 use faithprobe::error::{Error, Exit};
-use faithprobe::record::RecordRun;
 use faithprobe::report::audit::{self, CheckerAudit};
 use faithprobe::report::svg::sweep_chart;
-use faithprobe::run::SuiteRun;
-use faithprobe::summary::summarize;
-use faithprobe::sweep::run_sweep;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -98,7 +98,7 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
                 .collect::<Result<_, _>>()?;
             for checker in &built {
                 let runs = super::score_suites(&loaded, checker.as_ref());
-                if faithprobe::interrupt::requested() {
+                if faithprobe::io::interrupt::requested() {
                     return Ok(super::interrupted(&runs, args.cache.path()));
                 }
                 if super::runs_exit(&runs) != Exit::Ok {
@@ -126,25 +126,25 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     }
     // across checkers: the first against each other one at the same false-alarm rate, and each
     // one's gap to the suites' real errors
-    let records: Vec<faithprobe::record::Record> = audited
+    let records: Vec<faithprobe::engine::record::Record> = audited
         .iter()
         .map(|(_, _, _, s)| {
-            faithprobe::record::Record::new(s.iter().map(|(r, _)| r.clone()).collect())
+            faithprobe::engine::record::Record::new(s.iter().map(|(r, _)| r.clone()).collect())
         })
         .collect();
-    let popts = faithprobe::proxy::ProxyOptions {
+    let popts = faithprobe::engine::proxy::ProxyOptions {
         confidence,
         alpha: 0.05,
         at_false_alarm: None,
         max_gap: 0.10,
     };
-    let matched: Vec<faithprobe::proxy::Matched> = records
+    let matched: Vec<faithprobe::engine::proxy::Matched> = records
         .iter()
         .skip(1)
-        .filter_map(|c| faithprobe::proxy::matched(&records[0], c, &popts))
+        .filter_map(|c| faithprobe::engine::proxy::matched(&records[0], c, &popts))
         .collect();
-    let refs: Vec<&faithprobe::record::Record> = records.iter().collect();
-    let real = faithprobe::proxy::real_errors(
+    let refs: Vec<&faithprobe::engine::record::Record> = records.iter().collect();
+    let real = faithprobe::engine::proxy::real_errors(
         &refs,
         (records.len() == 2).then(|| matched.first()).flatten(),
         &popts,
@@ -179,18 +179,18 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     for a in &audits {
         let name = format!(
             "sweep-{}.svg",
-            faithprobe::snapshot::file_name(&a.checker, "x").trim_end_matches(".x.snap")
+            faithprobe::report::snapshot::file_name(&a.checker, "x").trim_end_matches(".x.snap")
         );
-        faithprobe::write::write_atomic(&args.out.join(&name), a.chart_svg.as_bytes())?;
+        faithprobe::io::write::write_atomic(&args.out.join(&name), a.chart_svg.as_bytes())?;
         charts.push(name);
     }
     let html_path = args.out.join("report.html");
-    faithprobe::write::write_atomic(
+    faithprobe::io::write::write_atomic(
         &html_path,
         audit::html(&args.title, &audits, &proxy).as_bytes(),
     )?;
     let md_path = args.out.join("report.md");
-    faithprobe::write::write_atomic(
+    faithprobe::io::write::write_atomic(
         &md_path,
         audit::markdown(&args.title, &audits, &charts, &proxy).as_bytes(),
     )?;

@@ -5,11 +5,11 @@ use super::{Ctx, SuiteArgs};
 use clap::{Args, ValueEnum};
 use faithprobe::check::{CheckInput, CheckResult, Checker, ClaimToCheck, ContextSet};
 use faithprobe::error::{Error, Exit};
+use faithprobe::model::suite::side::{self, Decision, SideFile};
+use faithprobe::model::suite::{ReviewKind, Suite};
 use faithprobe::mutate::MutantSet;
 use faithprobe::review::terminal::{self, Key, Terminal};
 use faithprobe::review::{self, snapshots, CheckerView, Walk};
-use faithprobe::suite::side::{self, Decision, SideFile};
-use faithprobe::suite::{ReviewKind, Suite};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -203,7 +203,7 @@ fn stale(loaded: &[(Suite, MutantSet)], prune: bool) -> anyhow::Result<Exit> {
                 lines.remove(l - 1);
             }
             if !gone.is_empty() {
-                faithprobe::write::write_atomic(&suite.path, lines.concat().as_bytes())?;
+                faithprobe::io::write::write_atomic(&suite.path, lines.concat().as_bytes())?;
                 o.push_str(&format!(
                     "removed {} stale review{} from {} (lines {})\n",
                     gone.len(),
@@ -352,7 +352,7 @@ fn interactive(
             }
             Key::Char('q') => break,
             Key::Quit => {
-                interrupted = faithprobe::interrupt::requested();
+                interrupted = faithprobe::io::interrupt::requested();
                 break;
             }
             Key::Lost => {
@@ -370,7 +370,7 @@ fn interactive(
         }
     }
     drop(term);
-    let interrupted = interrupted || faithprobe::interrupt::requested();
+    let interrupted = interrupted || faithprobe::io::interrupt::requested();
     let code = if interrupted {
         Exit::Interrupted
     } else {
@@ -424,13 +424,13 @@ fn verdict(checker: &dyn Checker, suite: &Suite, context: usize, text: &str) -> 
 
 /// The snapshot walk: every change of every `.snap.new` in `dir`, one at a time.
 fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
-    let files = faithprobe::snapshot::pending(dir)?;
+    let files = faithprobe::report::snapshot::pending(dir)?;
     if files.is_empty() {
         return super::out::emit(&format!("no .snap.new files in {}\n", dir.display()));
     }
     // a symlinked, empty or binary .snap.new is refused before anything is decided
     for f in &files {
-        faithprobe::snapshot::check_new(f)?;
+        faithprobe::report::snapshot::check_new(f)?;
     }
     if !terminal::interactive() {
         let d = faithprobe::text::shell_word(&dir.display().to_string());
@@ -503,11 +503,11 @@ fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
         }
     }
     drop(term);
-    let interrupted = quit && faithprobe::interrupt::requested();
+    let interrupted = quit && faithprobe::io::interrupt::requested();
     if lost {
         return Ok(Exit::Interrupted);
     }
-    let still = faithprobe::snapshot::pending(dir)?.len();
+    let still = faithprobe::report::snapshot::pending(dir)?.len();
     let written = super::out::emit(&format!(
         "\n{accepted} accepted, {rejected} rejected{}; {still} .snap.new file{} still pending in {}\n",
         if left > 0 {

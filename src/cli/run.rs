@@ -2,12 +2,12 @@
 
 use super::{CacheArgs, ConfidenceArg, Ctx, SuiteArgs};
 use clap::{Args, ValueEnum};
+use faithprobe::engine::record::Record;
+use faithprobe::engine::run::SuiteRun;
+use faithprobe::engine::summary::summarize;
 use faithprobe::error::{Error, Exit};
-use faithprobe::record::Record;
 use faithprobe::report;
-use faithprobe::run::SuiteRun;
-use faithprobe::snapshot::{self, SnapshotStatus};
-use faithprobe::summary::summarize;
+use faithprobe::report::snapshot::{self, SnapshotStatus};
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -55,8 +55,8 @@ pub struct RunArgs {
     pub repeat: usize,
     /// Score only part K of N of each suite's cases (by a hash of the case id); `faithprobe
     /// merge` joins the shard records (`--record`) into the record of the whole run.
-    #[arg(long, value_parser = faithprobe::shard::Shard::parse, conflicts_with_all = ["snapshot", "repeat"])]
-    pub shard: Option<faithprobe::shard::Shard>,
+    #[arg(long, value_parser = faithprobe::model::shard::Shard::parse, conflicts_with_all = ["snapshot", "repeat"])]
+    pub shard: Option<faithprobe::model::shard::Shard>,
     /// Warn when the informative-mutant catch rate is further than this from the recall on the
     /// suite's real errors (hard cases with `source: real`).
     #[arg(long, default_value_t = 0.10, value_parser = super::parse_unit)]
@@ -85,12 +85,12 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         let first = super::score_suites_noted(&loaded, checker.as_ref(), args.shard);
         let mut notes: Vec<Vec<Vec<String>>> = first.iter().map(|(_, n)| vec![n.clone()]).collect();
         let mut runs: Vec<SuiteRun> = first.into_iter().map(|(r, _)| r).collect();
-        if !faithprobe::interrupt::requested() {
+        if !faithprobe::io::interrupt::requested() {
             // repeats measure the checker, not the cache
             let fresh = config.checker(checker.name(), None)?;
             let mut extra: Vec<Vec<SuiteRun>> = vec![Vec::new(); runs.len()];
             for _ in 1..args.repeat {
-                if faithprobe::interrupt::requested() {
+                if faithprobe::io::interrupt::requested() {
                     break;
                 }
                 for (i, (r, n)) in super::score_suites_noted(&loaded, fresh.as_ref(), None)
@@ -119,13 +119,13 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     } else {
         super::score_suites_part(&loaded, checker.as_ref(), args.shard)
     };
-    if faithprobe::interrupt::requested() || runs.iter().any(SuiteRun::interrupted) {
+    if faithprobe::io::interrupt::requested() || runs.iter().any(SuiteRun::interrupted) {
         return Ok(super::interrupted(&runs, args.cache.path()));
     }
     let mut exit = super::runs_exit(&runs);
     let mut out = String::new();
     let mut junit = Vec::new();
-    let proxy = faithprobe::proxy::ProxyOptions {
+    let proxy = faithprobe::engine::proxy::ProxyOptions {
         confidence,
         alpha: 0.05,
         at_false_alarm: None,
@@ -135,7 +135,7 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         let summary = summarize(run, confidence);
         // the measured gap between mutation scores and recall on the suite's real errors
         let one = Record::new(vec![rec]);
-        let real = faithprobe::proxy::real_errors(&[&one], None, &proxy);
+        let real = faithprobe::engine::proxy::real_errors(&[&one], None, &proxy);
         match args.format {
             RunFormat::Human => {
                 out.push_str(&report::run::human::render(run, &summary, ctx.paint()));
@@ -214,7 +214,10 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
 
 /// The error `--require-reviewed` prints when mutants or rewrites have no review, or `None`.
 fn unreviewed_message(
-    loaded: &[(faithprobe::suite::Suite, faithprobe::mutate::MutantSet)],
+    loaded: &[(
+        faithprobe::model::suite::Suite,
+        faithprobe::mutate::MutantSet,
+    )],
 ) -> Option<String> {
     let mut lines = Vec::new();
     let mut paths = Vec::new();

@@ -8,8 +8,8 @@ use faithprobe::answers::pipeline;
 use faithprobe::answers::score::{checker_name, Definition, ScoreRecord, SCORE_RECORD_VERSION};
 use faithprobe::answers::tally::{Tally, TallyOptions};
 use faithprobe::error::{Error, Exit};
+use faithprobe::model::shard::Shard;
 use faithprobe::report::answers::document;
-use faithprobe::shard::Shard;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -239,14 +239,14 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let any_error = summary.definitions[0].errors > 0;
 
     if let Some(path) = &args.html {
-        faithprobe::write::write_atomic_from(path, &mut |w| {
+        faithprobe::io::write::write_atomic_from(path, &mut |w| {
             document::write_html(w, &head, &summary, Box::new(spool.answers()?))
                 .map_err(|e| Error::write(path, e))
         })?;
         errln!("html report written: {}", path.display());
     }
     if let Some(path) = &args.record {
-        faithprobe::record::write_score_record(path, &head, &mut spool.answers()?)?;
+        faithprobe::engine::record::write_score_record(path, &head, &mut spool.answers()?)?;
         errln!("score record written: {}", path.display());
     }
     let mut doc = document::Document {

@@ -2,7 +2,7 @@
 
 use clap::Subcommand;
 use faithprobe::error::Exit;
-use faithprobe::snapshot;
+use faithprobe::report::snapshot;
 use std::path::PathBuf;
 
 /// Manage snapshots.

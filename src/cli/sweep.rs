@@ -3,9 +3,9 @@
 
 use super::{CacheArgs, ConfidenceArg, Ctx, SuiteArgs};
 use clap::{Args, ValueEnum};
+use faithprobe::engine::sweep::run_sweep;
 use faithprobe::error::{Error, Exit};
 use faithprobe::report;
-use faithprobe::sweep::run_sweep;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -78,7 +78,7 @@ pub fn run(args: SweepArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
                 ))
                 .into());
             }
-            let mut checker: Option<faithprobe::record::RecordChecker> = None;
+            let mut checker: Option<faithprobe::engine::record::RecordChecker> = None;
             let mut records = Vec::new();
             for (path, record) in files {
                 let c = super::record_checker(&path, &record)?;
@@ -106,7 +106,7 @@ pub fn run(args: SweepArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             let name = args.checker.as_deref().unwrap_or("lexical");
             let checker = config.checker(name, args.cache.path())?;
             let runs = super::score_suites(&loaded, checker.as_ref());
-            if faithprobe::interrupt::requested() {
+            if faithprobe::io::interrupt::requested() {
                 return Ok(super::interrupted(&runs, args.cache.path()));
             }
             let names = loaded.iter().map(|(s, _)| s.name.clone()).collect();

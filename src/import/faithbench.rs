@@ -34,7 +34,7 @@
 use super::read::{self, id_of, kind, take_text};
 use super::{as_claim, byte_at, doc_id, sentence_spans, Built, Imported, Outputs, SuiteBuilder};
 use crate::error::{Error, Result};
-use crate::suite::HardCaseLabel;
+use crate::model::suite::HardCaseLabel;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{json, Map, Value};
 use std::cell::Cell;
@@ -392,7 +392,7 @@ fn stream(path: &Path, each: Each) -> Result<usize> {
     };
     let mut de = serde_json::Deserializer::from_reader(Counting { inner: r, newlines });
     let result = Top(&mut state).deserialize(&mut de).and_then(|()| de.end());
-    if crate::interrupt::requested() {
+    if crate::io::interrupt::requested() {
         return Err(super::read::interrupted(path));
     }
     match (result, state.failure) {
@@ -467,7 +467,7 @@ impl<'de> Visitor<'de> for Samples<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
         while let Some((line, v)) = seq.next_element_seed(Element(self.0.newlines.clone()))? {
             self.0.records += 1;
-            if crate::interrupt::requested() {
+            if crate::io::interrupt::requested() {
                 self.0.failure = Some((line, "interrupted".into()));
                 return Err(serde::de::Error::custom("interrupted"));
             }

@@ -27,7 +27,7 @@ pub mod sentences;
 pub use ragtruth::ragtruth;
 
 use crate::error::{Error, Result};
-use crate::suite::HardCaseLabel;
+use crate::model::suite::HardCaseLabel;
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -443,17 +443,17 @@ pub(crate) fn finish(
     let log = built.log.as_ref().zip(outputs.log);
     let log_texts = log.map(|(l, (lp, _))| (lp, l.lines.as_str(), l.contexts.as_str()));
     validate_output(log_texts, outputs.suite.zip(yaml.as_deref()))?;
-    if crate::interrupt::requested() {
+    if crate::io::interrupt::requested() {
         return Err(Error::Interrupted(
             "stopped before writing; nothing was written".into(),
         ));
     }
     if let Some((l, (lp, cp))) = log {
-        crate::write::write_atomic(cp, l.contexts.as_bytes())?;
-        crate::write::write_atomic(lp, l.lines.as_bytes())?;
+        crate::io::write::write_atomic(cp, l.contexts.as_bytes())?;
+        crate::io::write::write_atomic(lp, l.lines.as_bytes())?;
     }
     if let (Some(path), Some(yaml)) = (outputs.suite, yaml) {
-        crate::write::write_atomic(path, yaml.as_bytes())?;
+        crate::io::write::write_atomic(path, yaml.as_bytes())?;
     }
     Ok(imported)
 }
@@ -484,7 +484,7 @@ fn validate_output(log: Option<(&Path, &str, &str)>, suite: Option<(&Path, &str)
         result?;
     }
     if let Some((path, yaml)) = suite {
-        let s = crate::suite::Suite::from_yaml(path, yaml).map_err(|e| failed(path, e))?;
+        let s = crate::model::suite::Suite::from_yaml(path, yaml).map_err(|e| failed(path, e))?;
         crate::mutate::generate(&s, &crate::mutate::Rules::builtin())
             .map_err(|e| failed(path, e))?;
     }

@@ -29,7 +29,7 @@ pub(crate) fn lines(path: &Path, mut each: impl FnMut(usize, &str) -> Result<boo
     let mut n = 0;
     loop {
         // a signal stops an import between records: nothing is written
-        if crate::interrupt::requested() {
+        if crate::io::interrupt::requested() {
             return Err(interrupted(path));
         }
         buf.clear();

@@ -538,7 +538,7 @@ impl Mutator for EntitySwap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::EntityGroup;
+    use crate::model::suite::EntityGroup;
 
     fn op() -> EntitySwap {
         EntitySwap::load(Path::new("e.yaml"), OPERATOR.builtin).unwrap()

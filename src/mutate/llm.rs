@@ -1,5 +1,5 @@
 //! The LLM mutator: faults that rules cannot write (a nuanced meaning shift, a reasoning error, an
-//! opinion stated as fact), asked of an OpenAI-compatible model through [`crate::llm`].
+//! opinion stated as fact), asked of an OpenAI-compatible model through [`crate::io::llm`].
 //!
 //! Each reply is validated before it becomes a mutant: one JSON object `{"mutant": "..."}` (or
 //! one bare line), a length near the claim's, different from the claim and from every sentence of
@@ -11,7 +11,7 @@
 //! mutant.
 
 use super::{Input, Mutator, Operator, Purpose};
-use crate::llm::LlmClient;
+use crate::io::llm::LlmClient;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -88,13 +88,13 @@ impl ReplyCache {
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| crate::error::Error::write(dir, e))?;
         }
-        let _lock = crate::write::Lock::acquire(&self.path)?;
+        let _lock = crate::io::write::Lock::acquire(&self.path)?;
         // what another command added meanwhile stays: its replies and ours, merged
         let mut all = Self::read(&self.path).map_err(io)?;
         all.extend(mine.iter().map(|(k, v)| (k.clone(), v.clone())));
         *mine = all;
         let json = serde_json::to_string_pretty(&*mine).map_err(|e| io(e.to_string()))?;
-        crate::write::write_atomic(&self.path, json.as_bytes())
+        crate::io::write::write_atomic(&self.path, json.as_bytes())
     }
 }
 

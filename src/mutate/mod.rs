@@ -27,9 +27,9 @@ pub mod rules;
 mod wording_rewrite;
 pub mod words;
 
-pub use crate::case::ReviewState;
 use crate::error::{Error, Result};
-use crate::suite::{EntityGroup, ReviewKind, Suite};
+pub use crate::model::case::ReviewState;
+use crate::model::suite::{EntityGroup, ReviewKind, Suite};
 pub use rules::Rules;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -363,7 +363,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
             .collect();
         for claim in &ctx.faithful {
             // a signal stops generation within a claim's work, not after the whole suite
-            if crate::interrupt::requested() {
+            if crate::io::interrupt::requested() {
                 return Err(Error::Interrupted(format!(
                     "stopped while making the mutants of {}; nothing was scored or written",
                     suite.path.display()
@@ -456,7 +456,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
                                             "rewrite"
                                         },
                                         op.name,
-                                        crate::case::serde_name(&kind)
+                                        crate::model::case::serde_name(&kind)
                                     ),
                                     if purpose == Purpose::Fault {
                                         "review a mutant `fault` or `equivalent` (with a `why`)"
@@ -546,8 +546,8 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
 fn reviewed_twice(
     suite: &Suite,
     id: &str,
-    full: (&String, &crate::suite::Review),
-    short: (&String, &crate::suite::Review),
+    full: (&String, &crate::model::suite::Review),
+    short: (&String, &crate::model::suite::Review),
 ) -> Error {
     let (here, there) = if full.1.file != suite.path {
         (full, short)

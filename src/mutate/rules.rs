@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 /// Parses one rule file's YAML into an operator's rule struct, with the file's name in errors.
 pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
-    crate::yaml::check_aliases(path, text)?;
+    crate::io::yaml::check_aliases(path, text)?;
     serde_yaml::from_str(text).map_err(|e| {
         Error::from_yaml(
             path,

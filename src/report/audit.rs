@@ -4,12 +4,12 @@
 
 use super::{fmt_ci, fmt_rate, fmt_score, fmt_settings};
 use crate::check::Label;
+use crate::engine::record::{RecordCase, RecordRun};
+use crate::engine::run::{CaseKind, Expected, Outcome, Role};
+use crate::engine::summary::Summary;
+use crate::engine::sweep::SweepResult;
 use crate::mutate::ReviewState;
-use crate::record::{RecordCase, RecordRun};
-use crate::run::{CaseKind, Expected, Outcome, Role};
 use crate::stats::{cohen_kappa_ci, Kappa, Rate};
-use crate::summary::Summary;
-use crate::sweep::SweepResult;
 use crate::text::{escape_markup, escape_md_cell};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -608,13 +608,13 @@ fn md_table(o: &mut String, t: &Table) {
     }
 }
 
-/// What the audit shows across checkers: computed by [`crate::proxy`], worded here.
+/// What the audit shows across checkers: computed by [`crate::engine::proxy`], worded here.
 #[derive(Debug, Clone, Default)]
 pub struct Proxy {
     /// The first checker against each other one, at the same false-alarm rate.
-    pub matched: Vec<crate::proxy::Matched>,
+    pub matched: Vec<crate::engine::proxy::Matched>,
     /// Each checker's gap between mutation scores and recall on real errors.
-    pub real: Option<crate::proxy::RealErrors>,
+    pub real: Option<crate::engine::proxy::RealErrors>,
 }
 
 fn proxy_tables(p: &Proxy) -> Vec<Table> {
@@ -622,7 +622,7 @@ fn proxy_tables(p: &Proxy) -> Vec<Table> {
     let mut out = Vec::new();
     for m in &p.matched {
         let (a, b) = (&m.sides[0], &m.sides[1]);
-        let at = |s: &crate::proxy::SideAt| match s.threshold {
+        let at = |s: &crate::engine::proxy::SideAt| match s.threshold {
             Some(t) => format!("{t:.3}"),
             None => "own verdicts".into(),
         };

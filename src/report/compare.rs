@@ -2,7 +2,7 @@
 
 use super::{fmt_score, Paint};
 use crate::check::Label;
-use crate::compare::{Comparison, GroupRow};
+use crate::gate::compare::{Comparison, GroupRow};
 use crate::text::{escape_markup, escape_md_cell, escape_md_code};
 use std::fmt::Write;
 
@@ -41,7 +41,7 @@ fn p_legend(c: &Comparison) -> String {
     let reach = c.rows.iter().filter(|r| r.gating && r.in_family).count();
     format!(
         "p: exact McNemar, two-sided, for reading; p (adj.): one-sided (is the candidate worse?), by sign flips of the parent claims' net changes, {} over the {reach} gating row(s) that can reach significance (Tarone's m = {}; `-`: this row cannot)",
-        crate::compare::adjust_name(c.adjust),
+        crate::gate::compare::adjust_name(c.adjust),
         c.family_size
     )
 }

@@ -5,6 +5,7 @@ pub mod audit;
 pub mod compare;
 pub mod proxy;
 pub mod run;
+pub mod snapshot;
 pub mod svg;
 pub mod sweep;
 

@@ -1,9 +1,9 @@
 //! Words for the proxy checks: two checkers at the same false-alarm rate and threshold-free, and
-//! the gap between mutation scores and recall on real errors. Renders [`crate::proxy`] results;
+//! the gap between mutation scores and recall on real errors. Renders [`crate::engine::proxy`] results;
 //! computes nothing.
 
 use super::{fmt_ci, fmt_kn, fmt_rate, Paint};
-use crate::proxy::{Better, Matched, RealErrors};
+use crate::engine::proxy::{Better, Matched, RealErrors};
 use crate::text::printable;
 use std::fmt::Write;
 

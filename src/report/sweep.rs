@@ -2,7 +2,7 @@
 //! audit report renders the same findings from the same data, never from this text.
 
 use super::fmt_kn as rate;
-use crate::sweep::SweepResult;
+use crate::engine::sweep::SweepResult;
 use std::fmt::Write;
 
 /// The label of each cut point: the last sits just above every score, so it flags everything.

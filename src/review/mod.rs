@@ -3,7 +3,7 @@
 //!
 //! [`Walk`] is the state of a review of mutants and rewrites: the items pending when it started,
 //! where it stands, and an undo history. Every decision is written to the suite's side file
-//! ([`crate::suite::side`]) before the next item is shown, so a quit, a crash or a kill loses
+//! ([`crate::model::suite::side`]) before the next item is shown, so a quit, a crash or a kill loses
 //! nothing, and the next walk resumes after the last decision. [`screen`] renders one item as
 //! text (the terminal shows it; tests snapshot it). [`snapshots`] walks snapshot changes verdict
 //! by verdict; [`terminal`] reads keys from a terminal.
@@ -13,9 +13,9 @@ pub mod terminal;
 
 use crate::check::CheckResult;
 use crate::error::Result;
+use crate::model::suite::side::{self, Decision, SideFile};
+use crate::model::suite::{Context, ReviewKind, Suite};
 use crate::mutate::{self, Mutant, MutantReview, MutantSet, Purpose};
-use crate::suite::side::{self, Decision, SideFile};
-use crate::suite::{Context, ReviewKind, Suite};
 use owo_colors::OwoColorize;
 use std::collections::HashSet;
 
@@ -660,7 +660,7 @@ pub fn pending(suites: &[(Suite, MutantSet)]) -> Vec<Pending<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::Passage;
+    use crate::model::suite::Passage;
 
     #[test]
     fn the_nearest_sentence_is_the_one_holding_the_changed_words() {

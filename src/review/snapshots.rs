@@ -1,6 +1,6 @@
 //! Snapshot changes one verdict at a time.
 //!
-//! A pending change is a `.snap.new` beside its `.snap` (see [`crate::snapshot`]). Each line that
+//! A pending change is a `.snap.new` beside its `.snap` (see [`crate::report::snapshot`]). Each line that
 //! differs between them (a case's verdict, score, evidence or outcome; a case added or gone; the
 //! header with the checker's settings) is one [`Change`]. Accepting one copies it into the
 //! `.snap`; rejecting it copies the old line into the `.snap.new`. Either way the two files get
@@ -191,13 +191,13 @@ impl Pending {
             Change::Header { old, .. } => self.new.header = old.clone(),
             Change::Case { id, old, .. } => self.new.set_row(id, old.as_deref()),
         }
-        crate::write::write_atomic(&self.new_path, self.new.render().as_bytes())?;
+        crate::io::write::write_atomic(&self.new_path, self.new.render().as_bytes())?;
         self.settle()
     }
 
     fn write_old(&self) -> Result<()> {
         match &self.old {
-            Some(old) => crate::write::write_atomic(&self.path, old.render().as_bytes()),
+            Some(old) => crate::io::write::write_atomic(&self.path, old.render().as_bytes()),
             None => Ok(()),
         }
     }
@@ -217,10 +217,11 @@ impl Pending {
     }
 }
 
-/// Where a line sorts in a snapshot: by its case kind, then its id (as [`crate::snapshot::render`]).
-fn row_key(id: &str, line: &str) -> (Option<crate::case::CaseKind>, String) {
+/// Where a line sorts in a snapshot: by its case kind, then its id (as [`crate::report::snapshot::render`]).
+fn row_key(id: &str, line: &str) -> (Option<crate::model::case::CaseKind>, String) {
     let kind = line.split('\t').nth(1).and_then(|k| {
-        serde_json::from_value::<crate::case::CaseKind>(serde_json::Value::String(k.into())).ok()
+        serde_json::from_value::<crate::model::case::CaseKind>(serde_json::Value::String(k.into()))
+            .ok()
     });
     (kind, id.to_string())
 }

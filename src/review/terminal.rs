@@ -85,7 +85,7 @@ impl Terminal {
     /// an error or the end of input (a terminal in key mode never ends otherwise) is `Lost`.
     fn byte(&self) -> Read {
         loop {
-            if crate::interrupt::requested() {
+            if crate::io::interrupt::requested() {
                 return Read::Interrupted;
             }
             let mut fds = libc::pollfd {

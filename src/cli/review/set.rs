@@ -2,9 +2,9 @@
 //! written under the side file's lock so that concurrent writers lose nothing.
 
 use faithprobe::error::{Error, Exit};
+use faithprobe::model::suite::side::{self, Decision, SideFile};
+use faithprobe::model::suite::{ReviewKind, Suite};
 use faithprobe::mutate::MutantSet;
-use faithprobe::suite::side::{self, Decision, SideFile};
-use faithprobe::suite::{ReviewKind, Suite};
 
 /// A decision named on the command line.
 fn parse_decision(s: &str) -> Option<ReviewKind> {
@@ -150,14 +150,14 @@ pub(super) fn set(
                         return Err(side::conflict(file, key, now, d));
                     }
                 }
-                let kind = faithprobe::case::serde_name(&d.kind);
+                let kind = faithprobe::model::case::serde_name(&d.kind);
                 let before = if key != id { file.set(key, None) } else { None };
                 let before = file.set(id, Some(d.clone())).or(before);
                 lines.push(format!(
                     "{id}: {kind}{}",
                     match before {
                         Some(b) if b.kind != ReviewKind::Fault || d.kind != ReviewKind::Fault =>
-                            format!(", was {}", faithprobe::case::serde_name(&b.kind)),
+                            format!(", was {}", faithprobe::model::case::serde_name(&b.kind)),
                         _ => String::new(),
                     }
                 ));
@@ -176,7 +176,7 @@ pub(super) fn set(
 fn review_of<'s>(
     suite: &'s Suite,
     id: &str,
-) -> Option<(&'s String, &'s faithprobe::suite::Review)> {
+) -> Option<(&'s String, &'s faithprobe::model::suite::Review)> {
     suite.reviews.get_key_value(id).or_else(|| {
         id.get(..10)
             .and_then(|short| suite.reviews.get_key_value(short))

@@ -20,7 +20,7 @@ pub struct AnswerHead<'a> {
     pub log: &'a str,
     pub checker: &'a str,
     pub decomposer: &'a str,
-    pub shard: Option<crate::shard::Shard>,
+    pub shard: Option<crate::model::shard::Shard>,
 }
 
 impl<'a> AnswerHead<'a> {

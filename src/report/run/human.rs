@@ -1,10 +1,10 @@
 //! The terminal report: what a person reads after `faithprobe run`. Writes to a `String` so
 //! tests can snapshot it.
 
+use crate::engine::run::{CaseKind, Outcome, Role, SuiteRun};
+use crate::engine::summary::Summary;
 use crate::mutate::MutantReview;
 use crate::report::{fmt_ci, fmt_rate, fmt_score, fmt_settings, Paint};
-use crate::run::{CaseKind, Outcome, Role, SuiteRun};
-use crate::summary::Summary;
 use crate::text::printable;
 use std::fmt::Write;
 
@@ -247,44 +247,45 @@ fn provisional(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint)
 /// Missed faults, false alarms, invariance false alarms, equivalent and unreviewed mutants, case
 /// by case.
 fn case_lists(o: &mut String, run: &SuiteRun, _summary: &Summary, paint: Paint) {
-    let listed = |o: &mut String, title: &str, want: &dyn Fn(&crate::run::CaseResult) -> bool| {
-        let rows: Vec<_> = run.results.iter().filter(|r| want(r)).collect();
-        if rows.is_empty() {
-            return;
-        }
-        let _ = writeln!(o, "\n{}", paint.head(title));
-        for r in rows {
-            let (label, score, ev) = match &r.result {
-                Ok(v) => (
-                    v.label.as_str().to_string(),
-                    fmt_score(v.score),
-                    v.evidence
-                        .as_ref()
-                        .map(|e| printable(&e.passage))
-                        .unwrap_or_else(|| "-".into()),
-                ),
-                Err(_) => ("error".into(), "-".into(), "-".into()),
-            };
-            let origin = match (&r.case.fault_type, &r.case.parent) {
-                (Some(ft), Some(p)) => format!("{} of {}", printable(ft), printable(p)),
-                (Some(ft), None) => printable(ft),
-                _ => r.case.kind.as_str().to_string(),
-            };
-            let _ = writeln!(
-                o,
-                "  {:<18} {:<26} {:<12} {:>5}  {:<8} {}",
-                printable(&r.case.id),
-                trunc(&origin, 26),
-                label,
-                score,
-                trunc(&ev, 8),
-                printable(&r.case.claim)
-            );
-            if let Some(MutantReview::Equivalent { why }) = &r.case.review {
-                let _ = writeln!(o, "  {:<18} why: {}", "", printable(why.trim()));
+    let listed =
+        |o: &mut String, title: &str, want: &dyn Fn(&crate::engine::run::CaseResult) -> bool| {
+            let rows: Vec<_> = run.results.iter().filter(|r| want(r)).collect();
+            if rows.is_empty() {
+                return;
             }
-        }
-    };
+            let _ = writeln!(o, "\n{}", paint.head(title));
+            for r in rows {
+                let (label, score, ev) = match &r.result {
+                    Ok(v) => (
+                        v.label.as_str().to_string(),
+                        fmt_score(v.score),
+                        v.evidence
+                            .as_ref()
+                            .map(|e| printable(&e.passage))
+                            .unwrap_or_else(|| "-".into()),
+                    ),
+                    Err(_) => ("error".into(), "-".into(), "-".into()),
+                };
+                let origin = match (&r.case.fault_type, &r.case.parent) {
+                    (Some(ft), Some(p)) => format!("{} of {}", printable(ft), printable(p)),
+                    (Some(ft), None) => printable(ft),
+                    _ => r.case.kind.as_str().to_string(),
+                };
+                let _ = writeln!(
+                    o,
+                    "  {:<18} {:<26} {:<12} {:>5}  {:<8} {}",
+                    printable(&r.case.id),
+                    trunc(&origin, 26),
+                    label,
+                    score,
+                    trunc(&ev, 8),
+                    printable(&r.case.claim)
+                );
+                if let Some(MutantReview::Equivalent { why }) = &r.case.review {
+                    let _ = writeln!(o, "  {:<18} why: {}", "", printable(why.trim()));
+                }
+            }
+        };
     listed(o, "Missed faults", &|r| r.outcome == Outcome::Missed);
     listed(o, "False alarms", &|r| {
         r.outcome == Outcome::FalseAlarm && r.case.role() == Role::FalseAlarmOpportunity

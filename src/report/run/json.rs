@@ -1,10 +1,10 @@
 //! Machine output: one JSON object per suite, one per line (JSON Lines).
 
-use crate::case::Role;
+use crate::engine::record::{RecordCase, RecordRun};
+use crate::engine::run::SuiteRun;
+use crate::engine::summary::Summary;
+use crate::model::case::Role;
 use crate::mutate::MutantReview;
-use crate::record::{RecordCase, RecordRun};
-use crate::run::SuiteRun;
-use crate::summary::Summary;
 use serde::Serialize;
 use serde_json::{json, Value};
 

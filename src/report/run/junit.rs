@@ -2,8 +2,8 @@
 //! claims, rewrites and equivalent mutants alike) fail, cases the checker could not score are
 //! errors, unreviewed mutants are skipped (not scored).
 
+use crate::engine::run::{Outcome, Role, SuiteRun};
 use crate::report::fmt_score;
-use crate::run::{Outcome, Role, SuiteRun};
 use crate::text::escape_markup;
 use std::fmt::Write;
 

@@ -1,8 +1,8 @@
 //! Markdown: a summary fit for a pull-request comment.
 
+use crate::engine::run::{Outcome, Role, SuiteRun};
+use crate::engine::summary::Summary;
 use crate::report::{fmt_ci, fmt_rate, fmt_score, fmt_settings};
-use crate::run::{Outcome, Role, SuiteRun};
-use crate::summary::Summary;
 use crate::text::{escape_md_cell, escape_md_code};
 use std::fmt::Write;
 

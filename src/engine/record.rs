@@ -6,9 +6,9 @@
 
 use crate::answers::score::ScoreRecord;
 use crate::check::Label;
+use crate::engine::run::{CaseKind, Expected, Outcome, Role, SuiteRun};
 use crate::error::{Error, Result};
 use crate::mutate::ReviewState;
-use crate::run::{CaseKind, Expected, Outcome, Role, SuiteRun};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -107,7 +107,7 @@ pub struct RecordRun {
     pub checker: RecordChecker,
     /// Set on the record of one shard (`run --shard K/N`); `faithprobe merge` joins them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<crate::shard::Shard>,
+    pub shard: Option<crate::model::shard::Shard>,
     /// How many times every case was scored (`run --repeat N`); 1 when absent.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub repeats: usize,
@@ -203,8 +203,8 @@ impl RecordRun {
     /// recorded; an error keeps its message.
     pub fn to_run(&self) -> SuiteRun {
         use crate::check::{CheckError, Evidence, Verdict};
+        use crate::engine::run::{Case, CaseResult};
         use crate::mutate::{operator_names, MutantReview};
-        use crate::run::{Case, CaseResult};
         let results: Vec<CaseResult> = self
             .cases
             .iter()
@@ -286,7 +286,7 @@ impl RecordRun {
                 .cases
                 .iter()
                 .filter(|c| !c.flaky_verdicts.is_empty())
-                .map(|c| crate::run::Flaky {
+                .map(|c| crate::engine::run::Flaky {
                     id: c.id.clone(),
                     kind: c.kind,
                     fault_type: c.fault_type.clone(),
@@ -525,7 +525,7 @@ impl AnyRecord {
             return write_score_record(path, &empty, &mut r.answers.iter().cloned().map(Ok));
         }
         let text = serde_json::to_string_pretty(self).expect("records serialise") + "\n";
-        crate::write::write_atomic(path, text.as_bytes())
+        crate::io::write::write_atomic(path, text.as_bytes())
     }
 
     /// Reads any record once, says what the file is when it is not a record, and validates it.
@@ -610,7 +610,7 @@ pub fn write_score_record(
     fn s<T: Serialize + ?Sized>(v: &T) -> String {
         serde_json::to_string(v).expect("serialises")
     }
-    crate::write::write_atomic_from(path, &mut |w| {
+    crate::io::write::write_atomic_from(path, &mut |w| {
         let io = |e: std::io::Error| Error::write(path, e);
         let mut lead = format!(
             "{{\n  \"type\": \"score\",\n  \"version\": {},\n  \"log\": {},\n  \"log_sha256\": {},\n  \"checker\": {},\n  \"checker_settings\": {},\n  \"decomposer\": {},\n  \"lines_not_read\": {},\n",

@@ -4,11 +4,11 @@
 //! What a case counts towards, its [`Role`], is defined once in this module, and `run`, `sweep`,
 //! `compare`, `report` and snapshots all read it from here.
 
-pub use crate::case::{CaseKind, Expected, Outcome, Role};
 use crate::check::{CheckError, CheckInput, CheckResult, Checker, ClaimToCheck, ContextSet};
 use crate::error::Exit;
+pub use crate::model::case::{CaseKind, Expected, Outcome, Role};
+use crate::model::suite::Suite;
 use crate::mutate::{MutantReview, MutantSet};
-use crate::suite::Suite;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -72,7 +72,7 @@ pub struct SuiteRun {
     /// Cases whose verdict changed between repeats.
     pub flaky: Vec<Flaky>,
     /// Set when only part of the cases ran (`--shard K/N`).
-    pub shard: Option<crate::shard::Shard>,
+    pub shard: Option<crate::model::shard::Shard>,
     /// With a shard: each result's index among all the suite's cases (the merge order).
     pub positions: Vec<usize>,
     /// The fingerprint of the mutation rules that made the run's mutants (empty when not known:
@@ -247,7 +247,7 @@ pub fn run_suite_part(
     suite: &Suite,
     mutants: &MutantSet,
     checker: &dyn Checker,
-    shard: Option<crate::shard::Shard>,
+    shard: Option<crate::model::shard::Shard>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> SuiteRun {
     let all = cases(suite, mutants);

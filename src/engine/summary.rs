@@ -1,11 +1,11 @@
 //! Summaries of a run: false alarms and catch rates per fault type, each with a Wilson interval.
 //!
-//! Which case counts where comes from [`crate::run::Role`], the one definition every command
+//! Which case counts where comes from [`crate::engine::run::Role`], the one definition every command
 //! uses: false alarms are over verified claims and hard cases labelled `supported`; the faults of
 //! a type are the mutants reviewed `fault` of that operator and the hard cases of that `type`
 //! labelled anything else.
 
-use crate::run::{CaseKind, CaseResult, Outcome, Role, SuiteRun};
+use crate::engine::run::{CaseKind, CaseResult, Outcome, Role, SuiteRun};
 use crate::stats::{cluster_rate_of, detectable_drop_of, ClusterRate, Rate};
 use serde::Serialize;
 
@@ -196,7 +196,7 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
                 parent_flagged_flagged: of_type
                     .iter()
                     .filter(|r| r.outcome == Outcome::ParentFlagged)
-                    .filter(|r| crate::run::flagged(&r.result) == Some(true))
+                    .filter(|r| crate::engine::run::flagged(&r.result) == Some(true))
                     .count(),
                 errors: of_type
                     .iter()
@@ -223,7 +223,7 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
     let all_faults_every_mutant = Rate::new(
         every
             .clone()
-            .filter(|r| crate::run::flagged(&r.result) == Some(true))
+            .filter(|r| crate::engine::run::flagged(&r.result) == Some(true))
             .count() as u64,
         every.count() as u64,
         confidence,
@@ -303,8 +303,8 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
 mod tests {
     use super::*;
     use crate::check::{CheckError, Label, Verdict};
+    use crate::engine::run::{Case, Expected};
     use crate::mutate::MutantReview;
-    use crate::run::{Case, Expected};
 
     fn result(
         kind: CaseKind,
@@ -335,7 +335,7 @@ mod tests {
             None => Err(CheckError::Model("boom".into())),
         };
         CaseResult {
-            outcome: Outcome::of(case.role(), crate::run::flagged(&result)),
+            outcome: Outcome::of(case.role(), crate::engine::run::flagged(&result)),
             case,
             result,
         }
@@ -521,7 +521,7 @@ mod tests {
         for (i, r) in results[2..].iter_mut().enumerate() {
             r.case.parent = Some(if i < 2 { pass.clone() } else { flag.clone() });
         }
-        crate::run::mark_parent_flagged(&mut results);
+        crate::engine::run::mark_parent_flagged(&mut results);
         let outcomes: Vec<Outcome> = results.iter().map(|r| r.outcome).collect();
         assert_eq!(
             outcomes[2..],
@@ -564,7 +564,7 @@ mod tests {
         let parent = results[0].case.id.clone();
         results[1].case.parent = Some(parent.clone());
         results[2].case.parent = Some(parent);
-        crate::run::mark_parent_flagged(&mut results);
+        crate::engine::run::mark_parent_flagged(&mut results);
         assert_eq!(results[1].outcome, Outcome::ParentFlagged);
         assert_eq!(results[2].outcome, Outcome::Error);
     }

@@ -6,9 +6,9 @@
 //! discordant cases. Regressions are listed case by case. An error is never a good outcome.
 
 use crate::check::Label;
+use crate::engine::record::{Record, RecordCase};
+use crate::engine::run::{CaseKind, Expected, Outcome, Role};
 use crate::error::{Error, Exit};
-use crate::record::{Record, RecordCase};
-use crate::run::{CaseKind, Expected, Outcome, Role};
 use crate::stats::paired::{adjust_family, min_p_worse, sign_flip_p_worse};
 use crate::stats::{cluster_rate_of, detectable_drop_of, mcnemar_exact, Adjust, ClusterRate, Rate};
 use serde::Serialize;
@@ -133,7 +133,7 @@ pub enum ChangeKind {
 
 impl ChangeKind {
     pub fn as_str(self) -> &'static str {
-        crate::case::serde_name(&self)
+        crate::model::case::serde_name(&self)
     }
 }
 
@@ -715,9 +715,9 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::record::testing::{case, record_of};
+    use crate::engine::run::Outcome;
     use crate::mutate::ReviewState;
-    use crate::record::testing::{case, record_of};
-    use crate::run::Outcome;
 
     fn base() -> Vec<RecordCase> {
         let mut cases = vec![case(

@@ -24,8 +24,8 @@ pub use crate::check::onnx::ModelConfig;
 use crate::check::similarity::SimilarityChecker;
 use crate::check::Checker;
 use crate::error::{Error, Result};
-pub use crate::llm::EndpointConfig;
-use crate::llm::{LlmClient, LlmSettings, DEFAULT_MAX_WAIT};
+pub use crate::io::llm::EndpointConfig;
+use crate::io::llm::{LlmClient, LlmSettings, DEFAULT_MAX_WAIT};
 use crate::mutate::Rules;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -198,7 +198,7 @@ impl Config {
                 mutators: None,
             }
         } else {
-            crate::yaml::check_aliases(path, text)?;
+            crate::io::yaml::check_aliases(path, text)?;
             serde_yaml::from_str(text).map_err(|e| Error::from_yaml(path, &e, HELP))?
         };
         let base = path
@@ -394,7 +394,7 @@ impl Config {
                     &m.endpoint(),
                     &m.prompt
                         .clone()
-                        .unwrap_or_else(|| PathBuf::from(crate::prompts::MUTATE)),
+                        .unwrap_or_else(|| PathBuf::from(crate::io::prompts::MUTATE)),
                     &self.base,
                 )
                 .map_err(failed)?;
@@ -529,8 +529,8 @@ impl Config {
         }
         match self.checkers.get(name) {
             Some(CheckerConfig::Judge(j)) => {
-                let written = j.endpoint.prompt_or(crate::prompts::JUDGE);
-                if let Err(e) = crate::prompts::read(&written, &self.base.join(&written)) {
+                let written = j.endpoint.prompt_or(crate::io::prompts::JUDGE);
+                if let Err(e) = crate::io::prompts::read(&written, &self.base.join(&written)) {
                     out.push(e);
                 }
                 if let Some(var) = &j.endpoint.api_key_env {
@@ -615,7 +615,7 @@ impl Config {
                     llm: self
                         .llm_settings(
                             &j.endpoint,
-                            &j.endpoint.prompt_or(crate::prompts::JUDGE),
+                            &j.endpoint.prompt_or(crate::io::prompts::JUDGE),
                             &self.base,
                         )
                         .map_err(failed)?,
@@ -651,7 +651,7 @@ impl Config {
         written: &Path,
         base: &Path,
     ) -> std::result::Result<LlmSettings, String> {
-        let (text, from) = crate::prompts::read(written, &base.join(written))?;
+        let (text, from) = crate::io::prompts::read(written, &base.join(written))?;
         Ok(LlmSettings {
             base_url: e.base_url.clone(),
             model: e.model.clone(),
@@ -720,7 +720,7 @@ impl Config {
                     )
                 };
                 let settings = self
-                    .llm_settings(e, &e.prompt_or(crate::prompts::DECOMPOSE), &self.base)
+                    .llm_settings(e, &e.prompt_or(crate::io::prompts::DECOMPOSE), &self.base)
                     .map_err(failed)?;
                 let client =
                     LlmClient::new(settings, &["{question}", "{answer}"]).map_err(failed)?;

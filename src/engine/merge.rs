@@ -3,9 +3,9 @@
 //! the same checker (by its settings), the original order restored from positions.
 
 use crate::answers::score::ScoreRecord;
+use crate::engine::record::{AnyRecord, Record};
 use crate::error::{Error, Result};
-use crate::record::{AnyRecord, Record};
-use crate::shard::Shard;
+use crate::model::shard::Shard;
 use std::path::{Path, PathBuf};
 
 const MERGE_HELP: &str =
@@ -77,7 +77,7 @@ pub fn merge_score(parts: Vec<(PathBuf, ScoreRecord)>) -> Result<ScoreRecord> {
         .max()
         .unwrap_or(0);
     if out.lines_not_read > 0 {
-        crate::notes::note(format!(
+        crate::io::notes::note(format!(
             "warning: {} line(s) of the log could not be read when it was scored; the merged record lacks their answers (fix the lines and score again for a whole record)",
             out.lines_not_read
         ));

@@ -8,16 +8,16 @@ use std::path::Path;
 
 /// The built-in prompts by file name.
 pub const BUILTIN: &[(&str, &str)] = &[
-    ("judge-v1.md", include_str!("../prompts/judge-v1.md")),
+    ("judge-v1.md", include_str!("../../prompts/judge-v1.md")),
     (
         "decompose-v1.md",
-        include_str!("../prompts/decompose-v1.md"),
+        include_str!("../../prompts/decompose-v1.md"),
     ),
     (
         "omissions-v1.md",
-        include_str!("../prompts/omissions-v1.md"),
+        include_str!("../../prompts/omissions-v1.md"),
     ),
-    ("mutate-v1.md", include_str!("../prompts/mutate-v1.md")),
+    ("mutate-v1.md", include_str!("../../prompts/mutate-v1.md")),
 ];
 
 /// The default judge prompt, as written in a config.

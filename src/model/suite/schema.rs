@@ -53,13 +53,13 @@ pub(crate) fn opt_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>
 }
 
 /// Refuses YAML text a suite or its side file must not carry: anchors and aliases (see
-/// [`crate::yaml::check_aliases`]) and `!!binary` values (`help` says what to write instead).
+/// [`crate::io::yaml::check_aliases`]) and `!!binary` values (`help` says what to write instead).
 pub(crate) fn check_plain_text(
     path: &std::path::Path,
     text: &str,
     help: &str,
 ) -> crate::error::Result<()> {
-    crate::yaml::check_aliases(path, text)?;
+    crate::io::yaml::check_aliases(path, text)?;
     if let Some((line, column)) = binary_tag(text) {
         return Err(crate::error::Error::Input {
             location: crate::error::Location::new(path, Some(line), Some(column)),
@@ -192,7 +192,7 @@ pub enum HardCaseLabel {
 
 impl HardCaseLabel {
     pub fn as_str(self) -> &'static str {
-        crate::case::serde_name(&self)
+        crate::model::case::serde_name(&self)
     }
 }
 

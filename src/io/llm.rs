@@ -106,7 +106,7 @@ fn jitter(attempt: u32) -> f64 {
 pub(crate) fn sleep_interruptibly(d: Duration) -> bool {
     let until = Instant::now() + d;
     loop {
-        if crate::interrupt::requested() {
+        if crate::io::interrupt::requested() {
             return true;
         }
         let now = Instant::now();
@@ -492,7 +492,7 @@ impl LlmClient {
                     u.retries += 1;
                 }
             }
-            if crate::interrupt::requested() {
+            if crate::io::interrupt::requested() {
                 return Err(CheckError::Interrupted);
             }
             if let Some(why) = self.down() {

@@ -4,9 +4,9 @@
 //! with no timestamps, so two runs that agree give byte-identical files. A changed snapshot is
 //! written beside the old one as `.snap.new` and promoted by `faithprobe snapshot accept`.
 
+use crate::engine::run::SuiteRun;
 use crate::error::{Error, Result};
 use crate::report::{fmt_score, fmt_settings};
-use crate::run::SuiteRun;
 use owo_colors::OwoColorize;
 use similar::{ChangeTag, TextDiff};
 use std::path::{Path, PathBuf};
@@ -115,12 +115,12 @@ pub fn write(dir: &Path, run: &SuiteRun, strict: bool, color: bool) -> Result<Sn
             Ok(SnapshotStatus::Unchanged(path))
         }
         None if !strict => {
-            crate::write::write_atomic(&path, text.as_bytes())?;
+            crate::io::write::write_atomic(&path, text.as_bytes())?;
             Ok(SnapshotStatus::Created(path))
         }
         old => {
             let old = old.unwrap_or_default();
-            crate::write::write_atomic(&new_path, text.as_bytes())?;
+            crate::io::write::write_atomic(&new_path, text.as_bytes())?;
             Ok(SnapshotStatus::Changed {
                 diff: diff(&old, &text, &path, &new_path, color),
                 path,

@@ -4,7 +4,7 @@
 //! ([`Role`], defined once here) and how it came out ([`Outcome`]). Engines (`run`, `check`,
 //! `mutate`), records and reporters import these from here, not from each other.
 
-use crate::suite::HardCaseLabel;
+use crate::model::suite::HardCaseLabel;
 use serde::{Deserialize, Serialize};
 
 /// What a checker says about a claim.
@@ -18,7 +18,7 @@ pub enum Label {
 
 impl Label {
     pub fn as_str(self) -> &'static str {
-        crate::case::serde_name(&self)
+        crate::model::case::serde_name(&self)
     }
 
     /// A verdict other than `supported`.
@@ -41,7 +41,7 @@ pub enum ReviewState {
 
 impl ReviewState {
     pub fn as_str(self) -> &'static str {
-        crate::case::serde_name(&self)
+        crate::model::case::serde_name(&self)
     }
 }
 
@@ -61,7 +61,7 @@ pub enum CaseKind {
 
 impl CaseKind {
     pub fn as_str(self) -> &'static str {
-        crate::case::serde_name(&self)
+        crate::model::case::serde_name(&self)
     }
 }
 
@@ -79,7 +79,7 @@ pub enum Expected {
 
 impl Expected {
     pub fn as_str(self) -> &'static str {
-        crate::case::serde_name(&self)
+        crate::model::case::serde_name(&self)
     }
 }
 
@@ -114,7 +114,7 @@ pub enum Role {
 
 impl Role {
     pub fn as_str(self) -> &'static str {
-        crate::case::serde_name(&self)
+        crate::model::case::serde_name(&self)
     }
 
     /// The role of a case of `kind` with `expected` label and, for mutants, `review`.
@@ -164,7 +164,7 @@ pub enum Outcome {
 
 impl Outcome {
     pub fn as_str(self) -> &'static str {
-        crate::case::serde_name(&self)
+        crate::model::case::serde_name(&self)
     }
 
     /// The outcome of a case of `role` whose verdict was flagged or not (`None`: no verdict).

@@ -1,8 +1,8 @@
 //! `faithprobe sweep`: one scoring pass, then every threshold, a recommendation under a
 //! false-alarm bound, sample-size warnings, and an optional calibration / held-out split.
 
-use crate::record::RecordRun;
-use crate::run::{CaseKind, Role};
+use crate::engine::record::RecordRun;
+use crate::engine::run::{CaseKind, Role};
 use crate::stats::sweep::{
     at, recommend, split, sweep, too_small, SweepItem, SweepPoint, TooSmall,
 };
@@ -143,9 +143,9 @@ pub fn run_sweep(
 mod tests {
     use super::*;
     use crate::check::Label;
+    use crate::engine::record::testing::{case, record_of};
+    use crate::engine::run::{CaseKind, Expected, Outcome};
     use crate::mutate::ReviewState;
-    use crate::record::testing::{case, record_of};
-    use crate::run::{CaseKind, Expected, Outcome};
 
     #[test]
     fn items_are_the_faithful_cases_and_faults_keyed_by_parent_claim() {

@@ -26,7 +26,7 @@ pub fn path_of(suite: &Path) -> PathBuf {
     suite.with_file_name(format!("{stem}.reviews.yaml"))
 }
 
-pub use crate::write::{lock_path_of, Lock};
+pub use crate::io::write::{lock_path_of, Lock};
 
 /// The suite whose side file `path` is (`larkspur.reviews.yaml` -> `larkspur.yaml`), when
 /// `path` is named as a side file and that suite exists.
@@ -214,12 +214,12 @@ impl SideFile {
             match &d.why {
                 Some(why) => o.push_str(&format!(
                     "  {id}: {{review: {}, why: {}}}\n",
-                    crate::case::serde_name(&d.kind),
+                    crate::model::case::serde_name(&d.kind),
                     quote(why)
                 )),
                 None => o.push_str(&format!(
                     "  {id}: {{review: {}}}\n",
-                    crate::case::serde_name(&d.kind)
+                    crate::model::case::serde_name(&d.kind)
                 )),
             }
         }
@@ -262,13 +262,13 @@ impl SideFile {
                 _ => Ok(()),
             };
         }
-        crate::write::write_atomic(&self.path, self.render(suite).as_bytes())
+        crate::io::write::write_atomic(&self.path, self.render(suite).as_bytes())
     }
 }
 
 impl std::fmt::Display for Decision {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", crate::case::serde_name(&self.kind))?;
+        write!(f, "{}", crate::model::case::serde_name(&self.kind))?;
         if let Some(why) = &self.why {
             write!(f, " ({})", crate::text::printable(why))?;
         }

@@ -2,7 +2,7 @@
 //! hash of their id (deterministic, independent of order, like nextest's `--partition
 //! hash:K/N`), so a large job runs on whatever batch engine a team has (a CI matrix, Kubernetes
 //! indexed Jobs, a Slurm array). A plain value that records and runs carry; joining shard records
-//! is [`crate::merge`]'s.
+//! is [`crate::engine::merge`]'s.
 
 use serde::{Deserialize, Serialize};
 

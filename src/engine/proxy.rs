@@ -8,8 +8,8 @@
 //! `t` only where its parent claim scores at least `t` (the checker supports the claim the fault
 //! was made from). At a checker's own verdicts, informativeness is the record's own outcome.
 
-use crate::record::Record;
-use crate::run::{CaseKind, Outcome, Role};
+use crate::engine::record::Record;
+use crate::engine::run::{CaseKind, Outcome, Role};
 use crate::stats::bootstrap::{ratio_difference, Unit};
 use crate::stats::{mcnemar_exact, Rate};
 use serde::Serialize;
