@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 /// | 5 | some records of an input (a log's lines) were malformed and skipped; the rest ran and was written |
 /// | 130 | interrupted (Ctrl-C, SIGTERM, SIGHUP); rerun to finish from the cache |
 ///
-/// When several apply, the first that applies of 130, 4, 1, 3, 5 is the code.
+/// When several apply, the first that applies of 130, 2, 4, 1, 3, 5 is the code: [`Exit::worst`]
+/// is that rule, and every command combines codes through it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     /// Everything ran and nothing failed.
@@ -41,6 +42,38 @@ impl Exit {
     /// The numeric code handed to the operating system.
     pub fn code(self) -> u8 {
         self as u8
+    }
+
+    /// Every code, in the order of precedence (the first that applies wins).
+    pub const PRECEDENCE: [Exit; 7] = [
+        Exit::Interrupted,
+        Exit::Usage,
+        Exit::OutputFailed,
+        Exit::GateFailed,
+        Exit::CheckerFailed,
+        Exit::PartialInput,
+        Exit::Ok,
+    ];
+
+    fn rank(self) -> usize {
+        Exit::PRECEDENCE
+            .iter()
+            .position(|e| *e == self)
+            .expect("every code has a rank")
+    }
+
+    /// Of two codes that both apply, the one the process exits with.
+    pub fn worst(self, other: Exit) -> Exit {
+        if other.rank() < self.rank() {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// The code of several outcomes together; `Ok` when there are none.
+    pub fn worst_of(codes: impl IntoIterator<Item = Exit>) -> Exit {
+        codes.into_iter().fold(Exit::Ok, Exit::worst)
     }
 }
 
@@ -195,5 +228,30 @@ pub fn read_input(path: &Path) -> Result<String> {
                 help: "save the file as UTF-8".into(),
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Exit;
+
+    #[test]
+    fn of_every_pair_of_codes_the_first_in_precedence_wins() {
+        for (i, a) in Exit::PRECEDENCE.iter().enumerate() {
+            for (j, b) in Exit::PRECEDENCE.iter().enumerate() {
+                let want = if i <= j { *a } else { *b };
+                assert_eq!(a.worst(*b), want, "{a:?} with {b:?}");
+                assert_eq!(b.worst(*a), want, "{b:?} with {a:?}");
+            }
+        }
+        assert_eq!(Exit::worst_of([]), Exit::Ok);
+        assert_eq!(
+            Exit::worst_of([Exit::PartialInput, Exit::CheckerFailed, Exit::GateFailed]),
+            Exit::GateFailed
+        );
+        assert_eq!(
+            Exit::worst_of([Exit::GateFailed, Exit::OutputFailed]),
+            Exit::OutputFailed
+        );
     }
 }

@@ -5,8 +5,9 @@ use super::decompose::{is_refusal, Decomposer};
 use super::numbers::{check as check_numbers, NumberNote};
 pub use super::tally::{aggregate, Aggregate};
 use super::{AnswerLabel, LoggedAnswer};
-use crate::check::{CheckError, CheckInput, Checker, ClaimToCheck, ContextSet, Evidence, Label};
+use crate::check::{CheckError, CheckInput, Checker, ClaimToCheck, ContextSet, Evidence};
 use crate::error::{Error, Exit, Result};
+use crate::model::case::Label;
 use crate::model::shard::Shard;
 use crate::stats::{mcnemar_exact, Rate};
 use serde::{Deserialize, Serialize};
@@ -863,7 +864,7 @@ pub fn compare_answers(
                 "{}: significantly more answers broken ({}) than fixed ({}) in {} {}(s) that changed: one-sided p = {}, adjusted {} < {}",
                 r.definition.as_str(), r.broken, r.fixed, r.clusters_changed,
                 opts.cluster_by.as_deref().map(|k| format!("`{k}` cluster")).unwrap_or_else(|| "answer".into()),
-                crate::report::fmt_p(r.p_worse), crate::report::fmt_p(p), opts.alpha
+                crate::stats::fmt_p(r.p_worse), crate::stats::fmt_p(p), opts.alpha
             ));
         }
         if r.broken > opts.max_new_broken {
@@ -963,7 +964,7 @@ mod tests {
                 .iter()
                 .map(|_| {
                     Ok(crate::check::Verdict {
-                        label: crate::check::Label::Supported,
+                        label: crate::model::case::Label::Supported,
                         score: Some(1.0),
                         evidence: None,
                         reason: String::new(),

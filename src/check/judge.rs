@@ -328,6 +328,7 @@ impl JudgeChecker {
         let prompt = self.prompt(passages, claims);
         self.llm
             .complete(&prompt, &|reply| validate(reply, claims, passages))
+            .map_err(CheckError::from)
     }
 }
 

@@ -14,7 +14,7 @@ pub mod similarity;
 pub mod windows;
 
 use crate::error::Exit;
-pub use crate::model::case::Label;
+use crate::model::case::Label;
 use crate::model::suite::{Context, EntityGroup, Passage};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -157,6 +157,17 @@ pub enum CheckError {
     /// The checker returned fewer verdicts than claims.
     #[error("the checker returned no verdict for this case")]
     NoVerdict,
+}
+
+impl From<crate::io::llm::LlmError> for CheckError {
+    fn from(e: crate::io::llm::LlmError) -> CheckError {
+        use crate::io::llm::LlmError;
+        match e {
+            LlmError::Interrupted => CheckError::Interrupted,
+            LlmError::Http(m) => CheckError::Http(m),
+            LlmError::InvalidReply(m) => CheckError::InvalidReply(m),
+        }
+    }
 }
 
 impl CheckError {

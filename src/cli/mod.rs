@@ -207,7 +207,7 @@ pub fn records_exit(runs: &[RecordRun]) -> Exit {
     if runs
         .iter()
         .flat_map(|r| &r.cases)
-        .any(|c| c.outcome == faithprobe::engine::run::Outcome::Error)
+        .any(|c| c.outcome == faithprobe::model::case::Outcome::Error)
     {
         Exit::CheckerFailed
     } else {
@@ -580,10 +580,7 @@ pub fn records(loaded: &[(Suite, MutantSet)], runs: &[SuiteRun]) -> Vec<RecordRu
 
 /// The worst exit code of the runs: 130 after Ctrl-C, 3 when a case could not be scored.
 pub fn runs_exit(runs: &[SuiteRun]) -> Exit {
-    runs.iter()
-        .map(SuiteRun::exit_code)
-        .max_by_key(|e| e.code())
-        .unwrap_or(Exit::Ok)
+    Exit::worst_of(runs.iter().map(SuiteRun::exit_code))
 }
 
 /// After Ctrl-C: says what was scored and how to finish; writes no report, record or snapshot.

@@ -28,10 +28,7 @@ fn safe(text: &str, color: &AtomicBool) -> String {
 
 /// [`emit`], then `code` when the write went through (a closed pipe counts as through).
 pub fn emit_then(text: &str, code: Exit) -> anyhow::Result<Exit> {
-    match emit(text)? {
-        Exit::Ok => Ok(code),
-        failed => Ok(failed),
-    }
+    Ok(emit(text)?.worst(code))
 }
 
 /// Writes `text` to stdout and flushes it, mapping a failure to its exit code.

@@ -224,7 +224,7 @@ fn unreviewed_message(
     for (suite, set) in loaded {
         let (mut mutants, mut rewrites) = (0, 0);
         for m in &set.mutants {
-            if m.review == faithprobe::mutate::MutantReview::Unreviewed {
+            if m.review == faithprobe::model::case::MutantReview::Unreviewed {
                 if m.is_rewrite() {
                     rewrites += 1;
                 } else {

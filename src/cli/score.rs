@@ -287,11 +287,14 @@ fn finish(bad_lines: &[Error], more_bad: usize, any_error: bool, log: &std::path
             log.display()
         );
     }
-    match (any_error, bad_lines.is_empty()) {
-        (true, _) => Exit::CheckerFailed,
-        (false, false) => Exit::PartialInput,
-        (false, true) => Exit::Ok,
-    }
+    Exit::worst_of(
+        [
+            any_error.then_some(Exit::CheckerFailed),
+            (!bad_lines.is_empty()).then_some(Exit::PartialInput),
+        ]
+        .into_iter()
+        .flatten(),
+    )
 }
 
 /// Refuses, before any work, an output that is an input or another output.

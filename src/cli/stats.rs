@@ -89,7 +89,7 @@ pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
             outln!(
                 o,
                 "b={b} c={c}  exact two-sided McNemar p = {} ({total} discordant pairs)",
-                faithprobe::report::fmt_p(stats::mcnemar_exact(b, c)),
+                faithprobe::stats::fmt_p(stats::mcnemar_exact(b, c)),
             );
         }
         StatsCommand::Power {

@@ -9,7 +9,7 @@
 //! was made from). At a checker's own verdicts, informativeness is the record's own outcome.
 
 use crate::engine::record::Record;
-use crate::engine::run::{CaseKind, Outcome, Role};
+use crate::model::case::{CaseKind, Outcome, Role};
 use crate::stats::bootstrap::{ratio_difference, Unit};
 use crate::stats::{mcnemar_exact, Rate};
 use serde::Serialize;

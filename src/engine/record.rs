@@ -5,10 +5,11 @@
 //! values and outcomes that do not follow from the verdict are errors naming the file and line.
 
 use crate::answers::score::ScoreRecord;
-use crate::check::Label;
-use crate::engine::run::{CaseKind, Expected, Outcome, Role, SuiteRun};
+use crate::engine::run::SuiteRun;
 use crate::error::{Error, Result};
-use crate::mutate::ReviewState;
+use crate::model::case::Label;
+use crate::model::case::ReviewState;
+use crate::model::case::{CaseKind, Expected, Outcome, Role};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -203,8 +204,10 @@ impl RecordRun {
     /// recorded; an error keeps its message.
     pub fn to_run(&self) -> SuiteRun {
         use crate::check::{CheckError, Evidence, Verdict};
-        use crate::engine::run::{Case, CaseResult};
-        use crate::mutate::{operator_names, MutantReview};
+        use crate::engine::run::CaseResult;
+        use crate::model::case::Case;
+        use crate::model::case::MutantReview;
+        use crate::mutate::operator_names;
         let results: Vec<CaseResult> = self
             .cases
             .iter()

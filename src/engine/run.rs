@@ -6,45 +6,11 @@
 
 use crate::check::{CheckError, CheckInput, CheckResult, Checker, ClaimToCheck, ContextSet};
 use crate::error::Exit;
-pub use crate::model::case::{CaseKind, Expected, Outcome, Role};
+use crate::model::case::{Case, CaseKind, Expected, MutantReview, Outcome};
 use crate::model::suite::Suite;
-use crate::mutate::{MutantReview, MutantSet};
+use crate::mutate::MutantSet;
 use serde::Serialize;
 use std::collections::BTreeMap;
-
-/// One claim to check and what a person says it is.
-#[derive(Debug, Clone, Serialize)]
-pub struct Case {
-    pub id: String,
-    pub kind: CaseKind,
-    /// Operator name for mutants, case type for hard cases.
-    pub fault_type: Option<String>,
-    pub claim: String,
-    pub expected: Expected,
-    /// The faithful claim a mutant was made from.
-    pub parent: Option<String>,
-    /// Mutants only.
-    pub review: Option<MutantReview>,
-    /// A hard case from labelled real output that is not labelled supported (a real error).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub real: bool,
-    #[serde(skip)]
-    pub context: usize,
-    /// The id of the context the case is checked against.
-    #[serde(skip)]
-    pub context_id: String,
-}
-
-impl Case {
-    /// What this case counts towards: see [`Role`].
-    pub fn role(&self) -> Role {
-        Role::of(
-            self.kind,
-            self.expected,
-            self.review.as_ref().map(MutantReview::state),
-        )
-    }
-}
 
 /// A case with its verdict and outcome.
 #[derive(Debug, Clone)]
@@ -130,12 +96,12 @@ impl SuiteRun {
 
     /// 130 when Ctrl-C left cases unscored, 3 when the checker failed on any case, else 0.
     pub fn exit_code(&self) -> Exit {
-        self.results
-            .iter()
-            .filter_map(|r| r.result.as_ref().err())
-            .map(CheckError::exit)
-            .max_by_key(|e| e.code())
-            .unwrap_or(Exit::Ok)
+        Exit::worst_of(
+            self.results
+                .iter()
+                .filter_map(|r| r.result.as_ref().err())
+                .map(CheckError::exit),
+        )
     }
 
     /// True when Ctrl-C left some case unscored.

@@ -1,11 +1,13 @@
 //! Summaries of a run: false alarms and catch rates per fault type, each with a Wilson interval.
 //!
-//! Which case counts where comes from [`crate::engine::run::Role`], the one definition every command
+//! Which case counts where comes from [`crate::model::case::Role`], the one definition every command
 //! uses: false alarms are over verified claims and hard cases labelled `supported`; the faults of
 //! a type are the mutants reviewed `fault` of that operator and the hard cases of that `type`
 //! labelled anything else.
 
-use crate::engine::run::{CaseKind, CaseResult, Outcome, Role, SuiteRun};
+use crate::engine::run::{CaseResult, SuiteRun};
+
+use crate::model::case::{CaseKind, Outcome, Role};
 use crate::stats::{cluster_rate_of, detectable_drop_of, ClusterRate, Rate};
 use serde::Serialize;
 
@@ -302,9 +304,10 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{CheckError, Label, Verdict};
-    use crate::engine::run::{Case, Expected};
-    use crate::mutate::MutantReview;
+    use crate::check::{CheckError, Verdict};
+    use crate::model::case::Label;
+    use crate::model::case::MutantReview;
+    use crate::model::case::{Case, Expected};
 
     fn result(
         kind: CaseKind,

@@ -2,7 +2,7 @@
 //! false-alarm bound, sample-size warnings, and an optional calibration / held-out split.
 
 use crate::engine::record::RecordRun;
-use crate::engine::run::{CaseKind, Role};
+use crate::model::case::{CaseKind, Role};
 use crate::stats::sweep::{
     at, recommend, split, sweep, too_small, SweepItem, SweepPoint, TooSmall,
 };
@@ -142,10 +142,10 @@ pub fn run_sweep(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::Label;
     use crate::engine::record::testing::{case, record_of};
-    use crate::engine::run::{CaseKind, Expected, Outcome};
-    use crate::mutate::ReviewState;
+    use crate::model::case::Label;
+    use crate::model::case::ReviewState;
+    use crate::model::case::{CaseKind, Expected, Outcome};
 
     #[test]
     fn items_are_the_faithful_cases_and_faults_keyed_by_parent_claim() {

@@ -5,10 +5,10 @@
 //! change: cases that got better, cases that got worse, and the exact McNemar p-value on those
 //! discordant cases. Regressions are listed case by case. An error is never a good outcome.
 
-use crate::check::Label;
 use crate::engine::record::{Record, RecordCase};
-use crate::engine::run::{CaseKind, Expected, Outcome, Role};
 use crate::error::{Error, Exit};
+use crate::model::case::Label;
+use crate::model::case::{CaseKind, Expected, Outcome, Role};
 use crate::stats::paired::{adjust_family, min_p_worse, sign_flip_p_worse};
 use crate::stats::{cluster_rate_of, detectable_drop_of, mcnemar_exact, Adjust, ClusterRate, Rate};
 use serde::Serialize;
@@ -650,10 +650,10 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
             r.worse,
             r.better,
             r.clusters_changed,
-            crate::report::fmt_p(r.p_worse),
+            crate::stats::fmt_p(r.p_worse),
             adjust_name(opts.adjust),
             family_size,
-            crate::report::fmt_p(r.p_adjusted)
+            crate::stats::fmt_p(r.p_adjusted)
         ));
     }
     if newly_missed > max_new_misses {
@@ -716,8 +716,8 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
 mod tests {
     use super::*;
     use crate::engine::record::testing::{case, record_of};
-    use crate::engine::run::Outcome;
-    use crate::mutate::ReviewState;
+    use crate::model::case::Outcome;
+    use crate::model::case::ReviewState;
 
     fn base() -> Vec<RecordCase> {
         let mut cases = vec![case(

@@ -34,7 +34,7 @@
 use super::read::{self, id_of, kind, take_text};
 use super::{as_claim, byte_at, doc_id, sentence_spans, Built, Imported, Outputs, SuiteBuilder};
 use crate::error::{Error, Result};
-use crate::model::suite::HardCaseLabel;
+use crate::model::case::HardCaseLabel;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{json, Map, Value};
 use std::cell::Cell;

@@ -25,7 +25,7 @@
 use super::read::{self, kind};
 use super::{doc_id, Built, Imported, Outputs};
 use crate::error::Result;
-use crate::model::suite::HardCaseLabel;
+use crate::model::case::HardCaseLabel;
 use serde_json::{json, Map, Value};
 use std::path::Path;
 

@@ -27,7 +27,7 @@ pub mod sentences;
 pub use ragtruth::ragtruth;
 
 use crate::error::{Error, Result};
-use crate::model::suite::HardCaseLabel;
+use crate::model::case::HardCaseLabel;
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;

@@ -14,7 +14,7 @@
 use super::read::{self, id_of};
 use super::{as_claim, byte_at, sentence_spans, type_name, Built, Imported, Outputs};
 use crate::error::{Error, Result};
-use crate::model::suite::HardCaseLabel;
+use crate::model::case::HardCaseLabel;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;

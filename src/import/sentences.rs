@@ -19,7 +19,7 @@
 use super::read::{self, kind, take_text};
 use super::{doc_id, Built, Imported, Outputs};
 use crate::error::Result;
-use crate::model::suite::HardCaseLabel;
+use crate::model::case::HardCaseLabel;
 use serde_json::{json, Map, Value};
 use std::path::Path;
 

@@ -5,7 +5,6 @@
 //! API key (and any 8-character piece of it) from every string that leaves this module, before
 //! anything is cut short. Every wait is interruptible by Ctrl-C.
 
-use crate::check::CheckError;
 use serde_json::{json, Value};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -484,8 +483,8 @@ impl LlmClient {
         &self,
         prompt: &str,
         check: &dyn Fn(&str) -> Result<T, String>,
-    ) -> Result<T, CheckError> {
-        let mut last = CheckError::Http(String::new());
+    ) -> Result<T, LlmError> {
+        let mut last = LlmError::Http(String::new());
         for attempt in 0..=self.s.max_retries {
             if attempt > 0 {
                 if let Ok(mut u) = self.usage.lock() {
@@ -493,16 +492,16 @@ impl LlmClient {
                 }
             }
             if crate::io::interrupt::requested() {
-                return Err(CheckError::Interrupted);
+                return Err(LlmError::Interrupted);
             }
             if let Some(why) = self.down() {
-                return Err(CheckError::Http(format!("not sent: {why}")));
+                return Err(LlmError::Http(format!("not sent: {why}")));
             }
             let wait = match self.request(prompt) {
                 Ok(reply) => match check(&reply) {
                     Ok(v) => return Ok(v),
                     Err(why) => {
-                        last = CheckError::InvalidReply(format!(
+                        last = LlmError::InvalidReply(format!(
                             "invalid reply ({}); raw reply: {}",
                             self.redact(&why),
                             cut(&reply, KEEP_CHARS)
@@ -511,12 +510,12 @@ impl LlmClient {
                     }
                 },
                 Err(CallError::Fatal(msg)) => {
-                    return Err(CheckError::Http(format!(
+                    return Err(LlmError::Http(format!(
                         "the server refused the request: {msg}"
                     )))
                 }
                 Err(CallError::Retry(msg, after)) => {
-                    last = CheckError::Http(msg);
+                    last = LlmError::Http(msg);
                     Some(after)
                 }
             };
@@ -528,20 +527,35 @@ impl LlmClient {
                         .mul_f64(2f64.powi(attempt.min(30) as i32) * jitter(attempt));
                     let d = after.map_or(backoff, |a| a.max(backoff.min(a)));
                     if sleep_interruptibly(d.min(self.s.max_wait)) {
-                        return Err(CheckError::Interrupted);
+                        return Err(LlmError::Interrupted);
                     }
                 }
             }
         }
         let tries = self.s.max_retries + 1;
         Err(match last {
-            CheckError::InvalidReply(m) => {
-                CheckError::InvalidReply(format!("failed after {tries} attempts: {m}"))
+            LlmError::InvalidReply(m) => {
+                LlmError::InvalidReply(format!("failed after {tries} attempts: {m}"))
             }
-            CheckError::Http(m) => CheckError::Http(format!("failed after {tries} attempts: {m}")),
+            LlmError::Http(m) => LlmError::Http(format!("failed after {tries} attempts: {m}")),
             other => other,
         })
     }
+}
+
+/// Why a call to an endpoint gave no usable reply. Each user maps it into its own error (the
+/// judge's is [`crate::check::CheckError`]); none is ever a verdict.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LlmError {
+    /// Ctrl-C arrived before the reply.
+    #[error("interrupted before this case was scored; rerun the same command to finish (verdicts already paid for are in the cache)")]
+    Interrupted,
+    /// The server could not be reached or answered with an error.
+    #[error("{0}")]
+    Http(String),
+    /// The server answered, but not with a valid reply (after every retry).
+    #[error("{0}")]
+    InvalidReply(String),
 }
 
 /// The connection settings of an OpenAI-compatible endpoint (judge and LLM decomposer).

@@ -4,7 +4,6 @@
 //! ([`Role`], defined once here) and how it came out ([`Outcome`]). Engines (`run`, `check`,
 //! `mutate`), records and reporters import these from here, not from each other.
 
-use crate::model::suite::HardCaseLabel;
 use serde::{Deserialize, Serialize};
 
 /// What a checker says about a claim.
@@ -80,6 +79,22 @@ pub enum Expected {
 impl Expected {
     pub fn as_str(self) -> &'static str {
         crate::model::case::serde_name(&self)
+    }
+}
+
+/// What a person says about a hard case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HardCaseLabel {
+    Supported,
+    Contradicted,
+    NotFound,
+    Misleading,
+}
+
+impl HardCaseLabel {
+    pub fn as_str(self) -> &'static str {
+        serde_name(&self)
     }
 }
 
@@ -332,6 +347,71 @@ pub fn serde_name<T: Serialize>(value: &T) -> &'static str {
         }
     }
     value.serialize(Name).unwrap_or("")
+}
+
+/// A person's review of a mutant, as the run sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "review", rename_all = "snake_case")]
+pub enum MutantReview {
+    /// A real fault: the checker should flag it.
+    Fault,
+    /// Still faithful; kept visible with the reason, never scored as a miss.
+    Equivalent { why: String },
+    /// Nobody has looked yet: a mutant is counted apart from the rates; a rewrite counts in the
+    /// invariance row until a person says otherwise.
+    Unreviewed,
+    /// A rewrite that changes the meaning after all: no case, listed with the reason.
+    NotEquivalent { why: String },
+}
+
+impl MutantReview {
+    pub fn as_str(&self) -> &'static str {
+        self.state().as_str()
+    }
+
+    /// The review without its reason: what records store and roles are decided by.
+    pub fn state(&self) -> ReviewState {
+        match self {
+            MutantReview::Fault => ReviewState::Fault,
+            MutantReview::Equivalent { .. } => ReviewState::Equivalent,
+            MutantReview::Unreviewed => ReviewState::Unreviewed,
+            MutantReview::NotEquivalent { .. } => ReviewState::NotEquivalent,
+        }
+    }
+}
+
+/// One claim to check and what a person says it is.
+#[derive(Debug, Clone, Serialize)]
+pub struct Case {
+    pub id: String,
+    pub kind: CaseKind,
+    /// Operator name for mutants, case type for hard cases.
+    pub fault_type: Option<String>,
+    pub claim: String,
+    pub expected: Expected,
+    /// The faithful claim a mutant was made from.
+    pub parent: Option<String>,
+    /// Mutants only.
+    pub review: Option<MutantReview>,
+    /// A hard case from labelled real output that is not labelled supported (a real error).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub real: bool,
+    #[serde(skip)]
+    pub context: usize,
+    /// The id of the context the case is checked against.
+    #[serde(skip)]
+    pub context_id: String,
+}
+
+impl Case {
+    /// What this case counts towards: see [`Role`].
+    pub fn role(&self) -> Role {
+        Role::of(
+            self.kind,
+            self.expected,
+            self.review.as_ref().map(MutantReview::state),
+        )
+    }
 }
 
 #[cfg(test)]

@@ -4,9 +4,10 @@
 //! "the agency found"), so the words stay and who said them changes.
 
 use super::rules::parse;
-use super::words::{capitalised, find_phrase, NameCues};
+use super::words::{find_phrase, NameCues};
 use super::{Input, Mutator, Operator, Purpose};
 use crate::error::Result;
+use crate::text::capitalised;
 use crate::text::find_name;
 use serde::Deserialize;
 use std::path::Path;

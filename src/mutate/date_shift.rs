@@ -208,7 +208,7 @@ impl Mutator for DateShift {
                     || r.months.iter().any(|(m, _)| rest.starts_with(m.as_str()));
                 if dated {
                     let to = if cap {
-                        super::words::capitalised(to)
+                        crate::text::capitalised(to)
                     } else {
                         to.clone()
                     };

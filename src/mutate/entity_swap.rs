@@ -413,7 +413,7 @@ fn recase(text: &str, cues: &super::words::NameCues) -> String {
         .zip(&cap)
         .map(|(w, c)| {
             if *c {
-                super::words::capitalised(w)
+                crate::text::capitalised(w)
             } else {
                 w.to_string()
             }

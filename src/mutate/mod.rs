@@ -28,7 +28,7 @@ mod wording_rewrite;
 pub mod words;
 
 use crate::error::{Error, Result};
-pub use crate::model::case::ReviewState;
+use crate::model::case::MutantReview;
 use crate::model::suite::{EntityGroup, ReviewKind, Suite};
 pub use rules::Rules;
 use serde::Serialize;
@@ -144,37 +144,6 @@ pub fn operator(name: &str) -> Option<&'static Operator> {
 /// The names of the operators, in report order.
 pub fn operator_names() -> impl Iterator<Item = &'static str> {
     REGISTRY.iter().map(|op| op.name)
-}
-
-/// A person's review of a mutant, as the run sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "review", rename_all = "snake_case")]
-pub enum MutantReview {
-    /// A real fault: the checker should flag it.
-    Fault,
-    /// Still faithful; kept visible with the reason, never scored as a miss.
-    Equivalent { why: String },
-    /// Nobody has looked yet: a mutant is counted apart from the rates; a rewrite counts in the
-    /// invariance row until a person says otherwise.
-    Unreviewed,
-    /// A rewrite that changes the meaning after all: no case, listed with the reason.
-    NotEquivalent { why: String },
-}
-
-impl MutantReview {
-    pub fn as_str(&self) -> &'static str {
-        self.state().as_str()
-    }
-
-    /// The review without its reason: what records store and roles are decided by.
-    pub fn state(&self) -> ReviewState {
-        match self {
-            MutantReview::Fault => ReviewState::Fault,
-            MutantReview::Equivalent { .. } => ReviewState::Equivalent,
-            MutantReview::Unreviewed => ReviewState::Unreviewed,
-            MutantReview::NotEquivalent { .. } => ReviewState::NotEquivalent,
-        }
-    }
 }
 
 /// A generated fault.
@@ -710,7 +679,10 @@ mod tests {
         )
         .unwrap();
         let again = reviewed.mutants.iter().find(|x| x.id == m.id).unwrap();
-        assert_eq!(again.review.state(), ReviewState::Equivalent);
+        assert_eq!(
+            again.review.state(),
+            crate::model::case::ReviewState::Equivalent
+        );
         // and a short id that matches nothing is a stale review
         let set = generate(
             &suite("reviews:\n  m-00000000: {review: fault}\n"),

@@ -1,9 +1,9 @@
 //! `negation_flip`: negate a positive claim, or make a negated claim positive.
 
 use super::rules::{empty_word_error, parse};
-use super::words::capitalised;
 use super::{Input, Mutator, Operator, Purpose};
 use crate::error::Result;
+use crate::text::capitalised;
 use crate::text::find_word;
 use serde::Deserialize;
 use std::path::Path;

@@ -97,7 +97,7 @@ impl NumberRewrite {
 /// `text` with `text[at..end]` replaced by `with`, capitalised at the start of the text.
 fn splice(text: &str, at: usize, end: usize, with: &str) -> String {
     let with = if at == 0 {
-        super::words::capitalised(with)
+        crate::text::capitalised(with)
     } else {
         with.to_string()
     };

@@ -370,7 +370,7 @@ impl Mutator for NumberSwap {
             } else {
                 match self.word_for(new) {
                     Some(w) if raw.chars().next().is_some_and(char::is_uppercase) => {
-                        super::words::capitalised(w)
+                        crate::text::capitalised(w)
                     }
                     Some(w) => w.to_string(),
                     None => format_number(new),

@@ -54,7 +54,7 @@ impl Mutator for PronounSwap {
         let used = |w: &str| {
             input.passages.iter().any(|p| {
                 crate::text::find_word(p, w, 0).is_some()
-                    || crate::text::find_word(p, &super::words::capitalised(w), 0).is_some()
+                    || crate::text::find_word(p, &crate::text::capitalised(w), 0).is_some()
             })
         };
         for [a, b] in &self.rules.pairs {

@@ -5,9 +5,10 @@
 //! invariance row, never faults.
 
 use super::rules::parse;
-use super::words::{capitalised, PhraseRules};
+use super::words::PhraseRules;
 use super::{Input, Mutator, Operator, Purpose};
 use crate::error::{Error, Result};
+use crate::text::capitalised;
 use regex::Regex;
 use serde::Deserialize;
 use std::path::Path;

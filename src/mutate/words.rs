@@ -6,7 +6,7 @@ use crate::text::find_word;
 use serde::Deserialize;
 use std::path::Path;
 
-pub use crate::text::capitalised;
+use crate::text::capitalised;
 
 /// The first whole-word occurrence of `from` (as written, or with a capital first letter at the
 /// start of a sentence: "May" in "in May 2024" is not "may") at or after byte `start`, as (start,

@@ -3,12 +3,12 @@
 //! agreement with a person's labels, flaky cases, unreviewed mutants and fingerprints.
 
 use super::{fmt_ci, fmt_rate, fmt_score, fmt_settings};
-use crate::check::Label;
 use crate::engine::record::{RecordCase, RecordRun};
-use crate::engine::run::{CaseKind, Expected, Outcome, Role};
 use crate::engine::summary::Summary;
 use crate::engine::sweep::SweepResult;
-use crate::mutate::ReviewState;
+use crate::model::case::Label;
+use crate::model::case::ReviewState;
+use crate::model::case::{CaseKind, Expected, Outcome, Role};
 use crate::stats::{cohen_kappa_ci, Kappa, Rate};
 use crate::text::{escape_markup, escape_md_cell};
 use std::collections::BTreeMap;
@@ -635,7 +635,7 @@ fn proxy_tables(p: &Proxy) -> Vec<Table> {
                     fmt_kn(&r.base),
                     fmt_kn(&r.candidate),
                     format!("{} / {}", r.base_only, r.candidate_only),
-                    crate::report::fmt_p(r.p_value),
+                    crate::stats::fmt_p(r.p_value),
                 ]
             })
             .collect();

@@ -1,8 +1,8 @@
 //! Reports of a paired comparison: terminal, Markdown for a pull-request comment, JUnit.
 
 use super::{fmt_score, Paint};
-use crate::check::Label;
 use crate::gate::compare::{Comparison, GroupRow};
+use crate::model::case::Label;
 use crate::text::{escape_markup, escape_md_cell, escape_md_code};
 use std::fmt::Write;
 
@@ -32,7 +32,7 @@ fn adjusted(r: &GroupRow, not_gating: &str, cannot: &str) -> String {
     } else if !r.in_family {
         cannot.to_string()
     } else {
-        super::fmt_p(r.p_adjusted)
+        crate::stats::fmt_p(r.p_adjusted)
     }
 }
 
@@ -132,7 +132,7 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
             side(&r.candidate),
             r.better,
             r.worse,
-            super::fmt_p(r.p_value),
+            crate::stats::fmt_p(r.p_value),
             adjusted(r, "no gate", "-"),
             fmt_drop(r.detectable_drop)
         );
@@ -272,7 +272,7 @@ pub fn markdown(c: &Comparison) -> String {
             super::fmt_ci(r.candidate_clustered.ci_low, r.candidate_clustered.ci_high),
             r.better,
             r.worse,
-            super::fmt_p(r.p_value),
+            crate::stats::fmt_p(r.p_value),
             adjusted(r, "not gating", "cannot reach"),
             fmt_drop(r.detectable_drop)
         );
@@ -337,7 +337,7 @@ pub fn junit(c: &Comparison) -> String {
                 write!(
                 o,
                 "<failure message=\"significantly worse: p = {}\">{} worse, {} better</failure>",
-                super::fmt_p(r.p_value), r.worse, r.better
+                crate::stats::fmt_p(r.p_value), r.worse, r.better
             );
         }
         let _ = writeln!(o, "</testcase>");

@@ -11,16 +11,6 @@ pub mod sweep;
 
 use owo_colors::OwoColorize;
 
-/// A p-value for reading: four decimals, and "< 0.0001" below that (never "0.0000", which reads
-/// as impossible).
-pub fn fmt_p(p: f64) -> String {
-    if p < 1e-4 {
-        "< 0.0001".into()
-    } else {
-        format!("{p:.4}")
-    }
-}
-
 /// Colours for human output; off means plain text.
 #[derive(Debug, Clone, Copy)]
 pub struct Paint {
@@ -105,17 +95,4 @@ pub(crate) fn trunc(s: &str, n: usize) -> String {
 pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
     let n = n.into();
     format!("{n} {}", if n == 1 { one } else { many })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn small_p_values_read_as_below_a_ten_thousandth_never_zero() {
-        assert_eq!(fmt_p(0.00001), "< 0.0001");
-        assert_eq!(fmt_p(0.0), "< 0.0001");
-        assert_eq!(fmt_p(0.0078125), "0.0078");
-        assert_eq!(fmt_p(1.0), "1.0000");
-    }
 }

@@ -81,7 +81,7 @@ pub fn matched(m: &Matched, paint: Paint, markdown: bool) -> String {
             fmt_kn(&r.candidate),
             r.base_only.to_string(),
             r.candidate_only.to_string(),
-            super::fmt_p(r.p_value),
+            crate::stats::fmt_p(r.p_value),
         ];
         if markdown {
             let _ = writeln!(

@@ -13,9 +13,10 @@ pub mod terminal;
 
 use crate::check::CheckResult;
 use crate::error::Result;
+use crate::model::case::MutantReview;
 use crate::model::suite::side::{self, Decision, SideFile};
 use crate::model::suite::{Context, ReviewKind, Suite};
-use crate::mutate::{self, Mutant, MutantReview, MutantSet, Purpose};
+use crate::mutate::{self, Mutant, MutantSet, Purpose};
 use owo_colors::OwoColorize;
 use std::collections::HashSet;
 

@@ -33,3 +33,26 @@ impl TestRng {
         (z ^ (z >> 31)) as f64 / u64::MAX as f64
     }
 }
+
+/// A p-value for reading: four decimals, and "< 0.0001" below that (never "0.0000", which reads
+/// as impossible).
+pub fn fmt_p(p: f64) -> String {
+    if p < 1e-4 {
+        "< 0.0001".into()
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_p_values_read_as_below_a_ten_thousandth_never_zero() {
+        assert_eq!(fmt_p(0.00001), "< 0.0001");
+        assert_eq!(fmt_p(0.0), "< 0.0001");
+        assert_eq!(fmt_p(0.0078125), "0.0078");
+        assert_eq!(fmt_p(1.0), "1.0000");
+    }
+}

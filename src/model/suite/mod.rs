@@ -8,8 +8,9 @@ pub mod schema;
 pub mod side;
 
 use crate::error::{Error, Result};
+use crate::model::case::HardCaseLabel;
 pub(crate) use locate::Locator;
-pub use schema::{CaseSource, HardCaseLabel, ReviewKind};
+pub use schema::{CaseSource, ReviewKind};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 

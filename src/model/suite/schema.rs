@@ -3,6 +3,7 @@
 //! be strings: `claim: 5`, `claim: null` or `claim: !!binary ...` are errors, not the claims "5",
 //! "null" or decoded bytes.
 
+use crate::model::case::HardCaseLabel;
 use serde::de::{Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -178,22 +179,6 @@ pub enum CaseSource {
     #[default]
     Written,
     Real,
-}
-
-/// What a person says about a hard case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HardCaseLabel {
-    Supported,
-    Contradicted,
-    NotFound,
-    Misleading,
-}
-
-impl HardCaseLabel {
-    pub fn as_str(self) -> &'static str {
-        crate::model::case::serde_name(&self)
-    }
 }
 
 #[derive(Debug, Deserialize)]

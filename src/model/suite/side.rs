@@ -26,7 +26,7 @@ pub fn path_of(suite: &Path) -> PathBuf {
     suite.with_file_name(format!("{stem}.reviews.yaml"))
 }
 
-pub use crate::io::write::{lock_path_of, Lock};
+use crate::io::write::Lock;
 
 /// The suite whose side file `path` is (`larkspur.reviews.yaml` -> `larkspur.yaml`), when
 /// `path` is named as a side file and that suite exists.
@@ -382,7 +382,10 @@ mod tests {
         let ids: Vec<&str> = written.entries.iter().map(|(i, _, _)| i.as_str()).collect();
         assert_eq!(ids, ["m-1111111111111111", "m-2222222222222222"]);
         assert_eq!(SideFile::load(&path).unwrap().unwrap().entries.len(), 2);
-        assert!(lock_path_of(&path).exists(), "the lock file stays");
+        assert!(
+            crate::io::write::lock_path_of(&path).exists(),
+            "the lock file stays"
+        );
         // a change that fails writes nothing
         let e = SideFile::update(&path, &suite, |f| {
             f.set("m-1111111111111111", None);

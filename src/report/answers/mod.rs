@@ -6,7 +6,7 @@ pub mod document;
 use super::{fmt_score, Paint};
 use crate::answers::score::{AnswerComparison, AnswerResult, Definition, ScoreRecord, Status};
 use crate::answers::tally::{Aggregate, LabelReport, ScoreSummary};
-use crate::check::Label;
+use crate::model::case::Label;
 use crate::stats::agreement::Estimate;
 use crate::text::escape_markup;
 use std::fmt::Write;
@@ -703,11 +703,11 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
             "    fixed {}  broken {}  exact McNemar p = {} (two-sided); one-sided p = {} over {} changed {}, adjusted {}  detectable rise with 80% power: {}{}",
             row.fixed,
             row.broken,
-            crate::report::fmt_p(row.p_value),
-            crate::report::fmt_p(row.p_worse),
+            crate::stats::fmt_p(row.p_value),
+            crate::stats::fmt_p(row.p_worse),
             row.clusters_changed,
             if c.cluster_by.is_some() { "clusters" } else { "answers" },
-            crate::report::fmt_p(row.p_adjusted),
+            crate::stats::fmt_p(row.p_adjusted),
             drop_text(row.detectable_drop),
             if row.significantly_worse {
                 format!("  {}", paint.bad("significantly worse"))
@@ -733,7 +733,7 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
                 r(&x.candidate_unsupported),
                 x.fixed,
                 x.broken,
-                crate::report::fmt_p(x.p_worse)
+                crate::stats::fmt_p(x.p_worse)
             );
         }
     }
@@ -854,8 +854,8 @@ pub fn comparison_markdown(c: &AnswerComparison) -> String {
             super::fmt_kn(&r.candidate_unsupported),
             r.fixed,
             r.broken,
-            crate::report::fmt_p(r.p_value),
-            crate::report::fmt_p(r.p_adjusted),
+            crate::stats::fmt_p(r.p_value),
+            crate::stats::fmt_p(r.p_adjusted),
             if r.significantly_worse {
                 " **worse**"
             } else {
@@ -897,7 +897,7 @@ pub fn comparison_junit(c: &AnswerComparison) -> String {
             let _ = write!(
                 o,
                 "<failure message=\"significantly worse: adjusted p = {}\">{} broken, {} fixed of {} pairs</failure>",
-                crate::report::fmt_p(r.p_adjusted), r.broken, r.fixed, r.paired
+                crate::stats::fmt_p(r.p_adjusted), r.broken, r.fixed, r.paired
             );
         }
         let _ = writeln!(o, "</testcase>");

@@ -1,9 +1,11 @@
 //! The terminal report: what a person reads after `faithprobe run`. Writes to a `String` so
 //! tests can snapshot it.
 
-use crate::engine::run::{CaseKind, Outcome, Role, SuiteRun};
+use crate::engine::run::SuiteRun;
+
 use crate::engine::summary::Summary;
-use crate::mutate::MutantReview;
+use crate::model::case::MutantReview;
+use crate::model::case::{CaseKind, Outcome, Role};
 use crate::report::{fmt_ci, fmt_rate, fmt_score, fmt_settings, Paint};
 use crate::text::printable;
 use std::fmt::Write;

@@ -3,8 +3,8 @@
 use crate::engine::record::{RecordCase, RecordRun};
 use crate::engine::run::SuiteRun;
 use crate::engine::summary::Summary;
+use crate::model::case::MutantReview;
 use crate::model::case::Role;
-use crate::mutate::MutantReview;
 use serde::Serialize;
 use serde_json::{json, Value};
 

@@ -2,7 +2,9 @@
 //! claims, rewrites and equivalent mutants alike) fail, cases the checker could not score are
 //! errors, unreviewed mutants are skipped (not scored).
 
-use crate::engine::run::{Outcome, Role, SuiteRun};
+use crate::engine::run::SuiteRun;
+
+use crate::model::case::{Outcome, Role};
 use crate::report::fmt_score;
 use crate::text::escape_markup;
 use std::fmt::Write;

@@ -1,7 +1,9 @@
 //! Markdown: a summary fit for a pull-request comment.
 
-use crate::engine::run::{Outcome, Role, SuiteRun};
+use crate::engine::run::SuiteRun;
+
 use crate::engine::summary::Summary;
+use crate::model::case::{Outcome, Role};
 use crate::report::{fmt_ci, fmt_rate, fmt_score, fmt_settings};
 use crate::text::{escape_md_cell, escape_md_code};
 use std::fmt::Write;
