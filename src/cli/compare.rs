@@ -3,9 +3,10 @@
 
 use super::{CacheArgs, ConfidenceArg, Ctx};
 use clap::{Args, ValueEnum};
-use faithprobe::answers::score::{compare_answers, AnswerCompareOptions, Definition, ScoreRecord};
+use faithprobe::answers::score::{Definition, ScoreRecord};
 use faithprobe::engine::record::{AnyRecord, Record};
 use faithprobe::error::{Error, Exit};
+use faithprobe::gate::answers::{compare_answers, AnswerCompareOptions};
 use faithprobe::gate::compare;
 use faithprobe::report;
 use std::path::PathBuf;

@@ -5,11 +5,14 @@
 //! change: cases that got better, cases that got worse, and the exact McNemar p-value on those
 //! discordant cases. Regressions are listed case by case. An error is never a good outcome.
 
+use super::failure::GateFailure;
+use super::family::{decide, Member};
+use super::row::{row_key, RowKey};
 use crate::engine::record::{Record, RecordCase};
 use crate::error::{Error, Exit};
 use crate::model::case::Label;
 use crate::model::case::{CaseKind, Expected, Outcome, Role};
-use crate::stats::paired::{adjust_family, min_p_worse, sign_flip_p_worse};
+use crate::stats::paired::{min_p_worse, sign_flip_p_worse};
 use crate::stats::{cluster_rate_of, detectable_drop_of, mcnemar_exact, Adjust, ClusterRate, Rate};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -98,12 +101,6 @@ impl GroupRow {
     }
 }
 
-/// A row's name as `--gate-on` spells it: `false_alarms`, `invariance`, `all_faults`, or the
-/// fault type.
-pub fn row_key(group: &str) -> String {
-    group.replace(' ', "_")
-}
-
 /// A case that got worse.
 #[derive(Debug, Clone, Serialize)]
 pub struct Change {
@@ -158,8 +155,8 @@ pub struct Comparison {
     pub only_in_candidate: Vec<(String, String)>,
     /// Suites whose file differs between the two records.
     pub suites_changed: Vec<String>,
-    /// Why the gate failed, one line each; empty when it passed.
-    pub failures: Vec<String>,
+    /// Why the gate failed, one value each; empty when it passed.
+    pub failures: Vec<GateFailure>,
     /// Cases a checker could not score (on either side): in no row, listed, never a pass.
     pub errors: Vec<ErroredCase>,
     /// Why there is no verdict although nothing failed: rows whose every case is an error, or a
@@ -225,22 +222,7 @@ impl Comparison {
     /// 1 when the gate failed; 3 when nothing failed but cases could not be scored (no verdict,
     /// never a pass); else 0.
     pub fn exit_code(&self) -> Exit {
-        if !self.failures.is_empty() {
-            Exit::GateFailed
-        } else if !self.no_verdict.is_empty() {
-            Exit::CheckerFailed
-        } else {
-            Exit::Ok
-        }
-    }
-}
-
-/// The adjustment's name as `--adjust` spells it.
-pub fn adjust_name(a: Adjust) -> &'static str {
-    match a {
-        Adjust::None => "none",
-        Adjust::Holm => "holm",
-        Adjust::Bonferroni => "bonferroni",
+        super::exit_code(&self.failures, &self.no_verdict)
     }
 }
 
@@ -306,98 +288,122 @@ fn label_of(r: &Record) -> String {
     names.join("+")
 }
 
-/// Compares a base record with a candidate record. Two records with no case in common (other
-/// suites, empty runs, disjoint ids) or whose common cases count in no rate give no verdict: an
-/// error that says what did not match, never a passing gate.
-pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<Comparison, Error> {
-    let (alpha, max_new_misses, confidence) = (opts.alpha, opts.max_new_misses, opts.confidence);
-    let key = |suite: &str, c: &RecordCase| (suite.to_string(), c.id.clone());
-    let mut base_cases: BTreeMap<(String, String), &RecordCase> = BTreeMap::new();
-    let mut base_sha: HashMap<&str, &str> = HashMap::new();
-    for run in &base.runs {
-        base_sha.insert(&run.suite, &run.suite_sha256);
-        for c in &run.cases {
-            base_cases.insert(key(&run.suite, c), c);
-        }
-    }
-    let mut pairs: Vec<(String, &RecordCase, &RecordCase)> = Vec::new();
-    let mut only_in_candidate = Vec::new();
-    let mut suites_changed = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for run in &candidate.runs {
-        if base_sha
-            .get(run.suite.as_str())
-            .is_some_and(|s| *s != run.suite_sha256)
-        {
-            suites_changed.push(run.suite.clone());
-        }
-        for c in &run.cases {
-            let k = key(&run.suite, c);
-            match base_cases.get(&k) {
-                Some(b) => {
-                    seen.insert(k);
-                    pairs.push((run.suite.clone(), *b, c));
-                }
-                None => only_in_candidate.push(k),
-            }
-        }
-    }
-    let only_in_base: Vec<(String, String)> = base_cases
-        .keys()
-        .filter(|k| !seen.contains(*k))
-        .cloned()
-        .collect();
-    if pairs.is_empty() {
-        let describe = |r: &Record| {
-            let suites: Vec<String> = r
-                .runs
-                .iter()
-                .map(|x| format!("{} ({} cases)", x.suite, x.cases.len()))
-                .collect();
-            if suites.is_empty() {
-                "no run at all".to_string()
-            } else {
-                suites.join(", ")
-            }
-        };
-        return Err(Error::Usage(format!(
-            "nothing to compare: no case is in both records (base: {}; candidate: {}); compare records of the same suites",
-            describe(base),
-            describe(candidate)
-        )));
-    }
+/// Two record cases of one suite and id.
+type Pair<'a> = (String, &'a RecordCase, &'a RecordCase);
+type Cases<'a> = Vec<(&'a RecordCase, &'a RecordCase)>;
 
-    // groups: false alarms, each fault type, all faults; a case either side could not score is in
-    // no group (as in `run`: an error is in no rate) and is listed
-    let mut groups: BTreeMap<(u8, String), Vec<(&RecordCase, &RecordCase)>> = BTreeMap::new();
-    let mut errored_groups: BTreeMap<(u8, String), usize> = BTreeMap::new();
-    let mut errors = Vec::new();
-    let group_of = |c: &RecordCase| -> Option<Vec<(u8, String)>> {
-        match c.role() {
-            Role::FalseAlarmOpportunity => Some(vec![(0, "false alarms".into())]),
-            Role::Invariance => Some(vec![(0, "invariance".into())]),
-            Role::Fault => Some(vec![
-                (1, c.fault_type.clone().unwrap_or_else(|| "unknown".into())),
-                (2, "all faults".into()),
-            ]),
-            _ => None,
+/// The two records' cases paired by suite and id, the cases of only one side, and the suites
+/// whose file differs.
+struct Paired<'a> {
+    pairs: Vec<Pair<'a>>,
+    only_in_base: Vec<(String, String)>,
+    only_in_candidate: Vec<(String, String)>,
+    suites_changed: Vec<String>,
+}
+
+fn pair_records<'a>(base: &'a Record, candidate: &'a Record) -> Paired<'a> {
+    let cases = |r: &'a Record| -> Vec<((String, String), &'a RecordCase)> {
+        r.runs
+            .iter()
+            .flat_map(|run| {
+                run.cases
+                    .iter()
+                    .map(move |c| ((run.suite.clone(), c.id.clone()), c))
+            })
+            .collect()
+    };
+    let base_sha: HashMap<&str, &str> = base
+        .runs
+        .iter()
+        .map(|r| (r.suite.as_str(), r.suite_sha256.as_str()))
+        .collect();
+    let suites_changed = candidate
+        .runs
+        .iter()
+        .filter(|run| {
+            base_sha
+                .get(run.suite.as_str())
+                .is_some_and(|s| *s != run.suite_sha256)
+        })
+        .map(|run| run.suite.clone())
+        .collect();
+    let p = super::pair::pair(cases(base), cases(candidate));
+    let mut only_in_base: Vec<(String, String)> =
+        p.only_in_base.into_iter().map(|(k, _)| k).collect();
+    only_in_base.sort();
+    Paired {
+        pairs: p
+            .pairs
+            .into_iter()
+            .map(|((suite, _), b, c)| (suite, b, c))
+            .collect(),
+        only_in_base,
+        only_in_candidate: p.only_in_candidate.into_iter().map(|(k, _)| k).collect(),
+        suites_changed,
+    }
+}
+
+/// The error for two records with no case in common.
+fn nothing_paired(base: &Record, candidate: &Record) -> Error {
+    let describe = |r: &Record| {
+        let suites: Vec<String> = r
+            .runs
+            .iter()
+            .map(|x| format!("{} ({} cases)", x.suite, x.cases.len()))
+            .collect();
+        if suites.is_empty() {
+            "no run at all".to_string()
+        } else {
+            suites.join(", ")
         }
     };
-    // a case whose verdict varied across repeats in either record: its change is within the
-    // checker's own run-to-run variation, so it is in no row and no rule, and is counted apart
-    let is_flaky = |b: &RecordCase, c: &RecordCase| {
-        !b.flaky_verdicts.is_empty() || !c.flaky_verdicts.is_empty()
-    };
-    let mut flaky = Vec::new();
-    let mut parent_flagged = ParentFlagged::default();
-    for (suite, b, c) in &pairs {
-        // a case counts when both sides agree on what it is
-        let role = b.role();
-        if role != c.role() {
+    Error::Usage(format!(
+        "nothing to compare: no case is in both records (base: {}; candidate: {}); compare records of the same suites",
+        describe(base),
+        describe(candidate)
+    ))
+}
+
+/// The rows a case counts in: false alarms, invariance, or its fault type and all faults.
+fn rows_of(c: &RecordCase) -> Vec<RowKey> {
+    match c.role() {
+        Role::FalseAlarmOpportunity => vec![RowKey::FalseAlarms],
+        Role::Invariance => vec![RowKey::Invariance],
+        Role::Fault => vec![
+            RowKey::FaultType(c.fault_type.clone().unwrap_or_else(|| "unknown".into())),
+            RowKey::AllFaults,
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// A case whose verdict varied across repeats in either record: its change is within the
+/// checker's own run-to-run variation, so it is in no row and no rule, and is counted apart.
+fn is_flaky(b: &RecordCase, c: &RecordCase) -> bool {
+    !b.flaky_verdicts.is_empty() || !c.flaky_verdicts.is_empty()
+}
+
+/// The paired cases sorted into rows, and what was left out of every row and why.
+#[derive(Default)]
+struct Grouped<'a> {
+    groups: BTreeMap<RowKey, Cases<'a>>,
+    errored_groups: BTreeMap<RowKey, usize>,
+    errors: Vec<ErroredCase>,
+    flaky: Vec<FlakyCase>,
+    parent_flagged: ParentFlagged,
+}
+
+/// Sorts the pairs into rows. A case counts when both sides agree on what it is; a case either
+/// side could not score is in no row (as in `run`: an error is in no rate) and is listed.
+fn group<'a>(pairs: &[Pair<'a>]) -> Grouped<'a> {
+    let mut g = Grouped::default();
+    for (suite, b, c) in pairs {
+        let keys = rows_of(c);
+        if b.role() != c.role() || keys.is_empty() {
             continue;
         }
-        if is_flaky(b, c) && group_of(c).is_some() {
-            flaky.push(FlakyCase {
+        if is_flaky(b, c) {
+            g.flaky.push(FlakyCase {
                 suite: suite.clone(),
                 id: c.id.clone(),
                 changed: b.good() != c.good(),
@@ -406,12 +412,10 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
         }
         let (be, ce) = (b.outcome == Outcome::Error, c.outcome == Outcome::Error);
         if be || ce {
-            if let Some(keys) = group_of(c) {
-                for k in keys {
-                    *errored_groups.entry(k).or_default() += 1;
-                }
+            for k in keys {
+                *g.errored_groups.entry(k).or_default() += 1;
             }
-            errors.push(ErroredCase {
+            g.errors.push(ErroredCase {
                 suite: suite.clone(),
                 id: c.id.clone(),
                 side: match (be, ce) {
@@ -432,235 +436,258 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
             c.outcome == Outcome::ParentFlagged,
         );
         if bp || cp {
-            parent_flagged.left_out += 1;
-            parent_flagged.base += u64::from(bp);
-            parent_flagged.candidate += u64::from(cp);
+            g.parent_flagged.left_out += 1;
+            g.parent_flagged.base += u64::from(bp);
+            g.parent_flagged.candidate += u64::from(cp);
             continue;
         }
-        if role == Role::FalseAlarmOpportunity {
-            groups
-                .entry((0, "false alarms".into()))
-                .or_default()
-                .push((b, c));
-        } else if role == Role::Invariance {
-            groups
-                .entry((0, "invariance".into()))
-                .or_default()
-                .push((b, c));
-        } else if role == Role::Fault {
-            let ft = c.fault_type.clone().unwrap_or_else(|| "unknown".into());
-            groups.entry((1, ft)).or_default().push((b, c));
-            groups
-                .entry((2, "all faults".into()))
-                .or_default()
-                .push((b, c));
+        for k in keys {
+            g.groups.entry(k).or_default().push((*b, *c));
         }
     }
-    if groups.is_empty() && !errors.is_empty() {
-        let cand = errors.iter().filter(|e| e.side != "base").count();
-        let base_n = errors.iter().filter(|e| e.side != "candidate").count();
-        return Err(Error::Usage(format!(
+    g
+}
+
+/// With no row at all: the error that says why (errors, flaky verdicts, flagged parents, or
+/// cases that count in no rate). Never a passing gate.
+fn nothing_counts(g: &Grouped<'_>, pairs: usize) -> Result<(), Error> {
+    if !g.groups.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Usage(if !g.errors.is_empty() {
+        let cand = g.errors.iter().filter(|e| e.side != "base").count();
+        let base_n = g.errors.iter().filter(|e| e.side != "candidate").count();
+        format!(
             "nothing to compare: every case that counts is an error (the base could not score {base_n}, the candidate {cand}; first: {}); a checker that fails is never a pass: fix it and record again",
-            errors[0].error
-        )));
-    }
-    if groups.is_empty() && !flaky.is_empty() {
-        return Err(Error::Usage(format!(
+            g.errors[0].error
+        )
+    } else if !g.flaky.is_empty() {
+        format!(
             "nothing to compare: every one of the {} case(s) that count gave different verdicts across the repeats of a record, so no change can be told from the checker's own variation; fix the checker's randomness (a judge at temperature 0) or add cases",
-            flaky.len()
-        )));
-    }
-    if groups.is_empty() && parent_flagged.left_out > 0 {
-        return Err(Error::Usage(format!(
+            g.flaky.len()
+        )
+    } else if g.parent_flagged.left_out > 0 {
+        format!(
             "nothing to compare: every case that counts is a mutant of a claim one side already flags ({} left out), so no change in catching faults can be seen; add verified claims both checkers support, or hard cases",
-            parent_flagged.left_out
-        )));
-    }
-    if groups.is_empty() {
-        return Err(Error::Usage(format!(
-            "nothing to compare: the {} case(s) in both records count in no rate (no verified claim, no reviewed fault, no hard case); review the mutants first",
-            pairs.len()
-        )));
-    }
-    // a row whose every case is an error has no verdict
-    let mut no_verdict: Vec<String> = errored_groups
+            g.parent_flagged.left_out
+        )
+    } else {
+        format!(
+            "nothing to compare: the {pairs} case(s) in both records count in no rate (no verified claim, no reviewed fault, no hard case); review the mutants first"
+        )
+    }))
+}
+
+/// Rows whose every case is an error, and a candidate that could not score some case: no
+/// verdict (exit 3), never a pass.
+fn no_verdict_of(g: &Grouped<'_>) -> Vec<String> {
+    let mut no_verdict: Vec<String> = g
+        .errored_groups
         .iter()
-        .filter(|(k, _)| !groups.contains_key(*k))
-        .map(|((_, name), n)| {
-            format!("{name}: all {n} case(s) are errors, so this row has no verdict")
+        .filter(|(k, _)| !g.groups.contains_key(*k))
+        .map(|(k, n)| {
+            format!(
+                "{}: all {n} case(s) are errors, so this row has no verdict",
+                k.name()
+            )
         })
         .collect();
-    let candidate_errors = errors.iter().filter(|e| e.side != "base").count();
+    let candidate_errors = g.errors.iter().filter(|e| e.side != "base").count();
     if candidate_errors > 0 {
         no_verdict.push(format!(
             "the candidate could not score {candidate_errors} case(s) that count (first: {}); they are in no row, and a gate cannot pass on what was not scored",
-            errors.iter().find(|e| e.side != "base").map(|e| e.id.as_str()).unwrap_or("")
+            g.errors.iter().find(|e| e.side != "base").map(|e| e.id.as_str()).unwrap_or("")
         ));
     }
-    if let Some(keys) = &opts.gate_on {
-        let names: Vec<String> = groups.keys().map(|(_, n)| row_key(n)).collect();
-        if let Some(unknown) = keys.iter().find(|k| !names.contains(&row_key(k))) {
-            return Err(Error::Usage(format!(
-                "--gate-on {unknown}: no such row; the rows are {}",
-                names.join(", ")
-            )));
-        }
+    no_verdict
+}
+
+/// `--gate-on` names only rows that exist.
+fn check_gate_on(groups: &BTreeMap<RowKey, Cases<'_>>, opts: &GateOptions) -> Result<(), Error> {
+    let Some(keys) = &opts.gate_on else {
+        return Ok(());
+    };
+    let names: Vec<String> = groups.keys().map(|k| row_key(&k.name())).collect();
+    match keys.iter().find(|k| !names.contains(&row_key(k))) {
+        Some(unknown) => Err(Error::Usage(format!(
+            "--gate-on {unknown}: no such row; the rows are {}",
+            names.join(", ")
+        ))),
+        None => Ok(()),
     }
-    // the cluster of a case: the claim a mutant was made from, or the case itself
-    let cluster = |c: &RecordCase| c.parent.clone().unwrap_or_else(|| c.id.clone());
-    let clustered = |cases: &[(&RecordCase, &RecordCase)], side: usize, faithful: bool| {
+}
+
+/// The cluster of a case: the claim a mutant was made from, or the case itself.
+fn cluster(c: &RecordCase) -> String {
+    c.parent.clone().unwrap_or_else(|| c.id.clone())
+}
+
+/// Whether a case is bad for its row: flagged when faithful, missed when a fault.
+fn bad_in(x: &RecordCase, faithful: bool) -> bool {
+    if faithful {
+        !x.good()
+    } else {
+        x.good()
+    }
+}
+
+/// One row before the family decides, with each parent claim's net change (better minus worse).
+fn row(key: &RowKey, cases: &Cases<'_>, opts: &GateOptions) -> (GroupRow, Vec<i64>) {
+    let faithful = key.faithful();
+    let n = cases.len() as u64;
+    let side = |s: usize| cases.iter().map(move |(b, c)| if s == 0 { *b } else { *c });
+    let count = |s: usize| side(s).filter(|x| bad_in(x, faithful)).count() as u64;
+    let clustered = |s: usize| {
         cluster_rate_of(
-            cases.iter().map(|(b, c)| {
-                let x = if side == 0 { b } else { c };
-                (cluster(x), if faithful { !x.good() } else { x.good() })
-            }),
-            confidence,
+            side(s).map(|x| (cluster(x), bad_in(x, faithful))),
+            opts.confidence,
         )
     };
-    let mut rows = Vec::new();
-    let mut nets: Vec<Vec<i64>> = Vec::new();
-    for ((order, name), cases) in groups {
-        let faithful = order == 0;
-        let n = cases.len() as u64;
-        let count = |side: usize| -> u64 {
-            cases
-                .iter()
-                .filter(|(b, c)| {
-                    let x = if side == 0 { b } else { c };
-                    if faithful {
-                        !x.good()
-                    } else {
-                        x.good()
-                    }
-                })
-                .count() as u64
-        };
-        let better = cases.iter().filter(|(b, c)| !b.good() && c.good()).count() as u64;
-        let worse_cases: Vec<_> = cases
-            .iter()
-            .filter(|(b, c)| b.good() && !c.good())
-            .collect();
-        let worse = worse_cases.len() as u64;
-        let worse_parents = worse_cases
-            .iter()
-            .map(|(_, c)| cluster(c))
-            .collect::<std::collections::BTreeSet<_>>()
-            .len() as u64;
-        let gating = opts
-            .gate_on
-            .as_ref()
-            .is_none_or(|keys| keys.iter().any(|k| row_key(k) == row_key(&name)));
-        // each parent claim's net change: better minus worse
-        let mut net: BTreeMap<String, i64> = BTreeMap::new();
-        for (b, c) in &cases {
-            let d = i64::from(c.good()) - i64::from(b.good());
-            if d != 0 {
-                *net.entry(cluster(c)).or_default() += d;
-            }
+    let better = cases.iter().filter(|(b, c)| !b.good() && c.good()).count() as u64;
+    let worse_cases: Vec<_> = cases
+        .iter()
+        .filter(|(b, c)| b.good() && !c.good())
+        .collect();
+    let worse_parents = worse_cases
+        .iter()
+        .map(|(_, c)| cluster(c))
+        .collect::<std::collections::BTreeSet<_>>()
+        .len() as u64;
+    let name = key.name();
+    let gating = opts
+        .gate_on
+        .as_ref()
+        .is_none_or(|keys| keys.iter().any(|k| row_key(k) == row_key(&name)));
+    let mut net: BTreeMap<String, i64> = BTreeMap::new();
+    for (b, c) in cases {
+        let d = i64::from(c.good()) - i64::from(b.good());
+        if d != 0 {
+            *net.entry(cluster(c)).or_default() += d;
         }
-        let net: Vec<i64> = net.into_values().collect();
-        nets.push(net.clone());
-        rows.push(GroupRow {
-            group: name,
-            faithful,
-            base: Rate::new(count(0), n, confidence),
-            candidate: Rate::new(count(1), n, confidence),
-            better,
-            worse,
-            p_value: mcnemar_exact(better, worse),
-            p_worse: sign_flip_p_worse(&net),
-            clusters_changed: net.iter().filter(|d| **d != 0).count() as u64,
-            in_family: false,
-            p_adjusted: 1.0,
-            gating,
-            significantly_worse: false,
-            base_clustered: clustered(&cases, 0, faithful),
-            candidate_clustered: clustered(&cases, 1, faithful),
-            worse_parents,
-            detectable_drop: None,
-        });
     }
-    // one decision over the gating rows that can reach significance (Tarone's rule), their
-    // one-sided clustered p-values adjusted together
+    let net: Vec<i64> = net.into_values().collect();
+    let worse = worse_cases.len() as u64;
+    let row = GroupRow {
+        group: name,
+        faithful,
+        base: Rate::new(count(0), n, opts.confidence),
+        candidate: Rate::new(count(1), n, opts.confidence),
+        better,
+        worse,
+        p_value: mcnemar_exact(better, worse),
+        p_worse: sign_flip_p_worse(&net),
+        clusters_changed: net.iter().filter(|d| **d != 0).count() as u64,
+        in_family: false,
+        p_adjusted: 1.0,
+        gating,
+        significantly_worse: false,
+        base_clustered: clustered(0),
+        candidate_clustered: clustered(1),
+        worse_parents,
+        detectable_drop: None,
+    };
+    (row, net)
+}
+
+/// One decision over the gating rows that can reach significance (Tarone's rule), their
+/// one-sided clustered p-values adjusted together. Returns Tarone's m.
+fn decide_rows(rows: &mut [GroupRow], nets: &[Vec<i64>], opts: &GateOptions) -> usize {
     let gating: Vec<usize> = (0..rows.len()).filter(|i| rows[*i].gating).collect();
-    let min_p: Vec<f64> = gating.iter().map(|i| min_p_worse(&nets[*i])).collect();
-    let p: Vec<f64> = gating.iter().map(|i| rows[*i].p_worse).collect();
-    let (family_size, adjusted) = adjust_family(&min_p, &p, alpha, opts.adjust);
-    for (i, q) in gating.iter().zip(adjusted) {
+    let members: Vec<Member> = gating
+        .iter()
+        .map(|i| Member {
+            min_p: min_p_worse(&nets[*i]),
+            p_worse: rows[*i].p_worse,
+        })
+        .collect();
+    let family = decide(&members, opts.alpha, opts.adjust);
+    for (i, q) in gating.iter().zip(&family.adjusted) {
         if let Some(q) = q {
-            rows[*i].p_adjusted = q;
+            rows[*i].p_adjusted = *q;
             rows[*i].in_family = true;
         }
     }
-    let row_alpha = match opts.adjust {
-        Adjust::None => alpha,
-        _ => alpha / gating.len().max(1) as f64,
-    };
-    for r in &mut rows {
+    for r in rows.iter_mut() {
         if !r.gating {
             r.p_adjusted = r.p_worse;
         }
         r.significantly_worse =
-            r.gating && r.in_family && r.worse > r.better && r.p_adjusted < alpha;
-        r.detectable_drop = detectable_drop_of(r.base.n, r.base_good(), row_alpha, 0.8);
+            r.gating && r.in_family && r.worse > r.better && r.p_adjusted < opts.alpha;
+        r.detectable_drop = detectable_drop_of(r.base.n, r.base_good(), family.row_alpha, 0.8);
     }
+    family.size
+}
 
-    let mut regressions = Vec::new();
-    for (suite, b, c) in &pairs {
-        let counted = b.role() == c.role()
-            && matches!(
-                b.role(),
-                Role::FalseAlarmOpportunity | Role::Invariance | Role::Fault
-            )
-            && !b.outcome.uncounted()
-            && !c.outcome.uncounted()
-            && !is_flaky(b, c);
-        if counted && b.good() && !c.good() {
-            regressions.push(Change {
-                suite: suite.clone(),
-                id: c.id.clone(),
-                kind: c.kind,
-                fault_type: c.fault_type.clone(),
-                claim: c.claim.clone(),
-                expected: c.expected,
-                base_verdict: b.verdict,
-                base_score: b.score,
-                candidate_verdict: c.verdict,
-                candidate_score: c.score,
-                candidate_error: c.error.clone(),
-                change: if c.role() != Role::Fault {
-                    ChangeKind::NewFalseAlarm
-                } else {
-                    ChangeKind::NewlyMissed
-                },
-            });
-        }
-    }
+/// Every counted case the base got right and the candidate does not, in candidate order.
+fn regressions_of(pairs: &[Pair<'_>]) -> Vec<Change> {
+    pairs
+        .iter()
+        .filter(|(_, b, c)| {
+            b.role() == c.role()
+                && matches!(
+                    b.role(),
+                    Role::FalseAlarmOpportunity | Role::Invariance | Role::Fault
+                )
+                && !b.outcome.uncounted()
+                && !c.outcome.uncounted()
+                && !is_flaky(b, c)
+                && b.good()
+                && !c.good()
+        })
+        .map(|(suite, b, c)| Change {
+            suite: suite.clone(),
+            id: c.id.clone(),
+            kind: c.kind,
+            fault_type: c.fault_type.clone(),
+            claim: c.claim.clone(),
+            expected: c.expected,
+            base_verdict: b.verdict,
+            base_score: b.score,
+            candidate_verdict: c.verdict,
+            candidate_score: c.score,
+            candidate_error: c.error.clone(),
+            change: if c.role() != Role::Fault {
+                ChangeKind::NewFalseAlarm
+            } else {
+                ChangeKind::NewlyMissed
+            },
+        })
+        .collect()
+}
+
+/// Why the gate failed: the rows significantly worse, then the count rules.
+fn failures_of(
+    rows: &[GroupRow],
+    regressions: &[Change],
+    family_size: usize,
+    opts: &GateOptions,
+) -> Vec<GateFailure> {
+    let mut failures: Vec<GateFailure> = rows
+        .iter()
+        .filter(|r| r.significantly_worse)
+        .map(|r| GateFailure::RowWorse {
+            row: r.group.clone(),
+            worse: r.worse,
+            better: r.better,
+            clusters_changed: r.clusters_changed,
+            p_worse: r.p_worse,
+            p_adjusted: r.p_adjusted,
+            adjust: opts.adjust,
+            family_size,
+            alpha: opts.alpha,
+        })
+        .collect();
     let newly_missed = regressions
         .iter()
         .filter(|r| r.change == ChangeKind::NewlyMissed)
         .count() as u64;
+    if newly_missed > opts.max_new_misses {
+        failures.push(GateFailure::NewlyMissed {
+            count: newly_missed,
+            max: opts.max_new_misses,
+        });
+    }
     let new_false_alarms = regressions.len() as u64 - newly_missed;
-
-    let mut failures = Vec::new();
-    for r in rows.iter().filter(|r| r.significantly_worse) {
-        failures.push(format!(
-            "{}: significantly worse ({} worse, {} better, {} parent claim(s) changed; one-sided p = {}, adjusted ({}, Tarone's m = {}) {} < {alpha})",
-            r.group,
-            r.worse,
-            r.better,
-            r.clusters_changed,
-            crate::stats::fmt_p(r.p_worse),
-            adjust_name(opts.adjust),
-            family_size,
-            crate::stats::fmt_p(r.p_adjusted)
-        ));
-    }
-    if newly_missed > max_new_misses {
-        failures.push(format!(
-            "{newly_missed} fault(s) newly missed, more than --max-new-misses {max_new_misses}"
-        ));
-    }
     if let Some(max) = opts.max_new_false_alarms {
         if new_false_alarms > max {
             let on_rewrites = regressions
@@ -670,23 +697,45 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
                         && matches!(r.kind, CaseKind::Rewrite | CaseKind::Mutant)
                 })
                 .count();
-            let on = if on_rewrites == 0 {
-                "on faithful cases".to_string()
-            } else {
-                format!(
-                    "on faithful cases ({on_rewrites} of them on rewrites or equivalent mutants)"
-                )
-            };
-            failures.push(format!(
-                "{new_false_alarms} new false alarm(s) {on}, more than --max-new-false-alarms {max}"
-            ));
+            failures.push(GateFailure::NewFalseAlarms {
+                count: new_false_alarms,
+                on_rewrites,
+                max,
+            });
         }
     }
+    failures
+}
+
+/// Compares a base record with a candidate record. Two records with no case in common (other
+/// suites, empty runs, disjoint ids) or whose common cases count in no rate give no verdict: an
+/// error that says what did not match, never a passing gate.
+pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<Comparison, Error> {
+    let paired = pair_records(base, candidate);
+    if paired.pairs.is_empty() {
+        return Err(nothing_paired(base, candidate));
+    }
+    let g = group(&paired.pairs);
+    nothing_counts(&g, paired.pairs.len())?;
+    let no_verdict = no_verdict_of(&g);
+    check_gate_on(&g.groups, opts)?;
+    let (mut rows, nets): (Vec<GroupRow>, Vec<Vec<i64>>) = g
+        .groups
+        .iter()
+        .map(|(k, cases)| row(k, cases, opts))
+        .unzip();
+    let family_size = decide_rows(&mut rows, &nets, opts);
+    let regressions = regressions_of(&paired.pairs);
+    let failures = failures_of(&rows, &regressions, family_size, opts);
+    let newly_missed = regressions
+        .iter()
+        .filter(|r| r.change == ChangeKind::NewlyMissed)
+        .count() as u64;
     Ok(Comparison {
         base: label_of(base),
         candidate: label_of(candidate),
-        alpha,
-        max_new_misses,
+        alpha: opts.alpha,
+        max_new_misses: opts.max_new_misses,
         max_new_false_alarms: opts.max_new_false_alarms,
         adjust: opts.adjust,
         min_detectable: opts.min_detectable,
@@ -697,17 +746,17 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
                 .iter()
                 .any(|x| x.repeats == 1 && matches!(x.checker.kind.as_str(), "judge" | "cascade"))
         }),
-        flaky,
-        parent_flagged,
+        flaky: g.flaky,
+        parent_flagged: g.parent_flagged,
+        new_false_alarms: regressions.len() as u64 - newly_missed,
+        newly_missed,
         rows,
         regressions,
-        newly_missed,
-        new_false_alarms,
-        only_in_base,
-        only_in_candidate,
-        suites_changed,
+        only_in_base: paired.only_in_base,
+        only_in_candidate: paired.only_in_candidate,
+        suites_changed: paired.suites_changed,
         failures,
-        errors,
+        errors: g.errors,
         no_verdict,
     })
 }

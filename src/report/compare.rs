@@ -41,7 +41,7 @@ fn p_legend(c: &Comparison) -> String {
     let reach = c.rows.iter().filter(|r| r.gating && r.in_family).count();
     format!(
         "p: exact McNemar, two-sided, for reading; p (adj.): one-sided (is the candidate worse?), by sign flips of the parent claims' net changes, {} over the {reach} gating row(s) that can reach significance (Tarone's m = {}; `-`: this row cannot)",
-        crate::gate::compare::adjust_name(c.adjust),
+        crate::gate::failure::adjust_name(c.adjust),
         c.family_size
     )
 }
@@ -253,8 +253,9 @@ pub fn markdown(c: &Comparison) -> String {
         escape_md_code(&c.candidate),
         escape_md_cell(&c.headline())
     );
-    for f in c.failures.iter().chain(&c.no_verdict) {
-        let _ = writeln!(o, "- **{}**", escape_md_cell(f));
+    let reasons = c.failures.iter().map(ToString::to_string);
+    for f in reasons.chain(c.no_verdict.iter().cloned()) {
+        let _ = writeln!(o, "- **{}**", escape_md_cell(&f));
     }
     if !c.failures.is_empty() || !c.no_verdict.is_empty() {
         let _ = writeln!(o);

@@ -14,7 +14,7 @@ pub mod wilson;
 pub use cluster::{cluster_rate, cluster_rate_of, ClusterRate};
 pub use kappa::{cohen_kappa, cohen_kappa_ci, Kappa};
 pub use mcnemar::{mcnemar_exact, MAX_DISCORDANT};
-pub use power::{adjust, detectable_drop, detectable_drop_of, Adjust};
+pub use power::{detectable_drop, detectable_drop_of, Adjust};
 pub use sample_size::sample_size;
 pub use wilson::{wilson, Rate};
 

@@ -1,8 +1,9 @@
 //! Many rows, one decision; and how small a drop a comparison could have seen.
 //!
-//! [`adjust`] turns the raw p-values of the rows that gate into family-wise adjusted ones (Holm's
-//! step-down by default, or Bonferroni), so an unchanged checker fails the gate in at most alpha of
-//! pull requests however many fault types there are.
+//! [`Adjust`] names how the raw p-values of the rows that gate become family-wise adjusted ones
+//! (Holm's step-down by default, or Bonferroni; computed once, in
+//! [`crate::stats::paired::adjust_within`]), so an unchanged checker fails the gate in at most
+//! alpha of pull requests however many fault types there are.
 //!
 //! [`detectable_drop`] is the smallest drop in a catch rate that `n` paired cases detect with the
 //! given power at level `alpha` with the exact McNemar test, in the most favourable case: the
@@ -25,26 +26,6 @@ pub enum Adjust {
     Holm,
     /// Each p-value times the number of rows.
     Bonferroni,
-}
-
-/// Adjusted p-values, in the order given.
-pub fn adjust(p: &[f64], method: Adjust) -> Vec<f64> {
-    let m = p.len() as f64;
-    match method {
-        Adjust::None => p.to_vec(),
-        Adjust::Bonferroni => p.iter().map(|x| (x * m).min(1.0)).collect(),
-        Adjust::Holm => {
-            let mut order: Vec<usize> = (0..p.len()).collect();
-            order.sort_by(|a, b| p[*a].total_cmp(&p[*b]));
-            let mut out = vec![1.0; p.len()];
-            let mut running: f64 = 0.0;
-            for (rank, &i) in order.iter().enumerate() {
-                running = running.max(((m - rank as f64) * p[i]).min(1.0));
-                out[i] = running;
-            }
-            out
-        }
-    }
 }
 
 /// The fewest discordant pairs, all one way, at which the exact McNemar test rejects at `alpha`.
@@ -245,6 +226,7 @@ mod tests {
     fn holm_and_bonferroni_match_statsmodels() {
         // statsmodels.stats.multitest.multipletests(p, method="holm" | "bonferroni")[1]
         let p = [0.01, 0.04, 0.03, 0.005, 0.5];
+        let adjust = |p: &[f64], m| crate::stats::paired::adjust_within(p, p.len(), m);
         let holm = adjust(&p, Adjust::Holm);
         let want = [0.04, 0.09, 0.09, 0.025, 0.5];
         for (g, w) in holm.iter().zip(want) {

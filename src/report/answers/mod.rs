@@ -4,8 +4,9 @@
 pub mod document;
 
 use super::{fmt_score, Paint};
-use crate::answers::score::{AnswerComparison, AnswerResult, Definition, ScoreRecord, Status};
+use crate::answers::score::{AnswerResult, Definition, ScoreRecord, Status};
 use crate::answers::tally::{Aggregate, LabelReport, ScoreSummary};
+use crate::gate::answers::AnswerComparison;
 use crate::model::case::Label;
 use crate::stats::agreement::Estimate;
 use crate::text::escape_markup;
@@ -837,7 +838,13 @@ pub fn comparison_markdown(c: &AnswerComparison) -> String {
         crate::text::escape_md_code(&c.candidate_log),
         cell(&c.pair_by),
         if !c.failures.is_empty() {
-            format!("**gate failed**: {}", cell(&c.failures.join("; ")))
+            format!("**gate failed**: {}", cell(
+                &c.failures
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ))
         } else if !c.no_verdict.is_empty() {
             format!("**no verdict**: {}", cell(&c.no_verdict.join("; ")))
         } else {
