@@ -110,6 +110,54 @@ impl fmt::Display for Location {
     }
 }
 
+/// What the library refused to do, each a condition a caller can match on; the message that
+/// goes with it says what to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Two records have no case (or answer) in common.
+    NothingPaired,
+    /// Every case (or answer) that counts is an error on one side: never a pass.
+    AllErrored,
+    /// Every case that counts gave different verdicts across repeats.
+    FlakyOnly,
+    /// Every case that counts is a mutant of a claim one side already flags.
+    ParentFlaggedOnly,
+    /// The paired cases count in no rate (nothing verified, reviewed or labelled).
+    NothingCounts,
+    /// `--gate-on` names a row the comparison does not have.
+    UnknownRow,
+    /// No answer carries the key given to `--cluster-by`, `--stratify-by` or `--pair-by`.
+    UnknownKey,
+    /// Two answers of one record share the pairing key.
+    DuplicateKey,
+    /// Shards to merge are missing, or come from different jobs.
+    ShardsMismatch,
+    /// Records of different kinds, or none at all, where one kind is needed.
+    WrongRecords,
+    /// A checker, judge or decomposer name the configuration does not define.
+    UnknownName,
+    /// A path that must be a regular file is a symlink, folder or device.
+    NotARegularFile,
+    /// An output path is an input, or two outputs are one file.
+    PathClash,
+    /// A mutator (an LLM) could not make its mutants.
+    MutatorFailed,
+    /// A file of faithprobe's own (a spool) cannot be read back.
+    Damaged,
+    /// faithprobe would write something it cannot read back: a bug to report.
+    Internal,
+}
+
+impl Refusal {
+    /// The error of this condition with its sentence.
+    pub fn with(self, message: impl Into<String>) -> Error {
+        Error::Refused {
+            kind: self,
+            message: message.into(),
+        }
+    }
+}
+
 /// Every error the library reports. Each input error names the file, the line where known, what
 /// is wrong and what to do about it.
 #[derive(Debug, thiserror::Error)]
@@ -135,9 +183,15 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
-    /// The command line asked for something that does not exist or does not fit together.
+    /// The command line asked for something that does not exist or does not fit together (the
+    /// CLI's own errors; the library says what it refused with [`Error::Refused`]).
     #[error("{0}")]
     Usage(String),
+    /// Inputs that are well-formed but that the library will not act on: what was refused,
+    /// as a [`Refusal`] a caller or test can match, and the sentence (with what to do) for a
+    /// person.
+    #[error("{message}")]
+    Refused { kind: Refusal, message: String },
     /// Ctrl-C or SIGTERM stopped the work before anything was scored or written.
     #[error("interrupted: {0}")]
     Interrupted(String),
@@ -175,7 +229,9 @@ impl Error {
     /// written); an output that could not be written after the work is 4.
     pub fn exit(&self) -> Exit {
         match self {
-            Error::Input { .. } | Error::Io { .. } | Error::Usage(_) => Exit::Usage,
+            Error::Input { .. } | Error::Io { .. } | Error::Usage(_) | Error::Refused { .. } => {
+                Exit::Usage
+            }
             Error::Write { .. } => Exit::OutputFailed,
             Error::Interrupted(_) => Exit::Interrupted,
         }

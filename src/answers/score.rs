@@ -494,7 +494,7 @@ pub fn check_key<'a>(
     if answers.clone().any(|a| pair_key(a, Some(k)).is_some()) {
         return Ok(());
     }
-    Err(Error::Usage(format!(
+    Err(crate::error::Refusal::UnknownKey.with(format!(
         "{flag} {k}: no answer of {what} carries the key `{k}`; the keys its answers carry are: {}",
         keys_carried(answers).join(", ")
     )))

@@ -64,8 +64,10 @@ impl Spool {
             .lines()
             .map(move |l| {
                 let l = l.map_err(|e| Error::io(&path, e))?;
-                serde_json::from_str(&l)
-                    .map_err(|e| Error::Usage(format!("spool {} is damaged: {e}", path.display())))
+                serde_json::from_str(&l).map_err(|e| {
+                    crate::error::Refusal::Damaged
+                        .with(format!("spool {} is damaged: {e}", path.display()))
+                })
             }))
     }
 }

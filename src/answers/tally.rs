@@ -240,7 +240,7 @@ impl Tally {
                         .filter(|k| !["question", "tag", "context"].contains(&k.as_str()))
                         .cloned(),
                 );
-                return Err(crate::error::Error::Usage(format!(
+                return Err(crate::error::Refusal::UnknownKey.with(format!(
                     "{flag} {k}: no answer of {log} carries the key `{k}`; the keys its answers carry are: {}",
                     known.join(", ")
                 )));

@@ -431,7 +431,7 @@ impl Config {
         match self.checkers.get(name) {
             Some(c) => Ok(Some(c)),
             None if name == "lexical" => Ok(None),
-            None => Err(Error::Usage(format!(
+            None => Err(crate::error::Refusal::UnknownName.with(format!(
                 "no checker named `{name}` (known: {}); configure it under `checkers:` in {}",
                 self.checker_names().join(", "),
                 self.file().display()
@@ -678,7 +678,7 @@ impl Config {
         placeholders: &[&str],
     ) -> Result<LlmClient> {
         let Some(CheckerConfig::Judge(j)) = self.checkers.get(name) else {
-            return Err(Error::Usage(format!(
+            return Err(crate::error::Refusal::UnknownName.with(format!(
                 "no judge checker named `{name}` in {}; the omissions check uses a judge's server and model",
                 self.file().display()
             )));
@@ -703,7 +703,7 @@ impl Config {
             if name == "sentences" {
                 return Ok(Box::new(Sentences));
             }
-            return Err(Error::Usage(format!(
+            return Err(crate::error::Refusal::UnknownName.with(format!(
                 "no decomposer named `{name}` (known: sentences{}); configure it under `decomposers:` in {}",
                 self.decomposers.keys().map(|k| format!(", {k}")).collect::<String>(),
                 self.file().display()

@@ -45,13 +45,15 @@ fn shards_complete(shards: &[(PathBuf, Option<Shard>)]) -> Result<u32> {
         }
         seen.push((s.k, path));
     }
-    let n = n.ok_or_else(|| Error::Usage("merge needs at least one record".into()))?;
+    let n = n.ok_or_else(|| {
+        crate::error::Refusal::WrongRecords.with("merge needs at least one record")
+    })?;
     let missing: Vec<String> = (1..=n)
         .filter(|k| !seen.iter().any(|(x, _)| x == k))
         .map(|k| format!("{k}/{n}"))
         .collect();
     if !missing.is_empty() {
-        return Err(Error::Usage(format!(
+        return Err(crate::error::Refusal::ShardsMismatch.with(format!(
             "shard(s) {} missing: a merge of part of the shards would report on part of the data as if it were all of it",
             missing.join(", ")
         )));
@@ -121,7 +123,7 @@ pub fn merge_score(parts: Vec<(PathBuf, ScoreRecord)>) -> Result<ScoreRecord> {
     let mut answers: Vec<_> = parts.into_iter().flat_map(|(_, r)| r.answers).collect();
     answers.sort_by_key(|a| a.position);
     if let Some(w) = answers.windows(2).find(|w| w[0].position == w[1].position) {
-        return Err(Error::Usage(format!(
+        return Err(crate::error::Refusal::ShardsMismatch.with(format!(
             "answers `{}` and `{}` both claim position {} of the log: shards of different logs",
             w[0].id, w[1].id, w[0].position
         )));
@@ -257,10 +259,11 @@ pub fn merge_files(paths: &[PathBuf]) -> Result<AnyRecord> {
     match (scores.is_empty(), runs.is_empty()) {
         (false, true) => Ok(AnyRecord::Score(merge_score(scores)?)),
         (true, false) => Ok(AnyRecord::Run(merge_run(runs)?)),
-        (true, true) => Err(Error::Usage("merge needs the shard records".into())),
-        (false, false) => Err(Error::Usage(
-            "some of these are run records and some score records; merge shards of one command"
-                .into(),
+        (true, true) => {
+            Err(crate::error::Refusal::WrongRecords.with("merge needs the shard records"))
+        }
+        (false, false) => Err(crate::error::Refusal::WrongRecords.with(
+            "some of these are run records and some score records; merge shards of one command",
         )),
     }
 }

@@ -130,7 +130,7 @@ fn keyed<'a>(
             continue;
         };
         if let Some(other) = m.insert(k.clone(), a) {
-            return Err(Error::Usage(format!(
+            return Err(crate::error::Refusal::DuplicateKey.with(format!(
                 "the {which} record ({}) has two answers with {} `{k}` (`{}` and `{}`): pair by a key that is unique in each record",
                 r.log,
                 key.unwrap_or("id"),
@@ -183,7 +183,7 @@ type Pairs<'a> = Vec<(&'a AnswerResult, &'a AnswerResult)>;
 
 /// The error for two records with no answer in common.
 fn nothing_paired(base: &ScoreRecord, cand: &ScoreRecord, key: Option<&str>) -> Error {
-    Error::Usage(format!(
+    crate::error::Refusal::NothingPaired.with(format!(
         "nothing to compare: no answer pairs by {} (base: {} answers from {}; candidate: {} answers from {}); {}",
         key.unwrap_or("id"),
         base.answers.len(),
@@ -379,7 +379,7 @@ pub fn compare_answers(
         .filter(|(x, a)| !errored(x) && !errored(a))
         .collect();
     if pairs.is_empty() {
-        return Err(Error::Usage(format!(
+        return Err(crate::error::Refusal::AllErrored.with(format!(
             "nothing to compare: every answer pair has an error (the base could not score {}, the candidate {}); a checker that fails is never a pass: fix it and score again",
             errors_in_base.len(),
             errors_in_candidate.len()
@@ -399,7 +399,7 @@ pub fn compare_answers(
         .map(|d| row(*d, &pairs, opts))
         .collect();
     if rows.iter().all(|r| r.paired == 0) {
-        return Err(Error::Usage(format!(
+        return Err(crate::error::Refusal::AllErrored.with(format!(
             "nothing to compare: no answer pair was scored under any definition ({} pair(s) where the base or candidate failed, {} without claims); a checker that fails is never a pass",
             errors_in_base.len().max(errors_in_candidate.len()),
             pairs.len()

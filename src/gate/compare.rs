@@ -9,7 +9,7 @@ use super::failure::GateFailure;
 use super::family::{decide, Member};
 use super::row::{row_key, RowKey};
 use crate::engine::record::{Record, RecordCase};
-use crate::error::{Error, Exit};
+use crate::error::{Error, Exit, Refusal};
 use crate::model::case::Label;
 use crate::model::case::{CaseKind, Expected, Outcome, Role};
 use crate::stats::paired::{min_p_worse, sign_flip_p_worse};
@@ -357,7 +357,7 @@ fn nothing_paired(base: &Record, candidate: &Record) -> Error {
             suites.join(", ")
         }
     };
-    Error::Usage(format!(
+    Refusal::NothingPaired.with(format!(
         "nothing to compare: no case is in both records (base: {}; candidate: {}); compare records of the same suites",
         describe(base),
         describe(candidate)
@@ -454,28 +454,29 @@ fn nothing_counts(g: &Grouped<'_>, pairs: usize) -> Result<(), Error> {
     if !g.groups.is_empty() {
         return Ok(());
     }
-    Err(Error::Usage(if !g.errors.is_empty() {
+    let (kind, message) = if !g.errors.is_empty() {
         let cand = g.errors.iter().filter(|e| e.side != "base").count();
         let base_n = g.errors.iter().filter(|e| e.side != "candidate").count();
-        format!(
+        (Refusal::AllErrored, format!(
             "nothing to compare: every case that counts is an error (the base could not score {base_n}, the candidate {cand}; first: {}); a checker that fails is never a pass: fix it and record again",
             g.errors[0].error
-        )
+        ))
     } else if !g.flaky.is_empty() {
-        format!(
+        (Refusal::FlakyOnly, format!(
             "nothing to compare: every one of the {} case(s) that count gave different verdicts across the repeats of a record, so no change can be told from the checker's own variation; fix the checker's randomness (a judge at temperature 0) or add cases",
             g.flaky.len()
-        )
+        ))
     } else if g.parent_flagged.left_out > 0 {
-        format!(
+        (Refusal::ParentFlaggedOnly, format!(
             "nothing to compare: every case that counts is a mutant of a claim one side already flags ({} left out), so no change in catching faults can be seen; add verified claims both checkers support, or hard cases",
             g.parent_flagged.left_out
-        )
+        ))
     } else {
-        format!(
+        (Refusal::NothingCounts, format!(
             "nothing to compare: the {pairs} case(s) in both records count in no rate (no verified claim, no reviewed fault, no hard case); review the mutants first"
-        )
-    }))
+        ))
+    };
+    Err(kind.with(message))
 }
 
 /// Rows whose every case is an error, and a candidate that could not score some case: no
@@ -509,7 +510,7 @@ fn check_gate_on(groups: &BTreeMap<RowKey, Cases<'_>>, opts: &GateOptions) -> Re
     };
     let names: Vec<String> = groups.keys().map(|k| row_key(&k.name())).collect();
     match keys.iter().find(|k| !names.contains(&row_key(k))) {
-        Some(unknown) => Err(Error::Usage(format!(
+        Some(unknown) => Err(Refusal::UnknownRow.with(format!(
             "--gate-on {unknown}: no such row; the rows are {}",
             names.join(", ")
         ))),
@@ -973,8 +974,18 @@ mod tests {
             &record_of("b", other),
             &GateOptions::new(0.05, 0, 0.95),
         )
-        .unwrap_err()
-        .to_string();
+        .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Refused {
+                    kind: Refusal::NothingPaired,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let e = e.to_string();
         assert!(
             e.contains("nothing to compare") && e.contains("s (9 cases)"),
             "{e}"
@@ -1233,9 +1244,18 @@ mod tests {
         assert!(!ns.gating && !ns.significantly_worse && ns.p_value < 0.01);
         assert!(c.failures.is_empty(), "{:?}", c.failures);
         opts.gate_on = Some(vec!["no_such_row".into()]);
-        let e = compare(&record_of("a", base()), &record_of("b", cand), &opts)
-            .unwrap_err()
-            .to_string();
+        let e = compare(&record_of("a", base()), &record_of("b", cand), &opts).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Refused {
+                    kind: Refusal::UnknownRow,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let e = e.to_string();
         assert!(e.contains("no such row") && e.contains("all_faults"), "{e}");
     }
 }

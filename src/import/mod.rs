@@ -437,7 +437,7 @@ pub(crate) fn finish(
                 help,
             ))
         }
-        Some(s) => Some(serde_yaml::to_string(&s).map_err(|e| Error::Usage(e.to_string()))?),
+        Some(s) => Some(serde_yaml::to_string(&s).map_err(|e| crate::error::Refusal::Internal.with(e.to_string()))?),
         None => None,
     };
     let log = built.log.as_ref().zip(outputs.log);
@@ -462,7 +462,7 @@ pub(crate) fn finish(
 /// read them; anything they would reject is an error here, before a file is written.
 fn validate_output(log: Option<(&Path, &str, &str)>, suite: Option<(&Path, &str)>) -> Result<()> {
     let failed = |what: &Path, e: Error| {
-        Error::Usage(format!(
+        crate::error::Refusal::Internal.with(format!(
             "the import would write {} that faithprobe cannot read ({e}); nothing was written: please report this with the input",
             what.display()
         ))

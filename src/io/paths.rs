@@ -69,14 +69,14 @@ pub fn check_outputs(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Res
         }
         let r = resolve(p);
         if let Some((iw, ip, _)) = ins.iter().find(|(_, _, x)| *x == r) {
-            return Err(Error::Usage(format!(
+            return Err(crate::error::Refusal::PathClash.with(format!(
                 "{what} {} is {iw} {}: writing it would destroy an input; choose another path",
                 p.display(),
                 ip.display()
             )));
         }
         if let Some((ow, op, _)) = outs.iter().find(|(_, _, x)| *x == r) {
-            return Err(Error::Usage(format!(
+            return Err(crate::error::Refusal::PathClash.with(format!(
                 "{what} {} and {ow} {} are the same file: one output would be lost; give each its own path",
                 p.display(),
                 op.display()

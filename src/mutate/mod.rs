@@ -485,7 +485,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
     }
     for (op, m) in rules.operators() {
         if let Some(why) = m.error() {
-            return Err(Error::Usage(format!(
+            return Err(crate::error::Refusal::MutatorFailed.with(format!(
                 "the mutator {} could not make its mutants for {}: {why}; fix the server or the model, or remove it from `mutators:` in faithprobe.yaml (its replies so far are cached)",
                 op.name,
                 suite.path.display()

@@ -173,7 +173,7 @@ pub fn reject(dir: &Path) -> Result<Vec<PathBuf>> {
     let news = pending(dir)?;
     for new in &news {
         if !std::fs::symlink_metadata(new).is_ok_and(|m| m.file_type().is_file()) {
-            return Err(Error::Usage(format!(
+            return Err(crate::error::Refusal::NotARegularFile.with(format!(
                 "{} is not a regular file (a symlink, folder or device); snapshot reject deletes only regular files: remove it by hand",
                 new.display()
             )));
@@ -252,7 +252,7 @@ pub fn accept(dir: &Path) -> Result<Vec<PathBuf>> {
         let target = PathBuf::from(new.to_string_lossy().trim_end_matches(".new").to_string());
         for p in [new.as_path(), target.as_path()] {
             if !regular_or_absent(p) || (p == new.as_path() && !p.exists()) {
-                return Err(Error::Usage(format!(
+                return Err(crate::error::Refusal::NotARegularFile.with(format!(
                     "{} is not a regular file (a symlink, folder or device); snapshot accept replaces only regular files: remove it and accept again",
                     p.display()
                 )));
