@@ -10,6 +10,8 @@
 # base versions. Writes faithprobe-compare.md (a pull-request comment) and faithprobe-compare.xml
 # (JUnit) in the working directory; exits with compare's code: 0 pass, 1 the gate failed,
 # 2 bad input, 3 a checker could not score cases.
+# $FAITHPROBE_COMPARE_ARGS, when set, is passed on to every compare (split on spaces), for
+# example "--max-new-false-alarms 0" to add a zero-tolerance rule to the statistical gate.
 # The binary: $FAITHPROBE if set, else `faithprobe` on PATH, else one built with cargo from the
 # faithprobe source this script sits in (it says which it uses).
 #
@@ -49,7 +51,8 @@ git worktree add --detach --quiet "$work/base" "$base_ref"
 "$fg" run "${abs[@]}" --checker "$checker" --record "$work/candidate.json" --format junit >/dev/null
 
 status=0
-"$fg" compare "$work/base.json" "$work/candidate.json" --format markdown > faithprobe-compare.md || true
-"$fg" compare "$work/base.json" "$work/candidate.json" --format junit > faithprobe-compare.xml || true
-"$fg" compare "$work/base.json" "$work/candidate.json" || status=$?
+read -r -a extra <<< "${FAITHPROBE_COMPARE_ARGS:-}"
+"$fg" compare "$work/base.json" "$work/candidate.json" "${extra[@]}" --format markdown > faithprobe-compare.md || true
+"$fg" compare "$work/base.json" "$work/candidate.json" "${extra[@]}" --format junit > faithprobe-compare.xml || true
+"$fg" compare "$work/base.json" "$work/candidate.json" "${extra[@]}" || status=$?
 exit "$status"

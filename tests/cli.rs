@@ -1153,7 +1153,7 @@ fn a_closed_stdout_ends_every_command_quietly_with_exit_0() {
         vec!["mutants", "suites/larkspur.yaml"],
         vec!["stats", "wilson", "9", "9"],
         vec!["stats", "power", "--n", "100"],
-        vec!["compare", &rec, &rec],
+        vec!["compare", &rec, &rec, "--cluster-by", "claim"],
         vec!["sweep", "suites/larkspur.yaml"],
         vec!["doctor"],
         vec![

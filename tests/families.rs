@@ -389,6 +389,8 @@ fn a_dynamically_quantised_model_runs_and_compares_with_its_fp32_original() {
         "--config",
         cfg.to_str().unwrap(),
         "compare",
+        "--cluster-by",
+        "claim",
         "--checker",
         "fp32",
         "--checker",

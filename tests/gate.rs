@@ -57,6 +57,8 @@ fn identical_records_pass_the_gate() {
     let base = base_record(d.path());
     let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
+        "--cluster-by",
+        "claim",
         base.to_str().unwrap(),
         base.to_str().unwrap(),
     ]));
@@ -82,10 +84,25 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
         case["verdict"] = "supported".into();
         case["score"] = 0.97.into();
     });
+    // one miss is far from significant: the statistical gate passes and lists it
     let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
+        "--cluster-by",
+        "claim",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 0, "{o}");
+    assert!(o.contains("newly_missed     m-c96bcca3cf7684fe"), "{o}");
+    // the zero-tolerance rule fails it, and says it is a rule
+    let (code, o) = combined(faithprobe(d.path()).args([
+        "compare",
+        "--cluster-by",
+        "claim",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+        "--max-new-misses",
+        "0",
     ]));
     assert_eq!(code, 1, "{o}");
     assert!(o.contains("newly_missed     m-c96bcca3cf7684fe"), "{o}");
@@ -93,10 +110,15 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
         o.contains("The Enterprise plan costs €12 per user per month."),
         "{o}"
     );
-    assert!(o.contains("gate failed: 1 fault(s) newly missed"), "{o}");
+    assert!(
+        o.contains("gate failed: 1 fault(s) newly missed, more than --max-new-misses 0 (a rule, no error rate)"),
+        "{o}"
+    );
     // allowed by --max-new-misses, and one miss is far from significant
     let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
+        "--cluster-by",
+        "claim",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
         "--max-new-misses",
@@ -106,8 +128,12 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
     // the machine formats carry the same regression
     let (_, md) = combined(faithprobe(d.path()).args([
         "compare",
+        "--cluster-by",
+        "claim",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
+        "--max-new-misses",
+        "0",
         "--format",
         "markdown",
     ]));
@@ -117,6 +143,8 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
     );
     let (_, xml) = combined(faithprobe(d.path()).args([
         "compare",
+        "--cluster-by",
+        "claim",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
         "--format",
@@ -128,6 +156,8 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
     );
     let (_, json) = combined(faithprobe(d.path()).args([
         "compare",
+        "--cluster-by",
+        "claim",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
         "--format",
@@ -149,7 +179,7 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
 }
 
 #[test]
-fn a_significantly_worse_fault_type_fails_even_when_misses_are_allowed() {
+fn a_significantly_worse_fault_type_fails_after_all_faults_when_claims_are_the_clusters() {
     let d = tempfile::tempdir().unwrap();
     let base = base_record(d.path());
     let cand = d.path().join("cand.json");
@@ -163,16 +193,39 @@ fn a_significantly_worse_fault_type_fails_even_when_misses_are_allowed() {
             }
         }
     });
+    // Larkspur is one context: clustered by context (the default) nothing can be significant,
+    // so there is no verdict (a gate never passes on nothing), and the report says what would
+    // be needed
     let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
-        "--max-new-misses",
-        "100",
+    ]));
+    assert_eq!(code, 3, "{o}");
+    assert!(
+        o.contains("no verdict: no gating row can fail: at most 1 contexts at risk in a row, and a row needs at least 5 at alpha 0.05; add contexts, pass --cluster-by claim if the claims of one context do not move together, or set a rule such as --max-new-misses 0"),
+        "{o}"
+    );
+    assert!(
+        o.contains("no drop detectable in every row: at most 1 context at risk in a row (the smallest reachable p is 0.5000), so the test cannot reach significance and a pass there is not evidence; a row needs at least 5 contexts at risk to fail at alpha 0.05: add contexts, or pass --cluster-by claim"),
+        "{o}"
+    );
+    // by claim: all faults is significantly worse first, then the fault type, at the level all
+    // faults passed on (the gatekeeping family: the 9 claims count once against alpha)
+    let (code, o) = combined(faithprobe(d.path()).args([
+        "compare",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+        "--cluster-by",
+        "claim",
     ]));
     assert_eq!(code, 1, "{o}");
     assert!(
-        o.contains("entity_swap: significantly worse (9 worse, 0 better, 9 parent claim(s) changed; one-sided p = 0.0020, adjusted (holm, Tarone's m = 2) 0.0039 < 0.05)"),
+        o.contains("all faults: significantly worse (9 worse, 0 better, 9 claim(s) changed; one-sided p = 0.0020, adjusted (holm, Tarone's m = 1) 0.0020 < 0.05)"),
+        "{o}"
+    );
+    assert!(
+        o.contains("entity_swap: significantly worse (9 worse, 0 better, 9 claim(s) changed; one-sided p = 0.0020, adjusted (holm, Tarone's m = 1, among the fault types at the level 0.0500 all faults passed on) 0.0020 < 0.05)"),
         "{o}"
     );
 }
@@ -318,6 +371,8 @@ fn cases_in_only_one_record_are_listed_not_dropped() {
     });
     let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
+        "--cluster-by",
+        "claim",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
     ]));
@@ -357,6 +412,8 @@ fn compare_runs_two_configured_checkers_on_suites() {
     let suite = root().join("suites/larkspur.yaml");
     let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
+        "--cluster-by",
+        "claim",
         "--checker",
         "lexical",
         "--checker",
@@ -617,6 +674,8 @@ fn the_pre_merge_script_compares_the_base_branch_config_with_the_working_tree() 
         .arg(&script)
         .args(["gate", "main"])
         .env("FAITHPROBE", assert_cmd::cargo::cargo_bin("faithprobe"))
+        // one context: nothing is statistically significant, so the test adds the rule
+        .env("FAITHPROBE_COMPARE_ARGS", "--max-new-false-alarms 0")
         .env_remove("CI")
         .env("NO_COLOR", "1")
         .output()
@@ -631,7 +690,7 @@ fn the_pre_merge_script_compares_the_base_branch_config_with_the_working_tree() 
     let md = std::fs::read_to_string(repo.join("faithprobe-compare.md")).unwrap();
     // and the change that decided the verdict: false alarms doubled (2/16 -> 4/16)
     assert!(
-        md.starts_with("### faithprobe compare: `gate (max_window_sentences 2, threshold 0.75, topic_floor 0.5)` → `gate (max_window_sentences 1, threshold 1, topic_floor 1)` — ❌ gate failed: 2 new false alarm(s) on faithful cases, more than --max-new-false-alarms 0"),
+        md.starts_with("### faithprobe compare: `gate (max_window_sentences 2, threshold 0.75, topic_floor 0.5)` → `gate (max_window_sentences 1, threshold 1, topic_floor 1)` — ❌ gate failed: 2 new false alarm(s) on faithful cases, more than --max-new-false-alarms 0 (a rule, no error rate)"),
         "{md}"
     );
     assert!(md.contains("| new_false_alarm | h01 |"), "{md}");
@@ -653,6 +712,17 @@ struct Denominators {
     /// Rewrites and equivalent mutants: false-alarm opportunities of their own row.
     invariance: u64,
     by_type: std::collections::BTreeMap<String, u64>,
+}
+
+/// The JSON a command prints, whatever its exit code (0 or 3).
+fn json_of_any(dir: &Path, args: &[&str]) -> Value {
+    let out = faithprobe(dir).args(args).output().unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0) | Some(3)),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn json_of(dir: &Path, args: &[&str]) -> Value {
@@ -701,10 +771,13 @@ fn every_command_counts_the_same_cases_as_false_alarms_and_faults() {
                 .collect(),
         };
 
-        let cmp = json_of(
+        // a small suite may give no verdict (exit 3: no row can fail); its rows still count
+        let cmp = json_of_any(
             d.path(),
             &[
                 "compare",
+                "--cluster-by",
+                "claim",
                 "--checker",
                 "lexical",
                 "--checker",
@@ -947,6 +1020,8 @@ fn flaky_verdicts_that_do_not_fit_the_record_are_refused_never_taken_to_pass_the
         let cand = forge(name, repeats, verdicts);
         let (code, o) = combined(faithprobe(d.path()).args([
             "compare",
+            "--cluster-by",
+            "claim",
             base.to_str().unwrap(),
             cand.to_str().unwrap(),
         ]));
@@ -969,6 +1044,8 @@ fn flaky_verdicts_that_do_not_fit_the_record_are_refused_never_taken_to_pass_the
     );
     let (code, o) = combined(faithprobe(d.path()).args([
         "compare",
+        "--cluster-by",
+        "claim",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
     ]));

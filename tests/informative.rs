@@ -124,6 +124,8 @@ fn two_checkers_are_compared_at_the_same_false_alarm_rate_and_threshold_free() {
     let args = [
         "compare",
         suite.to_str().unwrap(),
+        "--cluster-by",
+        "claim",
         "--checker",
         "lexical",
         "--checker",
@@ -150,7 +152,7 @@ fn two_checkers_are_compared_at_the_same_false_alarm_rate_and_threshold_free() {
     assert_eq!(free["difference"], 0.0);
     assert!(free["faults"].as_u64().unwrap() > 0);
 
-    let human = args[..6].to_vec();
+    let human = args[..8].to_vec();
     let (_, out, _) = output(faithprobe_in(d.path()).args(&human));
     assert!(
         out.contains("At the same false-alarm rate: 0.12 (the base's own false-alarm rate)"),

@@ -724,7 +724,8 @@ fn compare_leaves_out_what_varies_across_repeats_and_says_so_when_a_judge_ran_on
     let compare = |a: &str, b: &str| {
         let out = e
             .cmd()
-            .args(["compare", &path(a), &path(b)])
+            // the zero-tolerance rule: what a flaky judge scored once fails
+            .args(["compare", &path(a), &path(b), "--max-new-false-alarms", "0"])
             .output()
             .unwrap();
         (

@@ -312,7 +312,13 @@ fn sharded_runs_and_scorings_merge_to_exactly_the_unsharded_record() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(read("rmerged.json"), read("rwhole.json"), "run shards");
     // and the merged record is a record like any other
-    let (code, out, err) = output(fg().args(["compare", "rwhole.json", "rmerged.json"]));
+    let (code, out, err) = output(fg().args([
+        "compare",
+        "rwhole.json",
+        "rmerged.json",
+        "--cluster-by",
+        "claim",
+    ]));
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("gate passed"), "{out}");
 
@@ -424,6 +430,8 @@ fn two_generators_answers_compare_by_a_shared_key_under_every_definition() {
         "b.jsonl.json",
         "--pair-by",
         "source_id",
+        "--max-new-misses",
+        "0",
         "--format",
         "json",
     ]));
@@ -442,7 +450,7 @@ fn two_generators_answers_compare_by_a_shared_key_under_every_definition() {
         v["failures"][0]
             .as_str()
             .unwrap()
-            .contains("newly unsupported, more than --max-new-misses 0"),
+            .contains("newly unsupported, more than --max-new-misses 0 (a rule, no error rate)"),
         "{v}"
     );
     let (_, md, _) = output(fg().args([
@@ -1054,7 +1062,7 @@ fn answers_to_one_source_count_once_in_the_paired_test_with_cluster_by() {
     );
     let export = strata.iter().find(|x| x["stratum"] == "export").unwrap();
     assert_eq!(export["broken"], 0);
-    // a run record has its own clusters (parent claims): the flag is refused there
+    // a run record clusters by context or claim: a log's key is refused there
     let (code, _, err) = output(faithprobe_in(d.path()).args([
         "compare",
         "--checker",
@@ -1067,7 +1075,9 @@ fn answers_to_one_source_count_once_in_the_paired_test_with_cluster_by() {
     ]));
     assert_eq!(code, 2);
     assert!(
-        err.contains("--cluster-by, --answer-rule and --definition apply to score records"),
+        err.contains(
+            "--cluster-by source_id: run records cluster by `context` (the default) or `claim`"
+        ),
         "{err}"
     );
 }

@@ -67,18 +67,38 @@ fn records(dir: &Path) -> (String, String) {
 fn compare_in_every_format() {
     let d = tempfile::tempdir().unwrap();
     let (b, c) = records(d.path());
-    snap!("compare_human", stdout_with(1, &["compare", &b, &c]));
+    // the default gate is statistical: Larkspur is one context, so nothing can be significant:
+    // no verdict, and the report says what would be needed
+    snap!(
+        "compare_human_default",
+        stdout_with(3, &["compare", &b, &c])
+    );
+    // with the zero-tolerance rules on, the newly missed fault fails it
+    let rules = ["--max-new-misses", "0", "--max-new-false-alarms", "0"];
+    snap!(
+        "compare_human",
+        stdout_with(1, &[&["compare", &b, &c][..], &rules].concat())
+    );
     snap!(
         "compare_markdown",
-        stdout_with(1, &["compare", &b, &c, "--format", "markdown"])
+        stdout_with(
+            1,
+            &[&["compare", &b, &c, "--format", "markdown"][..], &rules].concat()
+        )
     );
     snap!(
         "compare_junit",
-        stdout_with(1, &["compare", &b, &c, "--format", "junit"])
+        stdout_with(
+            1,
+            &[&["compare", &b, &c, "--format", "junit"][..], &rules].concat()
+        )
     );
     snap!(
         "compare_json",
-        stdout_with(1, &["compare", &b, &c, "--format", "json"])
+        stdout_with(
+            1,
+            &[&["compare", &b, &c, "--format", "json"][..], &rules].concat()
+        )
     );
 }
 

@@ -57,12 +57,14 @@ pub struct CompareArgs {
     /// Significance level of the gate.
     #[arg(long, default_value_t = 0.05)]
     pub alpha: f64,
-    /// Fail when more faults than this are newly missed.
-    #[arg(long, default_value_t = 0)]
-    pub max_new_misses: u64,
-    /// Fail when more faithful cases than this are newly flagged (run records; `off` for no
-    /// such rule).
-    #[arg(long, default_value = "0", value_parser = parse_limit)]
+    /// A rule on top of the statistical gate (it has no error rate: an equally good checker
+    /// that differs can fail it): fail when more faults (score records: answers) than this are
+    /// newly missed. Default `off`.
+    #[arg(long, default_value = "off", value_parser = parse_limit)]
+    pub max_new_misses: Limit,
+    /// A rule (no error rate): fail when more faithful cases than this are newly flagged (run
+    /// records). Default `off`.
+    #[arg(long, default_value = "off", value_parser = parse_limit)]
     pub max_new_false_alarms: Limit,
     /// How the p-values of the gating rows are combined into one decision.
     #[arg(long, value_enum, default_value_t = AdjustArg::Holm)]
@@ -88,10 +90,11 @@ pub struct CompareArgs {
     /// to the same sources.
     #[arg(long)]
     pub pair_by: Option<String>,
-    /// Score records: answers that share this key's value are one cluster (`question`,
-    /// `context`, or a key of the log such as `source_id`): the paired test counts a cluster's
-    /// net change once and the rates get cluster-aware intervals. Answers to one source are not
-    /// independent.
+    /// What moves together. Run records: `context` (default: claims checked against one
+    /// context's passages are one cluster) or `claim` (a claim and its mutants). Score records:
+    /// answers that share this key's value are one cluster (`question`, `context`, or a key of
+    /// the log such as `source_id`). The paired test counts a cluster's net change once and the
+    /// rates get cluster-aware intervals.
     #[arg(long)]
     pub cluster_by: Option<String>,
     /// Score records: also compare within each value of this key (a dataset, a source type),
@@ -145,24 +148,33 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         }
     };
     if args.pair_by.is_some()
-        || args.cluster_by.is_some()
         || args.answer_rule.is_some()
         || args.stratify_by.is_some()
         || !args.definitions.is_empty()
     {
         return Err(Error::Usage(
-            "--pair-by, --cluster-by, --answer-rule and --definition apply to score records (faithprobe score --record); run records pair cases by id and cluster mutants by their parent claim".into(),
+            "--pair-by, --answer-rule, --stratify-by and --definition apply to score records (faithprobe score --record); run records pair cases by id".into(),
         )
         .into());
     }
     let opts = compare::GateOptions {
         alpha,
-        max_new_misses: args.max_new_misses,
+        max_new_misses: args.max_new_misses.0,
         max_new_false_alarms: args.max_new_false_alarms.0,
         confidence,
         adjust: args.adjust.into(),
         gate_on: (!args.gate_on.is_empty()).then(|| args.gate_on.clone()),
         min_detectable: args.min_detectable,
+        cluster_by: match args.cluster_by.as_deref() {
+            None | Some("context") => compare::ClusterBy::Context,
+            Some("claim") => compare::ClusterBy::Claim,
+            Some(other) => {
+                return Err(Error::Usage(format!(
+                "--cluster-by {other}: run records cluster by `context` (the default) or `claim`"
+            ))
+                .into())
+            }
+        },
     };
     let mut cmp = compare::compare(&base, &candidate, &opts)?;
     let files: Vec<String> = args
@@ -366,7 +378,7 @@ fn compare_scores(
         &AnswerCompareOptions {
             definitions,
             alpha: args.alpha,
-            max_new_broken: args.max_new_misses,
+            max_new_broken: args.max_new_misses.0,
             confidence,
             adjust: args.adjust.into(),
             pair_by: args.pair_by.clone(),

@@ -10,7 +10,7 @@ use crate::answers::score::{
 };
 use crate::error::{Error, Exit, Result};
 use crate::stats::paired::sign_flip_p_worse;
-use crate::stats::{cluster_rate_of, detectable_drop, mcnemar_exact, Rate};
+use crate::stats::{cluster_rate_of, detectable_drop_of, mcnemar_exact, Rate};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -42,8 +42,13 @@ pub struct AnswerRow {
     /// More broken than fixed with adjusted p < alpha.
     pub significantly_worse: bool,
     /// The smallest rise in the unsupported-answer rate these pairs detect with 80% power at
-    /// alpha; None when none could be.
+    /// the row's level, counted in clusters at risk as the test counts them (answers, or
+    /// `--cluster-by` clusters, with an answer the base did not find unsupported); None when
+    /// none could be.
     pub detectable_drop: Option<f64>,
+    /// Clusters of the row (answers without `--cluster-by`), and those at risk.
+    pub clusters: u64,
+    pub clusters_at_risk: u64,
     /// Candidate answers newly unsupported (at most 50 listed; `broken` counts them all).
     pub newly_broken: Vec<AnswerResult>,
     /// With `--stratify-by`: the same comparison within each stratum, for reading (the gate
@@ -102,7 +107,8 @@ impl AnswerComparison {
 pub struct AnswerCompareOptions {
     pub definitions: Vec<Definition>,
     pub alpha: f64,
-    pub max_new_broken: u64,
+    /// A rule (no error rate): fail when more answers than this are newly unsupported.
+    pub max_new_broken: Option<u64>,
     pub confidence: f64,
     pub adjust: crate::stats::Adjust,
     /// None: pair by answer id. Some(key): by `question`, `tag`, `context` or a metadata key.
@@ -251,6 +257,17 @@ fn row(def: Definition, pairs: &Pairs<'_>, opts: &AnswerCompareOptions) -> Answe
         p_adjusted: p,
         significantly_worse: false,
         detectable_drop: None,
+        clusters: scored
+            .iter()
+            .map(|(_, _, a)| cluster_of(a))
+            .collect::<std::collections::BTreeSet<_>>()
+            .len() as u64,
+        clusters_at_risk: scored
+            .iter()
+            .filter(|(ub, _, _)| !*ub)
+            .map(|(_, _, a)| cluster_of(a))
+            .collect::<std::collections::BTreeSet<_>>()
+            .len() as u64,
         newly_broken: scored
             .iter()
             .filter(|(ub, uc, _)| !*ub && *uc)
@@ -312,7 +329,8 @@ fn decide_rows(rows: &mut [AnswerRow], opts: &AnswerCompareOptions) -> Vec<GateF
     for (r, p) in rows.iter_mut().zip(family.adjusted) {
         let p = p.unwrap_or(1.0);
         r.p_adjusted = p;
-        r.detectable_drop = detectable_drop(r.paired as u64, family.row_alpha, 0.8);
+        r.detectable_drop =
+            detectable_drop_of(r.clusters, r.clusters_at_risk, family.row_alpha, 0.8);
         r.significantly_worse = r.broken > r.fixed && p < opts.alpha;
         if r.significantly_worse {
             failures.push(GateFailure::AnswersWorse {
@@ -326,11 +344,11 @@ fn decide_rows(rows: &mut [AnswerRow], opts: &AnswerCompareOptions) -> Vec<GateF
                 alpha: opts.alpha,
             });
         }
-        if r.broken > opts.max_new_broken {
+        if let Some(max) = opts.max_new_broken.filter(|m| r.broken > *m) {
             failures.push(GateFailure::NewlyBroken {
                 definition: r.definition.as_str(),
                 count: r.broken,
-                max: opts.max_new_broken,
+                max,
             });
         }
     }

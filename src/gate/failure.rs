@@ -15,10 +15,14 @@ pub enum GateFailure {
         worse: u64,
         better: u64,
         clusters_changed: u64,
+        /// What the clusters are: `claim` or `context`.
+        unit: &'static str,
         p_worse: f64,
         p_adjusted: f64,
         adjust: Adjust,
         family_size: usize,
+        /// A fault type's row: the level `all faults` passed on when it was rejected.
+        after_all: Option<f64>,
         alpha: f64,
     },
     /// More answers broken than fixed, significantly, under one definition of a log comparison.
@@ -79,16 +83,24 @@ impl fmt::Display for GateFailure {
                 worse,
                 better,
                 clusters_changed,
+                unit,
                 p_worse,
                 p_adjusted,
                 adjust,
                 family_size,
+                after_all,
                 alpha,
             } => write!(
                 f,
-                "{row}: significantly worse ({worse} worse, {better} better, {clusters_changed} parent claim(s) changed; one-sided p = {}, adjusted ({}, Tarone's m = {family_size}) {} < {alpha})",
+                "{row}: significantly worse ({worse} worse, {better} better, {clusters_changed} {unit}(s) changed; one-sided p = {}, adjusted ({}, Tarone's m = {family_size}{}) {} < {alpha})",
                 fmt_p(*p_worse),
                 adjust_name(*adjust),
+                after_all
+                    .map(|l| format!(
+                        ", among the fault types at the level {} all faults passed on",
+                        fmt_p(l)
+                    ))
+                    .unwrap_or_default(),
                 fmt_p(*p_adjusted)
             ),
             GateFailure::AnswersWorse {
@@ -112,7 +124,7 @@ impl fmt::Display for GateFailure {
             ),
             GateFailure::NewlyMissed { count, max } => write!(
                 f,
-                "{count} fault(s) newly missed, more than --max-new-misses {max}"
+                "{count} fault(s) newly missed, more than --max-new-misses {max} (a rule, no error rate)"
             ),
             GateFailure::NewFalseAlarms {
                 count,
@@ -128,7 +140,7 @@ impl fmt::Display for GateFailure {
                 };
                 write!(
                     f,
-                    "{count} new false alarm(s) {on}, more than --max-new-false-alarms {max}"
+                    "{count} new false alarm(s) {on}, more than --max-new-false-alarms {max} (a rule, no error rate)"
                 )
             }
             GateFailure::NewlyBroken {
@@ -137,7 +149,7 @@ impl fmt::Display for GateFailure {
                 max,
             } => write!(
                 f,
-                "{definition}: {count} answer(s) newly unsupported, more than --max-new-misses {max}"
+                "{definition}: {count} answer(s) newly unsupported, more than --max-new-misses {max} (a rule, no error rate)"
             ),
         }
     }
@@ -162,7 +174,7 @@ mod tests {
         };
         assert_eq!(
             f.to_string(),
-            "2 new false alarm(s) on faithful cases (1 of them on rewrites or equivalent mutants), more than --max-new-false-alarms 0"
+            "2 new false alarm(s) on faithful cases (1 of them on rewrites or equivalent mutants), more than --max-new-false-alarms 0 (a rule, no error rate)"
         );
         assert_eq!(
             serde_json::to_string(&f).unwrap(),
@@ -175,16 +187,18 @@ mod tests {
             worse: 8,
             better: 0,
             clusters_changed: 8,
+            unit: "context",
             p_worse: 0.00390625,
             p_adjusted: 0.0117,
             adjust: Adjust::Holm,
             family_size: 3,
+            after_all: None,
             alpha: 0.05,
         };
         assert!(!w.is_rule());
         assert_eq!(
             w.to_string(),
-            "negation_flip: significantly worse (8 worse, 0 better, 8 parent claim(s) changed; one-sided p = 0.0039, adjusted (holm, Tarone's m = 3) 0.0117 < 0.05)"
+            "negation_flip: significantly worse (8 worse, 0 better, 8 context(s) changed; one-sided p = 0.0039, adjusted (holm, Tarone's m = 3) 0.0117 < 0.05)"
         );
     }
 }

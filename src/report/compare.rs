@@ -38,9 +38,24 @@ fn adjusted(r: &GroupRow, not_gating: &str, cannot: &str) -> String {
 
 /// What the p columns are, in a sentence.
 fn p_legend(c: &Comparison) -> String {
-    let reach = c.rows.iter().filter(|r| r.gating && r.in_family).count();
+    let reach = c
+        .rows
+        .iter()
+        .filter(|r| r.gating && r.in_family && (r.faithful || r.group == "all faults"))
+        .count();
+    let types = match c.fault_types {
+        Some((m, level)) => format!(
+            "; all faults was significantly worse, so the fault types were tested at the level {} it passed on (Tarone's m = {m})",
+            crate::stats::fmt_p(level)
+        ),
+        None => "; the fault types are tested only once all faults is significantly worse (a gatekeeping family: no type's evidence counts twice)".into(),
+    };
     format!(
-        "p: exact McNemar, two-sided, for reading; p (adj.): one-sided (is the candidate worse?), by sign flips of the parent claims' net changes, {} over the {reach} gating row(s) that can reach significance (Tarone's m = {}; `-`: this row cannot)",
+        "p: exact McNemar, two-sided, for reading; p (adj.): one-sided (is the candidate worse?), by sign flips of the {} net changes, {} over the {reach} gating row(s) that can reach significance (Tarone's m = {}; `-`: this row cannot){types}",
+        match c.cluster_by {
+            crate::gate::compare::ClusterBy::Claim => "parent claims'",
+            crate::gate::compare::ClusterBy::Context => "contexts'",
+        },
         crate::gate::failure::adjust_name(c.adjust),
         c.family_size
     )
@@ -74,25 +89,24 @@ fn notes(c: &Comparison) -> Vec<String> {
     if c.judge_scored_once {
         out.push("a judge's verdicts can vary from run to run, and a record scored once cannot tell such a change from a regression: record both sides with `faithprobe run SUITE --repeat 5 --record FILE` (see README, \"Flaky checkers\")".into());
     }
+    let mut too_few: Vec<&GroupRow> = Vec::new();
     for r in &c.rows {
+        let unit = c.cluster_by.plural();
         match r.detectable_drop {
             None => {
                 let good = r.base_good();
-                out.push(if good == 0 {
-                    format!(
+                if good == 0 {
+                    out.push(format!(
                         "{}: no drop detectable: the base got none of its {} cases right, so none can get worse",
                         crate::text::printable(&r.group), r.base.n
-                    )
+                    ));
                 } else {
-                    format!(
-                        "{}: no drop detectable: even if all {good} of the {} cases the base got right went wrong, the test would not reach significance; a pass here is not evidence",
-                        crate::text::printable(&r.group), r.base.n
-                    )
-                })
+                    too_few.push(r);
+                }
             }
             Some(d) if d > c.min_detectable => out.push(format!(
-                "{}: too few cases to detect a drop of {:.2} ({} cases detect {:.2} with 80% power at best, if the candidate fixes no case)",
-                crate::text::printable(&r.group), c.min_detectable, r.base.n, d
+                "{}: too few {unit} to detect a drop of {:.2} ({} {unit} at risk detect {:.2} with 80% power at best, if the candidate fixes none)",
+                crate::text::printable(&r.group), c.min_detectable, r.clusters_at_risk, d
             )),
             _ => {}
         }
@@ -103,7 +117,39 @@ fn notes(c: &Comparison) -> Vec<String> {
             ));
         }
     }
+    if !too_few.is_empty() {
+        out.push(few_clusters(c, &too_few));
+    }
     out
+}
+
+/// One note for the rows that cannot fail for want of clusters: which, how many clusters they
+/// have at risk, and what a row would need.
+fn few_clusters(c: &Comparison, rows: &[&GroupRow]) -> String {
+    let (one, many) = match c.cluster_by {
+        crate::gate::compare::ClusterBy::Claim => ("claim", "claims"),
+        crate::gate::compare::ClusterBy::Context => ("context", "contexts"),
+    };
+    let most = rows.iter().map(|r| r.clusters_at_risk).max().unwrap_or(0);
+    let needed = (1.0 / c.alpha).log2().ceil().max(1.0) as u64;
+    let which = if rows.len() == c.rows.iter().filter(|r| r.base_good() > 0).count() {
+        "every row".to_string()
+    } else {
+        rows.iter()
+            .map(|r| crate::text::printable(&r.group))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "no drop detectable in {which}: at most {} at risk in a row (the smallest reachable p is {}), so the test cannot reach significance and a pass there is not evidence; a row needs at least {needed} {many} at risk to fail at alpha {}{}",
+        super::count(most, one, many),
+        crate::stats::fmt_p(0.5f64.powi(most.min(1100) as i32)),
+        c.alpha,
+        match c.cluster_by {
+            crate::gate::compare::ClusterBy::Context => ": add contexts, or pass --cluster-by claim if the claims of one context do not move together (the error rate then assumes they do not)",
+            crate::gate::compare::ClusterBy::Claim => "",
+        }
+    )
 }
 
 /// The terminal report.
@@ -220,10 +266,12 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
     } else if c.failures.is_empty() {
         let _ = writeln!(
             o,
-            "{} {} newly missed (allowed {}), {}{}, nothing significantly worse at alpha {}",
+            "{} {} newly missed{}, {}{}, nothing significantly worse at alpha {}",
             paint.good("gate passed:"),
             c.newly_missed,
-            c.max_new_misses,
+            c.max_new_misses
+                .map(|m| format!(" (allowed {m})"))
+                .unwrap_or_default(),
             super::count(c.new_false_alarms, "new false alarm", "new false alarms"),
             c.max_new_false_alarms
                 .map(|m| format!(" (allowed {m})"))
