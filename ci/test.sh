@@ -31,7 +31,9 @@ if ! wait "$checkers"; then
   exit 1
 fi
 cat target/setup-python-checkers.log
-cargo test --locked
+# the tests a plain `cargo test` ignores (they need ONNX Runtime, the models, the Python
+# checkers or chromium, all installed above) run here too: none is skipped
+cargo test --locked -- --include-ignored
 # keep the benchmark targets working (one small run each; the numbers come from `cargo bench`)
 cargo bench --locked --bench lexical_run -- --quick
 cargo bench --locked --bench nli_run -- --quick
