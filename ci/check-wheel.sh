@@ -6,14 +6,13 @@
 # ci/setup.sh (maturin is in ci/requirements.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-py="$PWD/target/venv/bin/python"
 [ -x "$PWD/target/venv/bin/maturin" ] || { echo "check-wheel: run bash ci/setup.sh first (maturin)" >&2; exit 2; }
 rm -rf target/wheels target/wheel-venv
 "$PWD/target/venv/bin/maturin" build --release --locked --quiet --out target/wheels --compatibility linux
 wheel=$(ls target/wheels/faithprobe-*.whl)
 echo "check-wheel: built $wheel"
 python3 -m venv target/wheel-venv
-target/wheel-venv/bin/python -m pip install --quiet --disable-pip-version-check "$wheel[onnx]"
+target/wheel-venv/bin/python -m pip install --quiet --disable-pip-version-check "${wheel}[onnx]"
 fg="$PWD/target/wheel-venv/bin/faithprobe"
 # release builds are stripped: the installed binary carries no debug information
 size=$(stat -c %s "$fg")
