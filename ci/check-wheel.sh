@@ -6,14 +6,25 @@
 # ci/setup.sh (maturin is in ci/requirements.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-py="$PWD/target/venv/bin/python"
 [ -x "$PWD/target/venv/bin/maturin" ] || { echo "check-wheel: run bash ci/setup.sh first (maturin)" >&2; exit 2; }
 rm -rf target/wheels target/wheel-venv
 "$PWD/target/venv/bin/maturin" build --release --locked --quiet --out target/wheels --compatibility linux
 wheel=$(ls target/wheels/faithprobe-*.whl)
 echo "check-wheel: built $wheel"
+# the wheel carries the licence: LICENSE, byte for byte, in its .dist-info and named in METADATA
+python3 - "$wheel" <<'PY' || { echo "check-wheel: the wheel does not carry LICENSE in its .dist-info (pyproject.toml, [project] license)" >&2; exit 1; }
+import sys, zipfile
+wheel = zipfile.ZipFile(sys.argv[1])
+names = wheel.namelist()
+found = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
+assert found, names
+assert wheel.read(found[0]) == open("LICENSE", "rb").read(), "LICENSE differs"
+assert "License-File: LICENSE" in wheel.read(meta).decode().splitlines()
+PY
+echo "check-wheel: the wheel carries LICENSE"
 python3 -m venv target/wheel-venv
-target/wheel-venv/bin/python -m pip install --quiet --disable-pip-version-check "$wheel[onnx]"
+target/wheel-venv/bin/python -m pip install --quiet --disable-pip-version-check "${wheel}[onnx]"
 fg="$PWD/target/wheel-venv/bin/faithprobe"
 # release builds are stripped: the installed binary carries no debug information
 size=$(stat -c %s "$fg")

@@ -43,6 +43,7 @@ abs=()
 for s in "${suites[@]}"; do abs+=("$top/$s"); done
 
 work=$(mktemp -d)
+# shellcheck disable=SC2329 # called by the EXIT trap below
 cleanup() { git worktree remove --force "$work/base" >/dev/null 2>&1 || true; rm -rf "$work"; }
 trap cleanup EXIT
 git worktree add --detach --quiet "$work/base" "$base_ref"

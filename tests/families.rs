@@ -44,6 +44,7 @@ const PAIRS: &[(&str, &str)] = &[
 ];
 
 #[test]
+#[ignore = "needs target/venv (ONNX Runtime, Python onnxruntime and tokenizers): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn each_family_feeds_the_tokens_python_tokenizers_gives_and_gets_python_onnxruntimes_outputs() {
     common::require_onnxruntime();
     let python = venv_python();
@@ -158,6 +159,7 @@ fn run_json(
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn every_family_and_mapped_model_runs_on_larkspur() {
     let (d, cfg) = setup();
     for checker in [
@@ -225,6 +227,7 @@ fn every_family_and_mapped_model_runs_on_larkspur() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn a_model_whose_outputs_faithprobe_cannot_read_is_an_error_that_shows_the_mapping() {
     let (d, cfg) = setup();
     let (code, _, err) = run_json(d.path(), &cfg, "binary-unmapped");
@@ -294,6 +297,7 @@ fn labels_and_templates_are_checked_when_the_config_loads() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn asking_for_a_gpu_the_runtime_lacks_is_an_error_never_a_silent_cpu_run() {
     common::require_onnxruntime();
     let d = tempfile::tempdir().unwrap();
@@ -355,6 +359,7 @@ fn asking_for_a_gpu_the_runtime_lacks_is_an_error_never_a_silent_cpu_run() {
 }
 
 #[test]
+#[ignore = "needs target/venv (ONNX Runtime, Python onnxruntime and tokenizers): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn a_dynamically_quantised_model_runs_and_compares_with_its_fp32_original() {
     common::require_onnxruntime();
     let d = tempfile::tempdir().unwrap();
@@ -409,6 +414,7 @@ fn a_dynamically_quantised_model_runs_and_compares_with_its_fp32_original() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn top_windows_scores_fewer_pairs_and_says_how_many_it_left_out() {
     common::require_onnxruntime();
     let d = tempfile::tempdir().unwrap();

@@ -83,6 +83,7 @@ fn verdicts(v: &Value) -> Vec<(String, String, f64)> {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn permuting_the_label_order_with_id2label_to_match_gives_identical_verdicts() {
     let s = Setup::new("");
     // a high threshold so the tiny model's verdicts are a mix of labels
@@ -102,6 +103,7 @@ fn permuting_the_label_order_with_id2label_to_match_gives_identical_verdicts() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn batch_size_1_and_64_give_the_same_scores() {
     let s = Setup::new("");
     let (_, a, err) = s.run(&larkspur(), "nli-b1", &["--no-cache"]);
@@ -114,6 +116,7 @@ fn batch_size_1_and_64_give_the_same_scores() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn evidence_windows_never_cross_passages() {
     let s = Setup::new("");
     let (_, v, err) = s.run(&larkspur(), "nli", &["--no-cache"]);
@@ -147,6 +150,7 @@ fn evidence_windows_never_cross_passages() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn verbatim_claims_under_a_similarity_checker_can_be_recorded_merged_and_compared() {
     let s = Setup::new("");
     let d = s.dir.path();
@@ -249,6 +253,7 @@ fn write_suite(dir: &Path, passage: &str) -> PathBuf {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn an_over_long_window_is_narrowed_to_single_sentences() {
     let s = Setup::new("");
     // two sentences of ~30 tokens each: together with the claim over the model's 64 tokens
@@ -267,6 +272,7 @@ fn an_over_long_window_is_narrowed_to_single_sentences() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn a_sentence_too_long_for_the_model_is_scored_in_overlapping_pieces() {
     let s = Setup::new("");
     // one sentence of ~90 tokens, over the model's 64 with any claim: scored in pieces that fit
@@ -305,6 +311,7 @@ fn a_sentence_too_long_for_the_model_is_scored_in_overlapping_pieces() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn a_claim_too_long_for_the_model_is_an_error_never_a_pass() {
     let s = Setup::new("");
     let claim = "word ".repeat(80).trim().to_string();
@@ -337,6 +344,7 @@ fn a_claim_too_long_for_the_model_is_an_error_never_a_pass() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn nan_logits_are_errors_never_passes() {
     let s = Setup::new("");
     let (code, v, _) = s.run(&larkspur(), "nli-nan", &["--no-cache"]);
@@ -348,6 +356,7 @@ fn nan_logits_are_errors_never_passes() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn a_missing_model_directory_is_a_clear_config_error() {
     let s = Setup::new("  gone: {kind: nli, model: /nonexistent/model}\n");
     let out = s
@@ -383,6 +392,7 @@ fn lying_model(s: &Setup, config: &str) -> PathBuf {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn not_entailment_is_never_read_as_entailment_and_doctor_says_so() {
     for (config, what) in [
         (
@@ -418,6 +428,7 @@ fn not_entailment_is_never_read_as_entailment_and_doctor_says_so() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn a_config_without_an_entailment_label_is_an_error_naming_the_file() {
     let s = Setup::new("");
     let broken = s.dir.path().join("broken");
@@ -455,6 +466,7 @@ fn a_config_without_an_entailment_label_is_an_error_naming_the_file() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn a_broken_model_file_is_a_clear_error() {
     let s = Setup::new("");
     let broken = s.dir.path().join("broken");
@@ -484,6 +496,7 @@ fn a_broken_model_file_is_a_clear_error() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn the_second_run_is_free_and_a_threshold_change_needs_no_model_call() {
     let s = Setup::new("");
     let cache = s.cache();
@@ -509,6 +522,7 @@ fn the_second_run_is_free_and_a_threshold_change_needs_no_model_call() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn the_similarity_checker_scores_with_cosines_and_uses_the_cache() {
     let s = Setup::new("");
     let cache = s.cache();
@@ -528,6 +542,7 @@ fn the_similarity_checker_scores_with_cosines_and_uses_the_cache() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn check_prints_the_verdict_and_every_label_probability() {
     let s = Setup::new("");
     let out = s
@@ -577,6 +592,7 @@ fn check_prints_the_verdict_and_every_label_probability() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn doctor_reports_the_runtime_and_each_models_inputs_outputs_and_labels() {
     let s = Setup::new("");
     let out = s.cmd().arg("doctor").output().unwrap();
@@ -615,6 +631,7 @@ fn doctor_reports_the_runtime_and_each_models_inputs_outputs_and_labels() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn a_corrupt_cache_is_a_clear_error_and_no_cache_is_the_way_out() {
     let s = Setup::new("");
     std::fs::write(s.cache(), vec![7u8; 4096]).unwrap();
@@ -642,6 +659,7 @@ fn poison_cache(path: &Path, value: &[u8]) {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn cache_rows_of_the_wrong_shape_or_with_nan_are_misses_never_verdicts() {
     let nan: Vec<u8> = [f32::NAN, f32::NAN, f32::NAN]
         .iter()
@@ -673,6 +691,7 @@ fn cache_rows_of_the_wrong_shape_or_with_nan_are_misses_never_verdicts() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn under_no_cache_a_failing_model_is_not_reported_as_cached() {
     let s = Setup::new("");
     let (code, _, err) = s.run(&larkspur(), "nli-nan", &["--no-cache"]);
@@ -701,6 +720,7 @@ fn big_suite(dir: &Path) -> PathBuf {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn a_second_ctrl_c_stops_at_once_and_quietly() {
     let s = Setup::new("");
     let suite = big_suite(s.dir.path());
@@ -756,6 +776,7 @@ fn a_second_ctrl_c_stops_at_once_and_quietly() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn a_killed_run_keeps_what_it_paid_for_and_the_rerun_scores_only_the_rest() {
     let s = Setup::new("");
     // many distinct pairs, one per model call, so the run is still going when it is killed
@@ -817,6 +838,7 @@ fn a_killed_run_keeps_what_it_paid_for_and_the_rerun_scores_only_the_rest() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn the_tokenizers_own_padding_and_truncation_are_overridden() {
     let m = faithprobe::check::onnx::Model::load(&models().join("tiny-nli"), 1).unwrap();
     // tokenizer.json truncates at 16 and pads to 128; faithprobe does neither
@@ -841,6 +863,7 @@ fn minilm() -> PathBuf {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime and the MiniLM models (target/venv, target/models): bash ci/setup.sh && bash ci/make-minilm.sh, or bash ci/test.sh, which runs it"]
 fn real_minilm_similarity_reproduces_the_seed_cosines_and_cannot_see_negation() {
     let s = Setup::new(&format!(
         "  minilm: {{kind: similarity, model: {}}}\n",
@@ -902,6 +925,7 @@ fn real_minilm_similarity_reproduces_the_seed_cosines_and_cannot_see_negation() 
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn a_similarity_checker_pointed_at_a_classifier_is_refused_and_doctor_tries_a_real_input() {
     let s = Setup::new(&format!(
         "  sim-on-classifier: {{kind: similarity, model: {}}}\n",

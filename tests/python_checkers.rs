@@ -188,6 +188,7 @@ fn finds_nothing(r: &Recorded, n: usize) -> Reply {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime, Ragas and DeepEval (target/venv, target/venv-ragas, target/venv-deepeval): bash ci/setup.sh && bash ci/setup-python-checkers.sh, or bash ci/test.sh, which runs it"]
 fn a_metric_that_finds_nothing_to_judge_gives_errors_never_verdicts() {
     for (name, script) in [
         ("deepeval", "deepeval_faithfulness.py"),
@@ -218,6 +219,7 @@ fn verdict_of<'a>(v: &'a Value, id: &str) -> &'a str {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime and Ragas (target/venv, target/venv-ragas): bash ci/setup.sh && bash ci/setup-python-checkers.sh, or bash ci/test.sh, which runs it"]
 fn ragas_faithfulness_runs_as_a_command_checker_against_a_local_server() {
     let (v, err, requests) = run_metric("ragas", "ragas_faithfulness.py");
     assert_eq!(
@@ -243,6 +245,7 @@ fn ragas_faithfulness_runs_as_a_command_checker_against_a_local_server() {
 }
 
 #[test]
+#[ignore = "needs ONNX Runtime and DeepEval (target/venv, target/venv-deepeval): bash ci/setup.sh && bash ci/setup-python-checkers.sh, or bash ci/test.sh, which runs it"]
 fn deepeval_faithfulness_runs_as_a_command_checker_against_a_local_server() {
     let (v, err, requests) = run_metric("deepeval", "deepeval_faithfulness.py");
     assert_eq!(
@@ -263,6 +266,7 @@ fn deepeval_faithfulness_runs_as_a_command_checker_against_a_local_server() {
 }
 
 #[test]
+#[ignore = "needs target/venv: bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn every_example_checker_compiles() {
     // the transformers one cannot run here (no PyTorch); at least it must be valid Python
     let python = root().join("target/venv/bin/python");
