@@ -274,7 +274,7 @@ impl Checker for CommandChecker {
                                 Ok((id, v)) => Event::Answer(id, v),
                                 Err(why) => Event::Bad(format!(
                                     "line {n}: {why}: {}",
-                                    crate::text::printable(
+                                    crate::text::escape::printable(
                                         &line.chars().take(120).collect::<String>()
                                     )
                                 )),

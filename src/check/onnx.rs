@@ -342,7 +342,7 @@ impl Model {
         let onnx_path = dir.join("model.onnx");
         let bytes = std::fs::read(&onnx_path)
             .map_err(|e| model_err(dir, format!("cannot read model.onnx: {e}")))?;
-        let hash = crate::text::sha256_hex(&bytes, 8);
+        let hash = crate::text::hash::sha256_hex(&bytes, 8);
 
         let config_path = dir.join("config.json");
         let config_text = std::fs::read_to_string(&config_path)

@@ -124,7 +124,7 @@ fn list(loaded: &[(Suite, MutantSet)], format: ListFormat) -> anyhow::Result<Exi
     }
     // a stdout that cannot be written (a full disk) is exit 4, before the verdict
     super::out::emit_then(
-        &faithprobe::text::printable(&o),
+        &faithprobe::text::escape::printable(&o),
         if pending.is_empty() {
             Exit::Ok
         } else {
@@ -221,7 +221,7 @@ fn stale(loaded: &[(Suite, MutantSet)], prune: bool) -> anyhow::Result<Exit> {
         o.push_str("no stale reviews\n");
     }
     super::out::emit_then(
-        &faithprobe::text::printable(&o),
+        &faithprobe::text::escape::printable(&o),
         if any && !prune {
             Exit::GateFailed
         } else {
@@ -294,7 +294,7 @@ fn interactive(
         });
         let mut text = review::screen(&walk, view, color);
         if let Some(n) = note.take() {
-            text.push_str(&faithprobe::text::printable(&n));
+            text.push_str(&faithprobe::text::escape::printable(&n));
             text.push('\n');
         }
         term.show(&text);
@@ -433,7 +433,7 @@ fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
         faithprobe::report::snapshot::check_new(f)?;
     }
     if !terminal::interactive() {
-        let d = faithprobe::text::shell_word(&dir.display().to_string());
+        let d = faithprobe::text::shell::shell_word(&dir.display().to_string());
         return Err(Error::Usage(format!(
             "`faithprobe review --snapshots` asks in a terminal, and this is not one; without one:\n  faithprobe snapshot pending {d}   what is pending\n  faithprobe snapshot accept {d}    take every change\n  faithprobe snapshot reject {d}    drop every change"
         ))

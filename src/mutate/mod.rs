@@ -172,7 +172,7 @@ pub struct Skipped {
 /// The words of `s`, lower-cased and sorted: two texts with the same words in another order have
 /// the same list.
 fn sorted_words(s: &str) -> Vec<String> {
-    let mut w: Vec<String> = crate::text::tokenize(s)
+    let mut w: Vec<String> = crate::text::tokens::tokenize(s)
         .into_iter()
         .map(|t| s[t.start..t.end].to_lowercase())
         .collect();
@@ -268,7 +268,7 @@ impl MutantSet {
             if self.stale_reviews.len() == 1 { "it" } else { "they" },
             if self.stale_reviews.len() == 1 { "s" } else { "" },
             list.join("\n"),
-            crate::text::shell_word(&suite.path.display().to_string()),
+            crate::text::shell::shell_word(&suite.path.display().to_string()),
         ))
     }
 }
@@ -297,7 +297,7 @@ pub(crate) fn mutant_id(operator: &str, parent_id: &str, text: &str) -> String {
         h.update([0u8]);
     }
     let digest = h.finalize();
-    format!("m-{}", crate::text::hex(&digest[..8]))
+    format!("m-{}", crate::text::hash::hex(&digest[..8]))
 }
 
 /// How many other contexts (the next ones in suite order) an operator may borrow from.
@@ -327,7 +327,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
             .collect();
         let sentences: std::collections::HashSet<String> = passages
             .iter()
-            .flat_map(|p| crate::text::split_sentences(p))
+            .flat_map(|p| crate::text::sentences::split_sentences(p))
             .map(sentence_key)
             .collect();
         for claim in &ctx.faithful {
@@ -348,7 +348,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
             };
             for (op, m) in rules.operators() {
                 for text in m.mutate(&input) {
-                    if text == claim.text || crate::text::is_blank(&text) {
+                    if text == claim.text || crate::text::words::is_blank(&text) {
                         continue;
                     }
                     // this claim's mutants are the last ones pushed: look only at those

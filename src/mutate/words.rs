@@ -2,11 +2,11 @@
 //! the rule shape "replace one phrase with another" that the word-list operators use.
 
 use crate::error::Result;
-use crate::text::find_word;
+use crate::text::words::find_word;
 use serde::Deserialize;
 use std::path::Path;
 
-use crate::text::capitalised;
+use crate::text::words::capitalised;
 
 /// The first whole-word occurrence of `from` (as written, or with a capital first letter at the
 /// start of a sentence: "May" in "in May 2024" is not "may") at or after byte `start`, as (start,
@@ -42,7 +42,7 @@ pub fn find_phrase(text: &str, from: &str, start: usize) -> Option<(usize, usize
 pub fn replace_first(text: &str, from: &str, to: &str) -> Option<String> {
     let (at, end, cap) = find_phrase(text, from, 0)?;
     let to = if cap { capitalised(to) } else { to.to_string() };
-    Some(crate::text::tidy(&format!(
+    Some(crate::text::words::tidy(&format!(
         "{}{}{}",
         &text[..at],
         to,
@@ -85,7 +85,7 @@ impl PhraseRules {
             .iter()
             .flatten()
             .chain(&rules.remove)
-            .any(|w| crate::text::is_blank(w))
+            .any(|w| crate::text::words::is_blank(w))
         {
             return Err(super::rules::empty_word_error(path, text, "a phrase"));
         }
@@ -269,7 +269,7 @@ impl NameCues {
         // name, word before, word after, index of its last word in the sentence
         let mut mentions: Vec<(String, String, String, usize)> = Vec::new();
         for text in texts {
-            for sentence in crate::text::split_sentences(text) {
+            for sentence in crate::text::sentences::split_sentences(text) {
                 let words: Vec<&str> = sentence.split_whitespace().collect();
                 // each word once: cleaned, and whether it may be part of a name
                 let cleaned: Vec<&str> = words

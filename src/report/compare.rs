@@ -3,7 +3,7 @@
 use super::{fmt_score, Paint};
 use crate::gate::compare::{Comparison, GroupRow};
 use crate::model::case::Label;
-use crate::text::{escape_markup, escape_md_cell, escape_md_code};
+use crate::text::escape::{escape_markup, escape_md_cell, escape_md_code};
 use std::fmt::Write;
 
 use super::fmt_kn as side;
@@ -81,18 +81,18 @@ fn notes(c: &Comparison) -> Vec<String> {
                 out.push(if good == 0 {
                     format!(
                         "{}: no drop detectable: the base got none of its {} cases right, so none can get worse",
-                        crate::text::printable(&r.group), r.base.n
+                        crate::text::escape::printable(&r.group), r.base.n
                     )
                 } else {
                     format!(
                         "{}: no drop detectable: even if all {good} of the {} cases the base got right went wrong, the test would not reach significance; a pass here is not evidence",
-                        crate::text::printable(&r.group), r.base.n
+                        crate::text::escape::printable(&r.group), r.base.n
                     )
                 })
             }
             Some(d) if d > c.min_detectable => out.push(format!(
                 "{}: too few cases to detect a drop of {:.2} ({} cases detect {:.2} with 80% power at best, if the candidate fixes no case)",
-                crate::text::printable(&r.group), c.min_detectable, r.base.n, d
+                crate::text::escape::printable(&r.group), c.min_detectable, r.base.n, d
             )),
             _ => {}
         }
@@ -127,7 +127,7 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
     for r in &c.rows {
         let line = format!(
             "  {:<20} {:<24} {:<24} {:>6} {:>5} {:>7} {:>8} {:>6}",
-            crate::text::printable(&r.group),
+            crate::text::escape::printable(&r.group),
             side(&r.base),
             side(&r.candidate),
             r.better,
@@ -168,11 +168,11 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
                 o,
                 "  {:<16} {:<18} {:<18} base {:<18} candidate {:<18} {}",
                 r.change.as_str(),
-                crate::text::printable(&r.id),
-                crate::text::printable(r.fault_type.as_deref().unwrap_or(r.kind.as_str())),
+                crate::text::escape::printable(&r.id),
+                crate::text::escape::printable(r.fault_type.as_deref().unwrap_or(r.kind.as_str())),
                 verdict(&r.base_verdict, r.base_score),
                 verdict(&r.candidate_verdict, r.candidate_score),
-                crate::text::printable(&r.claim)
+                crate::text::escape::printable(&r.claim)
             );
         }
     }
@@ -186,7 +186,7 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
                 o,
                 "\n{} cases {title} (not compared): {}",
                 list.len(),
-                crate::text::printable(&ids.join(", "))
+                crate::text::escape::printable(&ids.join(", "))
             );
         }
     }
@@ -203,9 +203,9 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
             let _ = writeln!(
                 o,
                 "  {:<18} {:<9} {}",
-                crate::text::printable(&e.id),
+                crate::text::escape::printable(&e.id),
                 e.side,
-                crate::text::printable(&e.error)
+                crate::text::escape::printable(&e.error)
             );
         }
         if c.errors.len() > 20 {

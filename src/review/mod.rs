@@ -364,7 +364,7 @@ pub fn word_diff(a: &str, b: &str, color: bool) -> String {
             if i > 0 && *space {
                 s.push(' ');
             }
-            s.push_str(&crate::text::printable(t));
+            s.push_str(&crate::text::escape::printable(t));
         }
         s
     };
@@ -394,7 +394,7 @@ pub fn word_diff(a: &str, b: &str, color: bool) -> String {
         match tag {
             similar::DiffTag::Equal => {
                 for (t, space) in &ta[old] {
-                    put(&mut out, *space, crate::text::printable(t));
+                    put(&mut out, *space, crate::text::escape::printable(t));
                 }
             }
             similar::DiffTag::Delete => put(&mut out, ta[old.start].1, del(chunk(&ta[old]))),
@@ -410,11 +410,11 @@ pub fn word_diff(a: &str, b: &str, color: bool) -> String {
 
 /// The content words of a text, stemmed and lower-cased.
 fn content_words(s: &str) -> HashSet<String> {
-    crate::text::tokenize(s)
+    crate::text::tokens::tokenize(s)
         .into_iter()
         .map(|t| s[t.start..t.end].to_lowercase())
         .filter(|w| w.chars().any(char::is_alphanumeric) && !crate::check::lexical::is_stopword(w))
-        .map(|w| crate::text::stem(&w))
+        .map(|w| crate::text::tokens::stem(&w))
         .collect()
 }
 
@@ -432,7 +432,7 @@ pub fn nearest_sentences<'c>(
     let changed: HashSet<&String> = before.symmetric_difference(&after).collect();
     let mut scored: Vec<(usize, usize, &str, &str)> = Vec::new();
     for p in &context.passages {
-        for s in crate::text::split_sentences(&p.text) {
+        for s in crate::text::sentences::split_sentences(&p.text) {
             let words = content_words(s);
             let score: usize = words
                 .iter()
@@ -556,7 +556,7 @@ pub fn screen(walk: &Walk, checker: Option<CheckerView>, color: bool) -> String 
         }
     )));
     o.push_str("\n\n");
-    let printable = crate::text::printable;
+    let printable = crate::text::escape::printable;
     o.push_str(&format!("context   {}\n", printable(&context.id)));
     if let Some(q) = &context.question {
         o.push_str(&format!("question  {}\n", printable(q)));

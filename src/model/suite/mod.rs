@@ -114,7 +114,7 @@ impl Suite {
         let entities = validate::entity_groups(&at, &file.entities)?;
         let contexts = validate::contexts(&at, file.contexts, file.hard_case_source)?;
         let reviews = validate::reviews(&at, file.reviews)?;
-        let sha256 = crate::text::sha256_hex(text.as_bytes(), usize::MAX);
+        let sha256 = crate::text::hash::sha256_hex(text.as_bytes(), usize::MAX);
         Ok(Suite {
             sha256,
             name: file.suite,

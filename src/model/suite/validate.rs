@@ -7,7 +7,7 @@ use super::locate::Locator;
 use super::schema::{self, CaseSource, ReviewKind};
 use super::{Claim, Context, EntityGroup, HardCase, Passage, Review};
 use crate::error::{Error, Result};
-use crate::text::is_blank;
+use crate::text::words::is_blank;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 

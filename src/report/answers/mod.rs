@@ -8,7 +8,7 @@ use crate::answers::score::{AnswerComparison, AnswerResult, Definition, ScoreRec
 use crate::answers::tally::{Aggregate, LabelReport, ScoreSummary};
 use crate::model::case::Label;
 use crate::stats::agreement::Estimate;
-use crate::text::escape_markup;
+use crate::text::escape::escape_markup;
 use std::fmt::Write;
 
 fn opt(x: Option<f64>) -> String {
@@ -48,7 +48,8 @@ impl<'a> AnswerHead<'a> {
 
 /// Evidence on one line: whitespace runs folded to one space, cut at 200 characters.
 pub(crate) fn one_line(s: &str) -> String {
-    let folded = crate::text::printable(&s.split_whitespace().collect::<Vec<_>>().join(" "));
+    let folded =
+        crate::text::escape::printable(&s.split_whitespace().collect::<Vec<_>>().join(" "));
     match folded.char_indices().nth(200) {
         Some((i, _)) => format!("{}…", &folded[..i]),
         None => folded,
@@ -556,10 +557,10 @@ fn human_labels(o: &mut String, l: &LabelReport, pct: f64, paint: Paint) {
 /// The summary for a pull-request comment: across answers, per tag and agreement with labels.
 /// Answer rows follow from [`markdown_answer_row`] under [`MARKDOWN_ANSWERS_HEAD`].
 pub fn markdown_summary(head: &AnswerHead, s: &ScoreSummary) -> String {
-    let cell = crate::text::escape_md_cell;
+    let cell = crate::text::escape::escape_md_cell;
     let mut o = format!(
         "### faithprobe score: `{}`\n\n{}\n\n| measure |",
-        crate::text::escape_md_code(head.log),
+        crate::text::escape::escape_md_code(head.log),
         cell(&head.line())
     );
     for a in &s.definitions {
@@ -582,7 +583,7 @@ pub fn markdown_summary(head: &AnswerHead, s: &ScoreSummary) -> String {
         let _ = write!(
             o,
             "\n| unsupported answers, tag `{}` |",
-            crate::text::escape_md_code(&t.tag)
+            crate::text::escape::escape_md_code(&t.tag)
         );
         for r in &t.unsupported_answers {
             let _ = write!(o, " {} |", super::fmt_kn(r));
@@ -636,7 +637,7 @@ pub const MARKDOWN_ANSWERS_HEAD: &str =
 
 /// One answer as a Markdown table row.
 pub fn markdown_answer_row(a: &AnswerResult, main: Definition) -> String {
-    let cell = crate::text::escape_md_cell;
+    let cell = crate::text::escape::escape_md_cell;
     let status = match a.status(main) {
         Status::Refusal => "refusal".to_string(),
         Status::NoClaims => "no claims".to_string(),
@@ -830,11 +831,11 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
 
 /// The answer-level comparison for a pull-request comment.
 pub fn comparison_markdown(c: &AnswerComparison) -> String {
-    let cell = crate::text::escape_md_cell;
+    let cell = crate::text::escape::escape_md_cell;
     let mut o = format!(
         "### faithprobe compare: `{}` vs `{}` (answers paired by {})\n\n{}\n\n| definition | pairs | base unsupported | candidate unsupported | fixed | broken | p (two-sided) | adjusted one-sided p | detectable rise |\n|---|---|---|---|---|---|---|---|---|\n",
-        crate::text::escape_md_code(&c.base_log),
-        crate::text::escape_md_code(&c.candidate_log),
+        crate::text::escape::escape_md_code(&c.base_log),
+        crate::text::escape::escape_md_code(&c.candidate_log),
         cell(&c.pair_by),
         if !c.failures.is_empty() {
             format!("**gate failed**: {}", cell(&c.failures.join("; ")))
