@@ -232,7 +232,7 @@ pub fn validate(reply: &str, claim: &str, passages: &[&str]) -> Result<String, S
     }
     // the same words in another order says the same: no fault (and generation would skip it,
     // leaving the claim without a mutant)
-    if super::sorted_words(&text) == super::sorted_words(claim) {
+    if super::generation::sorted_words(&text) == super::generation::sorted_words(claim) {
         return Err("the mutant only reorders the claim's words, so it says the same thing".into());
     }
     let (runs, words) = changes(claim, &text);
