@@ -17,7 +17,6 @@ fn drop_text(d: Option<f64>) -> String {
 /// The answer-level comparison, for a person.
 pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
     let mut o = String::new();
-    let r = crate::report::fmt_kn;
     let _ = writeln!(
         o,
         "{} vs {}: answers paired by {}",
@@ -25,6 +24,18 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
         paint.head(&c.candidate_log),
         c.pair_by
     );
+    pairs_per_definition(&mut o, c, paint);
+    within_strata(&mut o, c);
+    newly_unsupported(&mut o, c, paint);
+    not_compared(&mut o, c, paint);
+    gate(&mut o, c, paint);
+    o
+}
+
+/// Per definition: the paired rates, fixed and broken pairs, the exact McNemar test, the
+/// adjusted p and the rise the comparison could detect.
+fn pairs_per_definition(o: &mut String, c: &AnswerComparison, paint: Paint) {
+    let r = crate::report::fmt_kn;
     for row in &c.rows {
         let _ = writeln!(
             o,
@@ -62,6 +73,11 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
             }
         );
     }
+}
+
+/// Per definition and stratum: the paired rates and the one-sided p, for reading.
+fn within_strata(o: &mut String, c: &AnswerComparison) {
+    let r = crate::report::fmt_kn;
     for row in c.rows.iter().filter(|r| !r.by_stratum.is_empty()) {
         let _ = writeln!(
             o,
@@ -83,6 +99,10 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
             );
         }
     }
+}
+
+/// The answers the candidate newly leaves unsupported, with their failing claims.
+fn newly_unsupported(o: &mut String, c: &AnswerComparison, paint: Paint) {
     if let Some(row) = c.rows.iter().find(|r| !r.newly_broken.is_empty()) {
         let _ = writeln!(
             o,
@@ -115,6 +135,10 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
             );
         }
     }
+}
+
+/// The answers in one record only, without the pairing key, or that a side could not score.
+fn not_compared(o: &mut String, c: &AnswerComparison, paint: Paint) {
     for (what, ids) in [
         ("only in the base", &c.only_in_base),
         ("only in the candidate", &c.only_in_candidate),
@@ -155,6 +179,10 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
             );
         }
     }
+}
+
+/// The gate's verdict: passed, failed (with each failure), or no verdict.
+fn gate(o: &mut String, c: &AnswerComparison, paint: Paint) {
     let _ = writeln!(o);
     if c.failures.is_empty() && !c.no_verdict.is_empty() {
         for n in &c.no_verdict {
@@ -171,7 +199,6 @@ pub fn comparison(c: &AnswerComparison, paint: Paint) -> String {
             let _ = writeln!(o, "{} {f}", paint.bad("gate failed:"));
         }
     }
-    o
 }
 
 /// The answer-level comparison for a pull-request comment.

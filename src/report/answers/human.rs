@@ -2,8 +2,8 @@
 //! omissions queue, the summary across answers and what the labels say about the checker.
 
 use super::{fmt_est, one_line, opt, tag_cell, tag_width, AnswerHead};
-use crate::answers::score::{AnswerResult, Definition, Status};
-use crate::answers::tally::{Aggregate, LabelReport, ScoreSummary};
+use crate::answers::score::{AnswerResult, ClaimResult, Definition, Status};
+use crate::answers::tally::{Aggregate, LabelAgreement, LabelReport, ScoreSummary};
 use crate::model::case::Label;
 use crate::report::{fmt_score, Paint};
 use std::fmt::Write;
@@ -56,43 +56,56 @@ pub fn human_answer(a: &AnswerResult, main: Definition, paint: Paint) -> String 
         let _ = writeln!(o, "  {}", paint.bad(&one_line(e)));
     }
     for c in &a.claims {
-        let v = c.verdict.map(Label::as_str).unwrap_or("error");
-        let shown = format!("{v:<12}");
-        let shown = if c.verdict == Some(Label::Supported) {
-            paint.good(&shown)
-        } else {
-            paint.bad(&shown)
-        };
-        let _ = writeln!(
-            o,
-            "  {shown} {:>5}  {}",
-            fmt_score(c.score),
-            one_line(&c.text)
-        );
-        match (&c.evidence_passage, &c.evidence, &c.error) {
-            (_, _, Some(e)) => {
-                let _ = writeln!(o, "  {:<19}error: {}", "", one_line(e));
-            }
-            (Some(p), Some(w), _) => {
-                let _ = writeln!(o, "  {:<19}{}: {}", "", one_line(p), one_line(w));
-            }
-            _ => {}
-        }
-        for n in &c.numbers {
-            let note = match (&n.status[..], &n.arithmetic) {
-                ("derived", Some(a)) => format!(
-                    "number {} is derived: {a} (check the arithmetic, not the model)",
-                    n.number
-                ),
-                ("from_question", _) => format!(
-                    "number {} comes from the question, not the passages",
-                    n.number
-                ),
-                _ => format!("number {} appears in no passage", n.number),
-            };
-            let _ = writeln!(o, "  {:<19}{}", "", paint.dim(&note));
-        }
+        claim_lines(&mut o, c, paint);
     }
+    dropped_and_omissions(&mut o, a, paint);
+    o
+}
+
+/// One claim of an answer: its verdict, score and text, then its evidence (or error) and its
+/// number notes, each on a line of its own.
+fn claim_lines(o: &mut String, c: &ClaimResult, paint: Paint) {
+    let v = c.verdict.map(Label::as_str).unwrap_or("error");
+    let shown = format!("{v:<12}");
+    let shown = if c.verdict == Some(Label::Supported) {
+        paint.good(&shown)
+    } else {
+        paint.bad(&shown)
+    };
+    let _ = writeln!(
+        o,
+        "  {shown} {:>5}  {}",
+        fmt_score(c.score),
+        one_line(&c.text)
+    );
+    match (&c.evidence_passage, &c.evidence, &c.error) {
+        (_, _, Some(e)) => {
+            let _ = writeln!(o, "  {:<19}error: {}", "", one_line(e));
+        }
+        (Some(p), Some(w), _) => {
+            let _ = writeln!(o, "  {:<19}{}: {}", "", one_line(p), one_line(w));
+        }
+        _ => {}
+    }
+    for n in &c.numbers {
+        let note = match (&n.status[..], &n.arithmetic) {
+            ("derived", Some(a)) => format!(
+                "number {} is derived: {a} (check the arithmetic, not the model)",
+                n.number
+            ),
+            ("from_question", _) => format!(
+                "number {} comes from the question, not the passages",
+                n.number
+            ),
+            _ => format!("number {} appears in no passage", n.number),
+        };
+        let _ = writeln!(o, "  {:<19}{}", "", paint.dim(&note));
+    }
+}
+
+/// The sentences the decomposer dropped, and what the omissions check says the answer may leave
+/// out (or that it failed).
+fn dropped_and_omissions(o: &mut String, a: &AnswerResult, paint: Paint) {
     for d in &a.dropped {
         let _ = writeln!(
             o,
@@ -122,7 +135,6 @@ pub fn human_answer(a: &AnswerResult, main: Definition, paint: Paint) -> String 
         }
         None => {}
     }
-    o
 }
 
 /// The omissions review queue: conditions the answers may leave out, per answer.
@@ -157,6 +169,29 @@ pub fn human_summary(head: &AnswerHead, s: &ScoreSummary, confidence: f64, paint
     let mut o = String::new();
     let pct = (confidence * 100.0).round();
     let _ = writeln!(o, "{} · {}", paint.head(head.log), head.line());
+    across_answers(&mut o, s, pct, paint);
+    if s.without_passages > 0 {
+        let _ = writeln!(
+            o,
+            "  {}",
+            paint.bad(&format!(
+                "{} had no passage text: none of their claims can be supported",
+                crate::report::count(s.without_passages as u64, "answer", "answers")
+            ))
+        );
+    }
+    if !s.by_tag.is_empty() {
+        by_tag(&mut o, s, pct, paint);
+    }
+    if let Some(l) = &s.labels {
+        human_labels(&mut o, l, pct, paint);
+    }
+    o
+}
+
+/// The table across answers (one column per definition), the counts, and the unsupported-answer
+/// rate under each answer rule and by answer length.
+fn across_answers(o: &mut String, s: &ScoreSummary, pct: f64, paint: Paint) {
     let _ = writeln!(o, "\n{}", paint.head("Across answers"));
     let _ = write!(o, "  {:<48}", "");
     for a in &s.definitions {
@@ -171,13 +206,13 @@ pub fn human_summary(head: &AnswerHead, s: &ScoreSummary, confidence: f64, paint
         let _ = writeln!(o);
     };
     row(
-        &mut o,
+        o,
         &format!("unsupported-answer rate ({pct}% CI): gate on this"),
         &|a| crate::report::fmt_kn(&a.unsupported_answers),
     );
     if let Some(c0) = &s.definitions[0].unsupported_answers_clustered {
         row(
-            &mut o,
+            o,
             &format!("  clustered CI ({} clusters)", c0.clusters),
             &|a| {
                 a.unsupported_answers_clustered
@@ -186,10 +221,10 @@ pub fn human_summary(head: &AnswerHead, s: &ScoreSummary, confidence: f64, paint
             },
         );
     }
-    row(&mut o, "claim-level faithfulness (micro)", &|a| {
+    row(o, "claim-level faithfulness (micro)", &|a| {
         format!("{}/{} {}", a.faithful_claims, a.claims, opt(a.micro))
     });
-    row(&mut o, "answer-level faithfulness (macro)", &|a| {
+    row(o, "answer-level faithfulness (macro)", &|a| {
         opt(a.macro_score)
     });
     let a0 = &s.definitions[0];
@@ -232,54 +267,43 @@ pub fn human_summary(head: &AnswerHead, s: &ScoreSummary, confidence: f64, paint
             parts.join(" · ")
         );
     }
-    if s.without_passages > 0 {
-        let _ = writeln!(
+}
+
+/// The unsupported-answer (and -claim) rate of each tag under each definition, and the labels'
+/// rate when there are labels.
+fn by_tag(o: &mut String, s: &ScoreSummary, pct: f64, paint: Paint) {
+    let _ = writeln!(
+        o,
+        "\n{}",
+        paint.head(&format!("By tag: unsupported-answer rate ({pct}% CI)"))
+    );
+    let width = tag_width(s.by_tag.iter().map(|t| t.tag.as_str()), 28);
+    for t in &s.by_tag {
+        let _ = write!(
             o,
-            "  {}",
-            paint.bad(&format!(
-                "{} had no passage text: none of their claims can be supported",
-                crate::report::count(s.without_passages as u64, "answer", "answers")
-            ))
+            "  {:<width$} {:>6} answers",
+            tag_cell(&t.tag, width),
+            t.answers
         );
-    }
-    if !s.by_tag.is_empty() {
-        let _ = writeln!(
-            o,
-            "\n{}",
-            paint.head(&format!("By tag: unsupported-answer rate ({pct}% CI)"))
-        );
-        let width = tag_width(s.by_tag.iter().map(|t| t.tag.as_str()), 28);
-        for t in &s.by_tag {
+        for ((a, r), cl) in s
+            .definitions
+            .iter()
+            .zip(&t.unsupported_answers)
+            .zip(&t.unsupported_claims)
+        {
             let _ = write!(
                 o,
-                "  {:<width$} {:>6} answers",
-                tag_cell(&t.tag, width),
-                t.answers
+                "   {} {} (claims {})",
+                a.definition.as_str(),
+                crate::report::fmt_kn(r),
+                crate::report::fmt_kn(cl)
             );
-            for ((a, r), cl) in s
-                .definitions
-                .iter()
-                .zip(&t.unsupported_answers)
-                .zip(&t.unsupported_claims)
-            {
-                let _ = write!(
-                    o,
-                    "   {} {} (claims {})",
-                    a.definition.as_str(),
-                    crate::report::fmt_kn(r),
-                    crate::report::fmt_kn(cl)
-                );
-            }
-            if let Some(l) = &t.labelled_hallucinated {
-                let _ = write!(o, "   labelled hallucinated {}", crate::report::fmt_kn(l));
-            }
-            let _ = writeln!(o);
         }
+        if let Some(l) = &t.labelled_hallucinated {
+            let _ = write!(o, "   labelled hallucinated {}", crate::report::fmt_kn(l));
+        }
+        let _ = writeln!(o);
     }
-    if let Some(l) = &s.labels {
-        human_labels(&mut o, l, pct, paint);
-    }
-    o
 }
 
 /// A rank correlation, or `-` when it is undefined (a list with no spread).
@@ -308,118 +332,135 @@ fn human_labels(o: &mut String, l: &LabelReport, pct: f64, paint: Paint) {
         );
     }
     for g in &l.by_definition {
-        let c = &g.all;
-        let _ = writeln!(
-            o,
-            "  {}: flagged = some claim not {}",
-            g.definition.as_str(),
-            if g.definition == Definition::Strict {
-                "supported"
-            } else {
-                "passing (contradicted)"
-            }
-        );
-        let _ = writeln!(o, "    {:<22} {:>8} {:>8}", "", "flagged", "passed");
-        let _ = writeln!(
-            o,
-            "    {:<22} {:>8} {:>8}",
-            "labelled hallucinated", c.tp, c.fn_
-        );
-        let _ = writeln!(o, "    {:<22} {:>8} {:>8}", "labelled faithful", c.fp, c.tn);
-        let _ = writeln!(
-            o,
-            "    precision {}   recall {}   specificity {}",
-            crate::report::fmt_kn(&c.precision),
-            crate::report::fmt_kn(&c.recall),
-            crate::report::fmt_kn(&c.specificity)
-        );
-        if let (Some(r), Some(sp)) = (&g.recall_clustered, &g.specificity_clustered) {
-            let _ = writeln!(
-                o,
-                "    clustered CIs: recall {} ({} clusters)   specificity {} ({} clusters)",
-                crate::report::fmt_ci(r.ci_low, r.ci_high),
-                r.clusters,
-                crate::report::fmt_ci(sp.ci_low, sp.ci_high),
-                sp.clusters
-            );
-        }
-        let n = c.tp + c.fp + c.fn_ + c.tn;
-        let pos = c.tp + c.fn_;
-        let _ = writeln!(
-            o,
-            "    F1 {}   balanced accuracy {}   (flagging every answer: F1 {}, balanced accuracy 0.50)",
-            fmt_est(&c.f1),
-            fmt_est(&c.balanced_accuracy),
-            if n + pos > 0 {
-                format!("{:.2}", 2.0 * pos as f64 / (n + pos) as f64)
-            } else {
-                "-".into()
-            }
-        );
-        let width = tag_width(g.by_tag.keys().map(|t| t.as_str()), 24);
-        for (t, c) in &g.by_tag {
-            let _ = writeln!(
-                o,
-                "    tag {:<width$} precision {}  recall {}  F1 {}  balanced accuracy {}",
-                tag_cell(t, width),
-                crate::report::fmt_rate(c.precision.rate),
-                crate::report::fmt_rate(c.recall.rate),
-                fmt_est(&c.f1),
-                fmt_est(&c.balanced_accuracy)
-            );
-        }
-        let width = tag_width(g.by_stratum.keys().map(|t| t.as_str()), 24);
-        for (t, c) in &g.by_stratum {
-            let _ = writeln!(
-                o,
-                "    within {:<width$} {:>5} answers  F1 {}  balanced accuracy {}",
-                tag_cell(t, width),
-                c.tp + c.fp + c.fn_ + c.tn,
-                fmt_est(&c.f1),
-                fmt_est(&c.balanced_accuracy)
-            );
-        }
-        if let Some(m) = g.macro_balanced_accuracy {
-            let _ = writeln!(
-                o,
-                "    balanced accuracy, the mean over strata: {m:.2} (pooled: {})",
-                fmt_est(&g.all.balanced_accuracy)
-            );
-        }
-        let parts: Vec<String> = g
-            .by_rule
-            .iter()
-            .map(|(r, e)| format!("{} {}", r.name(), fmt_est(e)))
-            .collect();
-        let _ = writeln!(
-            o,
-            "    balanced accuracy under each answer rule: {}",
-            parts.join(" · ")
-        );
-        if let Some((answers, claims)) = g.tag_rank_correlation {
-            let _ = writeln!(
-                o,
-                "    ranking the tags: Spearman's rho with the labels' hallucination rate {} by unsupported answers, {} by unsupported claims",
-                fmt_rho(answers),
-                fmt_rho(claims)
-            );
-        }
-        if g.pooled_exceeds_every_stratum {
-            let _ = writeln!(
-                o,
-                "    {}",
-                paint.bad("warning: the pooled balanced accuracy is above every stratum's: it mostly tells the strata apart, not faithful answers from hallucinated ones; judge the checker by the strata")
-            );
-        }
-        for (t, r) in &g.recall_by_type {
-            let _ = writeln!(
-                o,
-                "    caught, labelled {:<24} {}",
-                one_line(t),
-                crate::report::fmt_kn(r)
-            );
-        }
+        confusion(o, g);
+        breakdowns(o, g, paint);
     }
+    auroc_and_sweep(o, l, pct);
+}
+
+/// Under one definition: the confusion matrix of labels and flags, precision, recall and
+/// specificity (clustered when asked), F1 and balanced accuracy against flagging everything.
+fn confusion(o: &mut String, g: &LabelAgreement) {
+    let c = &g.all;
+    let _ = writeln!(
+        o,
+        "  {}: flagged = some claim not {}",
+        g.definition.as_str(),
+        if g.definition == Definition::Strict {
+            "supported"
+        } else {
+            "passing (contradicted)"
+        }
+    );
+    let _ = writeln!(o, "    {:<22} {:>8} {:>8}", "", "flagged", "passed");
+    let _ = writeln!(
+        o,
+        "    {:<22} {:>8} {:>8}",
+        "labelled hallucinated", c.tp, c.fn_
+    );
+    let _ = writeln!(o, "    {:<22} {:>8} {:>8}", "labelled faithful", c.fp, c.tn);
+    let _ = writeln!(
+        o,
+        "    precision {}   recall {}   specificity {}",
+        crate::report::fmt_kn(&c.precision),
+        crate::report::fmt_kn(&c.recall),
+        crate::report::fmt_kn(&c.specificity)
+    );
+    if let (Some(r), Some(sp)) = (&g.recall_clustered, &g.specificity_clustered) {
+        let _ = writeln!(
+            o,
+            "    clustered CIs: recall {} ({} clusters)   specificity {} ({} clusters)",
+            crate::report::fmt_ci(r.ci_low, r.ci_high),
+            r.clusters,
+            crate::report::fmt_ci(sp.ci_low, sp.ci_high),
+            sp.clusters
+        );
+    }
+    let n = c.tp + c.fp + c.fn_ + c.tn;
+    let pos = c.tp + c.fn_;
+    let _ = writeln!(
+        o,
+        "    F1 {}   balanced accuracy {}   (flagging every answer: F1 {}, balanced accuracy 0.50)",
+        fmt_est(&c.f1),
+        fmt_est(&c.balanced_accuracy),
+        if n + pos > 0 {
+            format!("{:.2}", 2.0 * pos as f64 / (n + pos) as f64)
+        } else {
+            "-".into()
+        }
+    );
+}
+
+/// Under one definition: the agreement per tag, within each stratum, under each answer rule, as
+/// a ranking of tags, and the recall per label type.
+fn breakdowns(o: &mut String, g: &LabelAgreement, paint: Paint) {
+    let width = tag_width(g.by_tag.keys().map(|t| t.as_str()), 24);
+    for (t, c) in &g.by_tag {
+        let _ = writeln!(
+            o,
+            "    tag {:<width$} precision {}  recall {}  F1 {}  balanced accuracy {}",
+            tag_cell(t, width),
+            crate::report::fmt_rate(c.precision.rate),
+            crate::report::fmt_rate(c.recall.rate),
+            fmt_est(&c.f1),
+            fmt_est(&c.balanced_accuracy)
+        );
+    }
+    let width = tag_width(g.by_stratum.keys().map(|t| t.as_str()), 24);
+    for (t, c) in &g.by_stratum {
+        let _ = writeln!(
+            o,
+            "    within {:<width$} {:>5} answers  F1 {}  balanced accuracy {}",
+            tag_cell(t, width),
+            c.tp + c.fp + c.fn_ + c.tn,
+            fmt_est(&c.f1),
+            fmt_est(&c.balanced_accuracy)
+        );
+    }
+    if let Some(m) = g.macro_balanced_accuracy {
+        let _ = writeln!(
+            o,
+            "    balanced accuracy, the mean over strata: {m:.2} (pooled: {})",
+            fmt_est(&g.all.balanced_accuracy)
+        );
+    }
+    let parts: Vec<String> = g
+        .by_rule
+        .iter()
+        .map(|(r, e)| format!("{} {}", r.name(), fmt_est(e)))
+        .collect();
+    let _ = writeln!(
+        o,
+        "    balanced accuracy under each answer rule: {}",
+        parts.join(" · ")
+    );
+    if let Some((answers, claims)) = g.tag_rank_correlation {
+        let _ = writeln!(
+            o,
+            "    ranking the tags: Spearman's rho with the labels' hallucination rate {} by unsupported answers, {} by unsupported claims",
+            fmt_rho(answers),
+            fmt_rho(claims)
+        );
+    }
+    if g.pooled_exceeds_every_stratum {
+        let _ = writeln!(
+            o,
+            "    {}",
+            paint.bad("warning: the pooled balanced accuracy is above every stratum's: it mostly tells the strata apart, not faithful answers from hallucinated ones; judge the checker by the strata")
+        );
+    }
+    for (t, r) in &g.recall_by_type {
+        let _ = writeln!(
+            o,
+            "    caught, labelled {:<24} {}",
+            one_line(t),
+            crate::report::fmt_kn(r)
+        );
+    }
+}
+
+/// The AUROC of the lowest claim score, and the threshold the sweep recommends on it.
+fn auroc_and_sweep(o: &mut String, l: &LabelReport, pct: f64) {
     match &l.auroc {
         Some(a) => {
             let _ = writeln!(
