@@ -178,13 +178,13 @@ proptest! {
     #[test]
     fn fuzz_text_routines(t in text(), word in text()) {
         bounded("text", move || {
-            let _ = crate::text::split_sentences(&t);
-            let _ = crate::text::tokenize(&t);
-            let _ = crate::text::tidy(&t);
-            let _ = crate::text::printable(&t);
-            let _ = crate::text::escape_markup(&t);
-            let _ = crate::text::escape_md_cell(&t);
-            let _ = crate::text::find_word(&t, &word, 0);
+            let _ = crate::text::sentences::split_sentences(&t);
+            let _ = crate::text::tokens::tokenize(&t);
+            let _ = crate::text::words::tidy(&t);
+            let _ = crate::text::escape::printable(&t);
+            let _ = crate::text::escape::escape_markup(&t);
+            let _ = crate::text::escape::escape_md_cell(&t);
+            let _ = crate::text::words::find_word(&t, &word, 0);
             let _ = crate::answers::numbers::check(&t, &[&word], "");
             let _ = crate::answers::decompose::is_refusal(&t);
             {

@@ -206,7 +206,10 @@ fn main() -> ExitCode {
                 Some(e) => (e.exit(), e.to_string()),
                 None => (Exit::Usage, format!("{err:#}")),
             };
-            cli::out::note(&format!("error: {}", faithprobe::text::printable(&text)));
+            cli::out::note(&format!(
+                "error: {}",
+                faithprobe::text::escape::printable(&text)
+            ));
             ExitCode::from(exit.code())
         }
     }

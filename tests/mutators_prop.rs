@@ -2,7 +2,7 @@
 
 use faithprobe::model::suite::{EntityGroup, Suite};
 use faithprobe::mutate::{generate, Input, Mutator, Rules};
-use faithprobe::text::tokenize;
+use faithprobe::text::tokens::tokenize;
 use proptest::prelude::*;
 use std::path::Path;
 use std::sync::LazyLock;

@@ -9,7 +9,7 @@
 
 use crate::check::judge::extract_json;
 use crate::io::llm::LlmClient;
-use crate::text::{capitalised, split_sentences};
+use crate::text::{sentences::split_sentences, words::capitalised};
 
 /// Turns an answer into claims.
 pub trait Decomposer: Send + Sync {

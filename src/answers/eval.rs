@@ -4,7 +4,7 @@
 
 use super::decompose::Decomposer;
 use crate::error::{Error, Result};
-use crate::text::tokenize;
+use crate::text::tokens::tokenize;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::path::Path;

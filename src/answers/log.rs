@@ -356,7 +356,7 @@ impl LogReader {
             hasher,
             bytes_read: 0,
             contexts_sha: match contexts {
-                Some(p) => Some(crate::text::sha256_hex(
+                Some(p) => Some(crate::text::hash::sha256_hex(
                     &std::fs::read(p).map_err(|e| Error::io(p, e))?,
                     usize::MAX,
                 )),
@@ -375,10 +375,10 @@ impl LogReader {
     /// one value; two logs at one path give two.
     pub fn sha256(&self) -> String {
         use sha2::Digest;
-        let log = crate::text::hex(&self.hasher.clone().finalize());
+        let log = crate::text::hash::hex(&self.hasher.clone().finalize());
         match &self.contexts_sha {
             None => log,
-            Some(c) => crate::text::sha256_hex(format!("{log}+{c}").as_bytes(), usize::MAX),
+            Some(c) => crate::text::hash::sha256_hex(format!("{log}+{c}").as_bytes(), usize::MAX),
         }
     }
 
@@ -488,7 +488,10 @@ impl Iterator for LogReader {
                     a.label = Some(l.clone());
                 }
             }
-            if a.passages.iter().all(|p| crate::text::is_blank(&p.text)) {
+            if a.passages
+                .iter()
+                .all(|p| crate::text::words::is_blank(&p.text))
+            {
                 self.without_passages.push((a.id.clone(), line));
             }
             a.position = position;

@@ -2,7 +2,10 @@
 //! numbers gives them (a product, sum or difference of two, like 8 users at €12 each making €96),
 //! marked `derived` with the arithmetic, since an NLI model cannot multiply.
 
-use crate::text::{format_number, tokenize, NumberTag};
+use crate::text::{
+    numbers::{format_number, NumberTag},
+    tokens::tokenize,
+};
 use serde::Serialize;
 
 /// A number of a claim that no passage contains.

@@ -443,121 +443,7 @@ impl Tally {
             .definitions
             .iter()
             .enumerate()
-            .map(|(i, d)| {
-                let mut tags: BTreeMap<String, Vec<(bool, bool)>> = BTreeMap::new();
-                let mut types: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-                for r in rows {
-                    if let Some(t) = &r.tag {
-                        tags.entry(t.clone())
-                            .or_default()
-                            .push((r.hallucinated, r.flagged[i]));
-                    }
-                    if r.hallucinated {
-                        let mut seen = std::collections::BTreeSet::new();
-                        for t in &r.types {
-                            if seen.insert(t) {
-                                let e = types.entry(t.clone()).or_default();
-                                e.1 += 1;
-                                if r.flagged[i] {
-                                    e.0 += 1;
-                                }
-                            }
-                        }
-                    }
-                }
-                let mut strata: BTreeMap<String, Vec<(bool, bool)>> = BTreeMap::new();
-                for r in rows {
-                    if let Some(s) = &r.stratum {
-                        strata
-                            .entry(s.clone())
-                            .or_default()
-                            .push((r.hallucinated, r.flagged[i]));
-                    }
-                }
-                let by_stratum: BTreeMap<String, Confusion> = strata
-                    .into_iter()
-                    .map(|(s, p)| (s, Confusion::of(p, c)))
-                    .collect();
-                let all = Confusion::of(rows.iter().map(|r| (r.hallucinated, r.flagged[i])), c);
-                let within: Vec<f64> = by_stratum
-                    .values()
-                    .filter_map(|x| x.balanced_accuracy.value)
-                    .collect();
-                let macro_balanced_accuracy =
-                    (!within.is_empty()).then(|| within.iter().sum::<f64>() / within.len() as f64);
-                let pooled_exceeds_every_stratum = within.len() >= 2
-                    && all
-                        .balanced_accuracy
-                        .value
-                        .is_some_and(|p| within.iter().all(|w| p > *w));
-                let by_rule = RULE_GRID
-                    .iter()
-                    .map(|rule| {
-                        let conf = Confusion::of(
-                            rows.iter().map(|r| {
-                                let (f, n) = r.counts[i];
-                                (r.hallucinated, rule.flags(f, n))
-                            }),
-                            c,
-                        );
-                        (*rule, conf.balanced_accuracy)
-                    })
-                    .collect();
-                // per tag: answers, labelled hallucinated, flagged, bad claims, claims
-                let mut per_tag: BTreeMap<&str, [f64; 5]> = BTreeMap::new();
-                for r in rows {
-                    if let Some(t) = &r.tag {
-                        let e = per_tag.entry(t.as_str()).or_default();
-                        let (f, n) = r.counts[i];
-                        e[0] += 1.0;
-                        e[1] += f64::from(u8::from(r.hallucinated));
-                        e[2] += f64::from(u8::from(r.flagged[i]));
-                        e[3] += (n - f) as f64;
-                        e[4] += n as f64;
-                    }
-                }
-                let tag_rank_correlation = (per_tag.len() >= 3).then(|| {
-                    let label: Vec<f64> = per_tag.values().map(|v| v[1] / v[0]).collect();
-                    let answers: Vec<f64> = per_tag.values().map(|v| v[2] / v[0]).collect();
-                    let claims: Vec<f64> = per_tag
-                        .values()
-                        .map(|v| if v[4] > 0.0 { v[3] / v[4] } else { 0.0 })
-                        .collect();
-                    (
-                        crate::stats::agreement::spearman(&label, &answers),
-                        crate::stats::agreement::spearman(&label, &claims),
-                    )
-                });
-                let clustered = |hallucinated: bool| {
-                    self.opts.cluster_by.as_ref().map(|_| {
-                        crate::stats::cluster_rate_of(
-                            rows.iter()
-                                .filter(|r| r.hallucinated == hallucinated)
-                                .map(|r| (r.cluster.as_str(), r.flagged[i] == hallucinated)),
-                            c,
-                        )
-                    })
-                };
-                LabelAgreement {
-                    definition: *d,
-                    recall_clustered: clustered(true),
-                    specificity_clustered: clustered(false),
-                    by_rule,
-                    tag_rank_correlation,
-                    by_stratum,
-                    macro_balanced_accuracy,
-                    pooled_exceeds_every_stratum,
-                    all,
-                    by_tag: tags
-                        .into_iter()
-                        .map(|(t, p)| (t, Confusion::of(p, c)))
-                        .collect(),
-                    recall_by_type: types
-                        .into_iter()
-                        .map(|(t, (k, n))| (t, Rate::new(k, n, c)))
-                        .collect(),
-                }
-            })
+            .map(|(i, d)| self.agreement(i, d))
             .collect();
         // keyed by cluster: `--calibrate-on` never puts one source's answers on both sides
         let scored: Vec<(String, f64, bool)> = rows
@@ -565,51 +451,7 @@ impl Tally {
             .filter_map(|r| r.min_score.map(|s| (r.cluster.clone(), s, r.hallucinated)))
             .collect();
         let pairs: Vec<(f64, bool)> = scored.iter().map(|(_, s, h)| (*s, *h)).collect();
-        let sweep = (!scored.is_empty()).then(|| {
-            let keyed: Vec<(String, SweepItem)> = scored
-                .iter()
-                .map(|(id, s, h)| {
-                    (
-                        id.clone(),
-                        SweepItem {
-                            invariance: false,
-                            score: *s,
-                            fault_type: h.then(|| "hallucinated".to_string()),
-                            cluster: id.clone(),
-                            parent_score: None,
-                        },
-                    )
-                })
-                .collect();
-            let all: Vec<SweepItem> = keyed.iter().map(|(_, i)| i.clone()).collect();
-            let points = sweep(&all, c);
-            let (cal, held) = match self.opts.calibrate_on {
-                Some(f) => split(&keyed, f),
-                None => (all.clone(), Vec::new()),
-            };
-            let cal_points = if self.opts.calibrate_on.is_some() {
-                sweep(&cal, c)
-            } else {
-                points.clone()
-            };
-            let recommended = self
-                .opts
-                .max_false_alarm
-                .and_then(|r| recommend(&cal_points, r).cloned());
-            let held_out = match (self.opts.calibrate_on, &recommended) {
-                (Some(_), Some(rec)) => Some(at(&held, rec.threshold, c)),
-                _ => None,
-            };
-            AnswerSweep {
-                points,
-                max_false_alarm: self.opts.max_false_alarm,
-                recommended,
-                calibrate_on: self.opts.calibrate_on,
-                calibration_answers: cal.len(),
-                held_out_answers: held.len(),
-                held_out,
-            }
-        });
+        let sweep = (!scored.is_empty()).then(|| self.answer_sweep(&scored));
         LabelReport {
             labelled: rows.len(),
             hallucinated: rows.iter().filter(|r| r.hallucinated).count(),
@@ -621,6 +463,202 @@ impl Tally {
             sweep,
         }
     }
+
+    /// How the labels agree with the checker's flags under the `i`th definition: overall, per
+    /// tag, per label type, per stratum, under each answer rule, and as a ranking of tags.
+    fn agreement(&self, i: usize, d: &Definition) -> LabelAgreement {
+        let c = self.opts.confidence;
+        let rows = &self.labelled;
+        let (tags, types) = tags_and_types(rows, i);
+        let mut strata: BTreeMap<String, Vec<(bool, bool)>> = BTreeMap::new();
+        for r in rows {
+            if let Some(s) = &r.stratum {
+                strata
+                    .entry(s.clone())
+                    .or_default()
+                    .push((r.hallucinated, r.flagged[i]));
+            }
+        }
+        let by_stratum: BTreeMap<String, Confusion> = strata
+            .into_iter()
+            .map(|(s, p)| (s, Confusion::of(p, c)))
+            .collect();
+        let all = Confusion::of(rows.iter().map(|r| (r.hallucinated, r.flagged[i])), c);
+        let within: Vec<f64> = by_stratum
+            .values()
+            .filter_map(|x| x.balanced_accuracy.value)
+            .collect();
+        let macro_balanced_accuracy =
+            (!within.is_empty()).then(|| within.iter().sum::<f64>() / within.len() as f64);
+        let pooled_exceeds_every_stratum = within.len() >= 2
+            && all
+                .balanced_accuracy
+                .value
+                .is_some_and(|p| within.iter().all(|w| p > *w));
+        let by_rule = by_rule(rows, i, c);
+        let tag_rank_correlation = tag_rank_correlation(rows, i);
+        let clustered = |hallucinated: bool| {
+            self.opts.cluster_by.as_ref().map(|_| {
+                crate::stats::cluster_rate_of(
+                    rows.iter()
+                        .filter(|r| r.hallucinated == hallucinated)
+                        .map(|r| (r.cluster.as_str(), r.flagged[i] == hallucinated)),
+                    c,
+                )
+            })
+        };
+        LabelAgreement {
+            definition: *d,
+            recall_clustered: clustered(true),
+            specificity_clustered: clustered(false),
+            by_rule,
+            tag_rank_correlation,
+            by_stratum,
+            macro_balanced_accuracy,
+            pooled_exceeds_every_stratum,
+            all,
+            by_tag: tags
+                .into_iter()
+                .map(|(t, p)| (t, Confusion::of(p, c)))
+                .collect(),
+            recall_by_type: types
+                .into_iter()
+                .map(|(t, (k, n))| (t, Rate::new(k, n, c)))
+                .collect(),
+        }
+    }
+
+    /// The answer-level threshold sweep on the lowest claim score of each labelled answer
+    /// (`scored`: its cluster, score and label), calibrated on a share of the clusters with
+    /// `--calibrate-on`.
+    fn answer_sweep(&self, scored: &[(String, f64, bool)]) -> AnswerSweep {
+        let c = self.opts.confidence;
+        let keyed: Vec<(String, SweepItem)> = scored
+            .iter()
+            .map(|(id, s, h)| {
+                (
+                    id.clone(),
+                    SweepItem {
+                        invariance: false,
+                        score: *s,
+                        fault_type: h.then(|| "hallucinated".to_string()),
+                        cluster: id.clone(),
+                        parent_score: None,
+                    },
+                )
+            })
+            .collect();
+        let all: Vec<SweepItem> = keyed.iter().map(|(_, i)| i.clone()).collect();
+        let points = sweep(&all, c);
+        let (cal, held) = match self.opts.calibrate_on {
+            Some(f) => split(&keyed, f),
+            None => (all.clone(), Vec::new()),
+        };
+        let cal_points = if self.opts.calibrate_on.is_some() {
+            sweep(&cal, c)
+        } else {
+            points.clone()
+        };
+        let recommended = self
+            .opts
+            .max_false_alarm
+            .and_then(|r| recommend(&cal_points, r).cloned());
+        let held_out = match (self.opts.calibrate_on, &recommended) {
+            (Some(_), Some(rec)) => Some(at(&held, rec.threshold, c)),
+            _ => None,
+        };
+        AnswerSweep {
+            points,
+            max_false_alarm: self.opts.max_false_alarm,
+            recommended,
+            calibrate_on: self.opts.calibrate_on,
+            calibration_answers: cal.len(),
+            held_out_answers: held.len(),
+            held_out,
+        }
+    }
+}
+
+/// Per tag, each labelled answer's (label, flag).
+type ByTag = BTreeMap<String, Vec<(bool, bool)>>;
+/// Per label type, (flagged, all) of the answers labelled hallucinated with it.
+type ByType = BTreeMap<String, (u64, u64)>;
+
+/// The answers per tag and per label type, flagged under the `i`th definition.
+fn tags_and_types(rows: &[LabelRow], i: usize) -> (ByTag, ByType) {
+    let mut tags: ByTag = BTreeMap::new();
+    let mut types: ByType = BTreeMap::new();
+    for r in rows {
+        if let Some(t) = &r.tag {
+            tags.entry(t.clone())
+                .or_default()
+                .push((r.hallucinated, r.flagged[i]));
+        }
+        if r.hallucinated {
+            let mut seen = std::collections::BTreeSet::new();
+            for t in &r.types {
+                if seen.insert(t) {
+                    let e = types.entry(t.clone()).or_default();
+                    e.1 += 1;
+                    if r.flagged[i] {
+                        e.0 += 1;
+                    }
+                }
+            }
+        }
+    }
+    (tags, types)
+}
+
+/// Balanced accuracy under each rule of [`RULE_GRID`] (the `i`th definition's claim counts).
+fn by_rule(
+    rows: &[LabelRow],
+    i: usize,
+    c: f64,
+) -> Vec<(AnswerRule, crate::stats::agreement::Estimate)> {
+    RULE_GRID
+        .iter()
+        .map(|rule| {
+            let conf = Confusion::of(
+                rows.iter().map(|r| {
+                    let (f, n) = r.counts[i];
+                    (r.hallucinated, rule.flags(f, n))
+                }),
+                c,
+            );
+            (*rule, conf.balanced_accuracy)
+        })
+        .collect()
+}
+
+/// With three tags or more: Spearman's rank correlation, over tags, of the labels'
+/// hallucination rate with the checker's unsupported-answer and unsupported-claim rates.
+fn tag_rank_correlation(rows: &[LabelRow], i: usize) -> Option<(f64, f64)> {
+    // per tag: answers, labelled hallucinated, flagged, bad claims, claims
+    let mut per_tag: BTreeMap<&str, [f64; 5]> = BTreeMap::new();
+    for r in rows {
+        if let Some(t) = &r.tag {
+            let e = per_tag.entry(t.as_str()).or_default();
+            let (f, n) = r.counts[i];
+            e[0] += 1.0;
+            e[1] += f64::from(u8::from(r.hallucinated));
+            e[2] += f64::from(u8::from(r.flagged[i]));
+            e[3] += (n - f) as f64;
+            e[4] += n as f64;
+        }
+    }
+    (per_tag.len() >= 3).then(|| {
+        let label: Vec<f64> = per_tag.values().map(|v| v[1] / v[0]).collect();
+        let answers: Vec<f64> = per_tag.values().map(|v| v[2] / v[0]).collect();
+        let claims: Vec<f64> = per_tag
+            .values()
+            .map(|v| if v[4] > 0.0 { v[3] / v[4] } else { 0.0 })
+            .collect();
+        (
+            crate::stats::agreement::spearman(&label, &answers),
+            crate::stats::agreement::spearman(&label, &claims),
+        )
+    })
 }
 
 fn worst_key(a: &AnswerResult, def: Definition) -> Option<WorstKey> {

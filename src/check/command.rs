@@ -218,26 +218,10 @@ impl Checker for CommandChecker {
         let mut stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let stderr = child.stderr.take().expect("piped");
-        let requests: Vec<String> = input
-            .claims
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                json!({
-                    "id": i.to_string(),
-                    "claim": c.text,
-                    "question": input.contexts[c.context].question,
-                    "passages": input.contexts[c.context].passages.iter().map(|p| json!({"id": p.id, "text": p.text})).collect::<Vec<_>>(),
-                })
-                .to_string()
-            })
-            .collect();
+        let requests = requests(input);
         let name = self.name.clone();
         let (tx, rx) = mpsc::channel::<Event>();
-        let mut answers: HashMap<String, Result<Verdict, CheckError>> = HashMap::new();
-        let mut bad: Vec<String> = Vec::new();
-        let mut bad_count = 0usize;
-        let mut stopped: Option<String> = None;
+        let mut got = Answers::default();
         let (stderr_tail, status) = std::thread::scope(|scope| {
             // write in a thread so a program that answers as it reads never deadlocks
             scope.spawn(move || {
@@ -247,108 +231,11 @@ impl Checker for CommandChecker {
                     }
                 }
             });
-            let err_reader = scope.spawn(move || {
-                let mut tail: Vec<String> = Vec::new();
-                byte_lines(stderr, 4096, |_, bytes, _| {
-                    let line = String::from_utf8_lossy(&bytes).into_owned();
-                    crate::io::notes::note(format!("[{name}] {line}"));
-                    tail.push(line);
-                    if tail.len() > 5 {
-                        tail.remove(0);
-                    }
-                });
-                tail.join(" | ")
-            });
-            scope.spawn(move || {
-                byte_lines(stdout, MAX_LINE, |n, bytes, cut| {
-                    let event = if cut {
-                        Event::Bad(format!("line {n} is longer than {MAX_LINE} bytes"))
-                    } else {
-                        match String::from_utf8(bytes) {
-                            Err(e) => Event::Bad(format!(
-                                "line {n} is not UTF-8 (invalid byte at offset {})",
-                                e.utf8_error().valid_up_to()
-                            )),
-                            Ok(line) if line.trim().is_empty() => return,
-                            Ok(line) => match parse_line(&line) {
-                                Ok((id, v)) => Event::Answer(id, v),
-                                Err(why) => Event::Bad(format!(
-                                    "line {n}: {why}: {}",
-                                    crate::text::printable(
-                                        &line.chars().take(120).collect::<String>()
-                                    )
-                                )),
-                            },
-                        }
-                    };
-                    let _ = tx.send(event);
-                });
-                let _ = tx.send(Event::Done);
-            });
-            let started = Instant::now();
-            let mut last_answer = Instant::now();
-            loop {
-                if crate::io::interrupt::requested() {
-                    stopped = Some("interrupted".into());
-                    break;
-                }
-                if last_answer.elapsed() >= self.limits.answer_timeout {
-                    stopped = Some(format!(
-                        "the program gave no answer for {:?} (timeout_s); it was stopped",
-                        self.limits.answer_timeout
-                    ));
-                    break;
-                }
-                if let Some(t) = self
-                    .limits
-                    .total_timeout
-                    .filter(|t| started.elapsed() >= *t)
-                {
-                    stopped = Some(format!(
-                        "the run took longer than {t:?} (total_timeout_s); the program was stopped"
-                    ));
-                    break;
-                }
-                match rx.recv_timeout(Duration::from_millis(100)) {
-                    Ok(Event::Answer(id, v)) => {
-                        last_answer = Instant::now();
-                        match answers.get(&id) {
-                            Some(_) => {
-                                answers.insert(
-                                    id,
-                                    Err(CheckError::Command(
-                                        "the program answered this case more than once".into(),
-                                    )),
-                                );
-                            }
-                            None => {
-                                answers.insert(id, v);
-                            }
-                        }
-                        progress(answers.len().min(n));
-                    }
-                    Ok(Event::Bad(why)) => {
-                        last_answer = Instant::now();
-                        bad_count += 1;
-                        if bad.len() < KEPT_BAD_LINES {
-                            bad.push(why);
-                        }
-                    }
-                    Ok(Event::Done) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
-                    Err(mpsc::RecvTimeoutError::Timeout) => {}
-                }
-            }
-            if stopped.is_some() {
-                // the readers end once the pipes close: stop the program and everything it
-                // started (its process group)
-                if let Ok(pgid) = i32::try_from(child.id()) {
-                    // SAFETY: kill(2) with a negative pid signals that process group; no memory
-                    // is involved
-                    unsafe {
-                        libc::kill(-pgid, libc::SIGKILL);
-                    }
-                }
-                let _ = child.kill();
+            let err_reader = scope.spawn(move || copy_stderr(stderr, &name));
+            scope.spawn(move || read_answers(stdout, &tx));
+            got.stopped = got.receive(&rx, &self.limits, n, progress);
+            if got.stopped.is_some() {
+                stop(&mut child);
             }
             let status = child
                 .wait()
@@ -356,9 +243,162 @@ impl Checker for CommandChecker {
                 .unwrap_or_else(|e| e.to_string());
             (err_reader.join().unwrap_or_default(), status)
         });
-        let summary = format!(
+        let summary = got.summary(n, &status, &stderr_tail);
+        if let Ok(mut l) = self.last.lock() {
+            *l = summary.clone();
+        }
+        progress(n);
+        got.results(n, &summary)
+    }
+}
+
+/// One request line per claim: its id (the claim's index), text, question and passages.
+fn requests(input: &CheckInput<'_>) -> Vec<String> {
+    input
+        .claims
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            json!({
+                "id": i.to_string(),
+                "claim": c.text,
+                "question": input.contexts[c.context].question,
+                "passages": input.contexts[c.context].passages.iter().map(|p| json!({"id": p.id, "text": p.text})).collect::<Vec<_>>(),
+            })
+            .to_string()
+        })
+        .collect()
+}
+
+/// Copies the program's stderr to the notes, each line prefixed with the checker's name; its
+/// last five lines, for the summary.
+fn copy_stderr(stderr: impl Read, name: &str) -> String {
+    let mut tail: Vec<String> = Vec::new();
+    byte_lines(stderr, 4096, |_, bytes, _| {
+        let line = String::from_utf8_lossy(&bytes).into_owned();
+        crate::io::notes::note(format!("[{name}] {line}"));
+        tail.push(line);
+        if tail.len() > 5 {
+            tail.remove(0);
+        }
+    });
+    tail.join(" | ")
+}
+
+/// Reads the program's stdout as answers (or unreadable lines), then says it is done.
+fn read_answers(stdout: impl Read, tx: &mpsc::Sender<Event>) {
+    byte_lines(stdout, MAX_LINE, |n, bytes, cut| {
+        let event = if cut {
+            Event::Bad(format!("line {n} is longer than {MAX_LINE} bytes"))
+        } else {
+            match String::from_utf8(bytes) {
+                Err(e) => Event::Bad(format!(
+                    "line {n} is not UTF-8 (invalid byte at offset {})",
+                    e.utf8_error().valid_up_to()
+                )),
+                Ok(line) if line.trim().is_empty() => return,
+                Ok(line) => match parse_line(&line) {
+                    Ok((id, v)) => Event::Answer(id, v),
+                    Err(why) => Event::Bad(format!(
+                        "line {n}: {why}: {}",
+                        crate::text::escape::printable(&line.chars().take(120).collect::<String>())
+                    )),
+                },
+            }
+        };
+        let _ = tx.send(event);
+    });
+    let _ = tx.send(Event::Done);
+}
+
+/// Stops the program and everything it started (its process group); the readers end once the
+/// pipes close.
+fn stop(child: &mut std::process::Child) {
+    if let Ok(pgid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals that process group; no memory
+        // is involved
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+}
+
+/// What the program answered, by request id; the unreadable lines (the first few kept, all
+/// counted); and why it was stopped, if it was.
+#[derive(Default)]
+struct Answers {
+    answers: HashMap<String, Result<Verdict, CheckError>>,
+    bad: Vec<String>,
+    bad_count: usize,
+    stopped: Option<String>,
+}
+
+impl Answers {
+    /// Takes the reader's events until it is done, or Ctrl-C, or a time limit passes (then the
+    /// reason the program must be stopped). A case answered twice is an error.
+    fn receive(
+        &mut self,
+        rx: &mpsc::Receiver<Event>,
+        limits: &CommandLimits,
+        n: usize,
+        progress: &mut dyn FnMut(usize),
+    ) -> Option<String> {
+        let started = Instant::now();
+        let mut last_answer = Instant::now();
+        loop {
+            if crate::io::interrupt::requested() {
+                return Some("interrupted".into());
+            }
+            if last_answer.elapsed() >= limits.answer_timeout {
+                return Some(format!(
+                    "the program gave no answer for {:?} (timeout_s); it was stopped",
+                    limits.answer_timeout
+                ));
+            }
+            if let Some(t) = limits.total_timeout.filter(|t| started.elapsed() >= *t) {
+                return Some(format!(
+                    "the run took longer than {t:?} (total_timeout_s); the program was stopped"
+                ));
+            }
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(Event::Answer(id, v)) => {
+                    last_answer = Instant::now();
+                    match self.answers.get(&id) {
+                        Some(_) => {
+                            self.answers.insert(
+                                id,
+                                Err(CheckError::Command(
+                                    "the program answered this case more than once".into(),
+                                )),
+                            );
+                        }
+                        None => {
+                            self.answers.insert(id, v);
+                        }
+                    }
+                    progress(self.answers.len().min(n));
+                }
+                Ok(Event::Bad(why)) => {
+                    last_answer = Instant::now();
+                    self.bad_count += 1;
+                    if self.bad.len() < KEPT_BAD_LINES {
+                        self.bad.push(why);
+                    }
+                }
+                Ok(Event::Done) | Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+
+    /// One line on the run: how many were answered, the exit status, the unreadable lines, the
+    /// end of stderr.
+    fn summary(&self, n: usize, status: &str, stderr_tail: &str) -> String {
+        let (bad, bad_count) = (&self.bad, self.bad_count);
+        format!(
             "{} of {n} answered; {status}{}{}",
-            answers.len().min(n),
+            self.answers.len().min(n),
             if bad_count == 0 {
                 String::new()
             } else {
@@ -377,15 +417,15 @@ impl Checker for CommandChecker {
             } else {
                 format!("; stderr: {stderr_tail}")
             }
-        );
-        if let Ok(mut l) = self.last.lock() {
-            *l = summary.clone();
-        }
-        progress(n);
+        )
+    }
+
+    /// Each case's answer, or an error saying why it has none.
+    fn results(mut self, n: usize, summary: &str) -> Vec<CheckResult> {
         (0..n)
-            .map(|i| match answers.remove(&i.to_string()) {
+            .map(|i| match self.answers.remove(&i.to_string()) {
                 Some(r) => r,
-                None => Err(match &stopped {
+                None => Err(match &self.stopped {
                     Some(why) if why == "interrupted" => CheckError::Interrupted,
                     Some(why) => CheckError::Command(format!("{why} ({summary})")),
                     None => CheckError::Command(format!(

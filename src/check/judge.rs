@@ -90,7 +90,7 @@ pub fn render_passages(passages: &[Passage]) -> String {
         .map(|p| {
             format!(
                 "<passage id=\"{}\">{}</passage>",
-                crate::text::escape_markup(&p.id),
+                crate::text::escape::escape_markup(&p.id),
                 fence_text(&p.text)
             )
         })
@@ -164,7 +164,7 @@ fn content_words(s: &str) -> HashSet<String> {
     s.to_lowercase()
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.chars().count() >= 3 && !super::lexical::is_stopword(w))
-        .map(crate::text::stem)
+        .map(crate::text::tokens::stem)
         .collect()
 }
 
@@ -304,7 +304,7 @@ impl JudgeChecker {
             "per_claim"
         };
         // the URL by hash: a password or key in it never reaches the cache file
-        let url = crate::text::sha256_hex(self.s.llm.base_url.as_bytes(), 8);
+        let url = crate::text::hash::sha256_hex(self.s.llm.base_url.as_bytes(), 8);
         format!(
             "judge|{url}|{}|{}|{mode}",
             self.s.llm.model,

@@ -29,8 +29,11 @@ use super::windows::{passage_sentences, windows_of, Window};
 use super::ContextSet;
 use super::{CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
 use crate::model::suite::EntityGroup;
-use crate::text::find_word;
-use crate::text::{format_number, tokenize, NumberTag};
+use crate::text::words::find_word;
+use crate::text::{
+    numbers::{format_number, NumberTag},
+    tokens::tokenize,
+};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 const STOPWORDS: &[&str] = &[
@@ -509,7 +512,7 @@ impl LexicalChecker {
                     format!(
                         "number {} is not in this window but in \"{}\"",
                         shown(n),
-                        crate::text::cut_chars(sentence.trim(), 80)
+                        crate::text::words::cut_chars(sentence.trim(), 80)
                     )
                 })
             })
@@ -705,7 +708,7 @@ fn derived_from(claim_text: &str, n: &NumberTag, window: &str) -> Option<String>
     let unit = |tail: &str| {
         tail.split(|c: char| !c.is_alphanumeric())
             .find(|w| !w.is_empty())
-            .map(|w| crate::text::stem(&w.to_lowercase()))
+            .map(|w| crate::text::tokens::stem(&w.to_lowercase()))
     };
     let marked = n.currency.is_some() || n.percent;
     numbers_in(window)

@@ -3,6 +3,7 @@
 //! A checker sees claims and their passages, never the label a person gave; the run compares
 //! the two afterwards. Each checker kind lives in its own file.
 
+pub mod batch;
 pub mod cache;
 pub mod cascade;
 pub mod command;

@@ -317,33 +317,17 @@ pub struct Model {
     pub outputs: Vec<Port>,
 }
 
-fn model_err(dir: &Path, what: impl std::fmt::Display) -> String {
-    format!("model {}: {what}", dir.display())
+/// What a model directory's `config.json` says: the labels in output order (`id2label`), the
+/// architecture family, the longest input in tokens, the pad token's id.
+struct ConfigJson {
+    labels: Vec<String>,
+    family: Family,
+    max_len: usize,
+    pad_token_id: Option<u64>,
 }
 
-impl Model {
-    /// Loads `model.onnx`, `tokenizer.json` and `config.json` from `dir`. The tokenizer's own
-    /// padding and truncation settings are replaced: pad to the longest in the batch, never
-    /// truncate (faithprobe checks lengths itself).
-    pub fn load(dir: &Path, threads: usize) -> Result<Model, String> {
-        Model::load_on(dir, threads, &[])
-    }
-
-    /// [`Model::load`] on the first of `providers` the loaded ONNX Runtime offers. A provider
-    /// asked for that the runtime lacks is an error unless `cpu` is in the list too (then the
-    /// model runs on the CPU, as the list allows); never a silent CPU run.
-    pub fn load_on(dir: &Path, threads: usize, providers: &[Provider]) -> Result<Model, String> {
-        if !dir.is_dir() {
-            return Err(model_err(
-                dir,
-                "is not a directory (it should hold model.onnx, tokenizer.json and config.json)",
-            ));
-        }
-        let onnx_path = dir.join("model.onnx");
-        let bytes = std::fs::read(&onnx_path)
-            .map_err(|e| model_err(dir, format!("cannot read model.onnx: {e}")))?;
-        let hash = crate::text::sha256_hex(&bytes, 8);
-
+impl ConfigJson {
+    fn read(dir: &Path) -> Result<ConfigJson, String> {
         let config_path = dir.join("config.json");
         let config_text = std::fs::read_to_string(&config_path)
             .map_err(|e| format!("{}: cannot read: {e}", config_path.display()))?;
@@ -384,114 +368,161 @@ impl Model {
             .get("max_position_embeddings")
             .and_then(|v| v.as_u64())
             .unwrap_or(512) as usize;
+        let pad_token_id = config.get("pad_token_id").and_then(|v| v.as_u64());
         let max_len = match family {
             // RoBERTa numbers positions from padding_idx + 1: 514 embeddings hold 512 tokens
             Family::Roberta => {
-                let pad = config
-                    .get("pad_token_id")
-                    .and_then(|v| v.as_u64())
-                    .unwrap_or(1) as usize;
+                let pad = pad_token_id.unwrap_or(1) as usize;
                 positions.saturating_sub(pad + 1).max(1)
             }
             _ => positions,
         };
+        Ok(ConfigJson {
+            labels,
+            family,
+            max_len,
+            pad_token_id,
+        })
+    }
+}
 
-        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
-            .map_err(|e| model_err(dir, format!("cannot read tokenizer.json: {e}")))?;
-        // pad with the model's own pad token: the tokenizer's padding settings when it has
-        // them, else config.json's pad_token_id, else a `<pad>` or `[PAD]` token
-        let pad = match tokenizer.get_padding().cloned() {
-            Some(p) => p,
-            None => {
-                let by_config = config
-                    .get("pad_token_id")
-                    .and_then(|v| v.as_u64())
-                    .map(|id| id as u32);
-                let by_name = ["<pad>", "[PAD]", "<PAD>"]
-                    .iter()
-                    .find_map(|t| tokenizer.token_to_id(t).map(|id| (id, t.to_string())));
-                match (by_config, by_name) {
-                    (Some(id), _) => PaddingParams {
-                        pad_id: id,
-                        pad_token: tokenizer.id_to_token(id).unwrap_or_default(),
-                        ..Default::default()
-                    },
-                    (None, Some((id, token))) => PaddingParams {
-                        pad_id: id,
-                        pad_token: token,
-                        ..Default::default()
-                    },
-                    (None, None) => PaddingParams::default(),
-                }
-            }
-        };
-        tokenizer.with_padding(Some(PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            pad_to_multiple_of: None,
-            ..pad
-        }));
-        tokenizer
-            .with_truncation(None)
-            .map_err(|e| model_err(dir, format!("cannot switch truncation off: {e}")))?;
-
-        let rt = runtime()?;
-        let mut builder = Session::builder(&rt.env)
-            .map_err(|e| model_err(dir, format!("session: {e}")))?
-            .with_intra_threads(threads.max(1))
-            .map_err(|e| model_err(dir, format!("session options: {e}")))?;
-        let mut on = vec!["cpu".to_string()];
-        if !providers.is_empty() {
-            let offered = available_providers()?;
-            let usable: Vec<Provider> = providers
+/// The model's `tokenizer.json`, padding to the longest in a batch with the model's own pad
+/// token (the tokenizer's padding settings when it has them, else config.json's `pad_token_id`,
+/// else a `<pad>` or `[PAD]` token) and never truncating.
+fn tokenizer(dir: &Path, pad_token_id: Option<u64>) -> Result<Tokenizer, String> {
+    let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
+        .map_err(|e| model_err(dir, format!("cannot read tokenizer.json: {e}")))?;
+    let pad = match tokenizer.get_padding().cloned() {
+        Some(p) => p,
+        None => {
+            let by_config = pad_token_id.map(|id| id as u32);
+            let by_name = ["<pad>", "[PAD]", "<PAD>"]
                 .iter()
-                .copied()
-                .filter(|p| offered.contains(p))
-                .collect();
-            let cpu_allowed = providers.contains(&Provider::Cpu);
-            if usable.iter().all(|p| *p == Provider::Cpu) && !cpu_allowed {
-                return Err(model_err(
-                    dir,
-                    format!(
-                        "providers [{}] were asked for, but the ONNX Runtime at {} offers only [{}]; install a build that has them (for CUDA, the onnxruntime-gpu wheel with its CUDA libraries, then `faithprobe doctor`), or add `cpu` to the list to allow running on the CPU",
-                        providers.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", "),
-                        rt.path.display(),
-                        offered.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ")
-                    ),
-                ));
-            }
-            // a provider that is there but fails to start is an error too, unless cpu is allowed
-            let eps: Vec<_> = usable
-                .iter()
-                .map(|p| {
-                    let d = p.dispatch();
-                    if cpu_allowed {
-                        d
-                    } else {
-                        d.error_on_failure()
-                    }
-                })
-                .collect();
-            builder = builder
-                .with_execution_providers(eps)
-                .map_err(|e| model_err(dir, format!("execution providers: {e}")))?;
-            on = usable.iter().map(|p| p.as_str().to_string()).collect();
-            if usable.len() < providers.len() {
-                crate::io::notes::note(format!(
-                    "model {}: providers {} are not in this ONNX Runtime; running on {}",
-                    dir.display(),
-                    providers
-                        .iter()
-                        .filter(|p| !usable.contains(p))
-                        .map(|p| p.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    on.join(", ")
-                ));
+                .find_map(|t| tokenizer.token_to_id(t).map(|id| (id, t.to_string())));
+            match (by_config, by_name) {
+                (Some(id), _) => PaddingParams {
+                    pad_id: id,
+                    pad_token: tokenizer.id_to_token(id).unwrap_or_default(),
+                    ..Default::default()
+                },
+                (None, Some((id, token))) => PaddingParams {
+                    pad_id: id,
+                    pad_token: token,
+                    ..Default::default()
+                },
+                (None, None) => PaddingParams::default(),
             }
         }
-        let session = builder
-            .commit_from_memory(&bytes)
-            .map_err(|e| model_err(dir, format!("ONNX Runtime cannot load model.onnx: {e}")))?;
+    };
+    tokenizer.with_padding(Some(PaddingParams {
+        strategy: PaddingStrategy::BatchLongest,
+        pad_to_multiple_of: None,
+        ..pad
+    }));
+    tokenizer
+        .with_truncation(None)
+        .map_err(|e| model_err(dir, format!("cannot switch truncation off: {e}")))?;
+    Ok(tokenizer)
+}
+
+/// An ONNX Runtime session of `model.onnx` (its `bytes`) on the first of `providers` the
+/// runtime offers, and the providers it was given (see [`Model::load_on`]).
+fn session_on(
+    dir: &Path,
+    threads: usize,
+    providers: &[Provider],
+    bytes: &[u8],
+) -> Result<(Session, Vec<String>), String> {
+    let rt = runtime()?;
+    let mut builder = Session::builder(&rt.env)
+        .map_err(|e| model_err(dir, format!("session: {e}")))?
+        .with_intra_threads(threads.max(1))
+        .map_err(|e| model_err(dir, format!("session options: {e}")))?;
+    let mut on = vec!["cpu".to_string()];
+    if !providers.is_empty() {
+        let offered = available_providers()?;
+        let usable: Vec<Provider> = providers
+            .iter()
+            .copied()
+            .filter(|p| offered.contains(p))
+            .collect();
+        let cpu_allowed = providers.contains(&Provider::Cpu);
+        if usable.iter().all(|p| *p == Provider::Cpu) && !cpu_allowed {
+            return Err(model_err(
+                dir,
+                format!(
+                    "providers [{}] were asked for, but the ONNX Runtime at {} offers only [{}]; install a build that has them (for CUDA, the onnxruntime-gpu wheel with its CUDA libraries, then `faithprobe doctor`), or add `cpu` to the list to allow running on the CPU",
+                    providers.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", "),
+                    rt.path.display(),
+                    offered.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+        // a provider that is there but fails to start is an error too, unless cpu is allowed
+        let eps: Vec<_> = usable
+            .iter()
+            .map(|p| {
+                let d = p.dispatch();
+                if cpu_allowed {
+                    d
+                } else {
+                    d.error_on_failure()
+                }
+            })
+            .collect();
+        builder = builder
+            .with_execution_providers(eps)
+            .map_err(|e| model_err(dir, format!("execution providers: {e}")))?;
+        on = usable.iter().map(|p| p.as_str().to_string()).collect();
+        if usable.len() < providers.len() {
+            crate::io::notes::note(format!(
+                "model {}: providers {} are not in this ONNX Runtime; running on {}",
+                dir.display(),
+                providers
+                    .iter()
+                    .filter(|p| !usable.contains(p))
+                    .map(|p| p.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                on.join(", ")
+            ));
+        }
+    }
+    let session = builder
+        .commit_from_memory(bytes)
+        .map_err(|e| model_err(dir, format!("ONNX Runtime cannot load model.onnx: {e}")))?;
+    Ok((session, on))
+}
+
+fn model_err(dir: &Path, what: impl std::fmt::Display) -> String {
+    format!("model {}: {what}", dir.display())
+}
+
+impl Model {
+    /// Loads `model.onnx`, `tokenizer.json` and `config.json` from `dir`. The tokenizer's own
+    /// padding and truncation settings are replaced: pad to the longest in the batch, never
+    /// truncate (faithprobe checks lengths itself).
+    pub fn load(dir: &Path, threads: usize) -> Result<Model, String> {
+        Model::load_on(dir, threads, &[])
+    }
+
+    /// [`Model::load`] on the first of `providers` the loaded ONNX Runtime offers. A provider
+    /// asked for that the runtime lacks is an error unless `cpu` is in the list too (then the
+    /// model runs on the CPU, as the list allows); never a silent CPU run.
+    pub fn load_on(dir: &Path, threads: usize, providers: &[Provider]) -> Result<Model, String> {
+        if !dir.is_dir() {
+            return Err(model_err(
+                dir,
+                "is not a directory (it should hold model.onnx, tokenizer.json and config.json)",
+            ));
+        }
+        let onnx_path = dir.join("model.onnx");
+        let bytes = std::fs::read(&onnx_path)
+            .map_err(|e| model_err(dir, format!("cannot read model.onnx: {e}")))?;
+        let hash = crate::text::hash::sha256_hex(&bytes, 8);
+        let config = ConfigJson::read(dir)?;
+        let tokenizer = tokenizer(dir, config.pad_token_id)?;
+        let (session, on) = session_on(dir, threads, providers, &bytes)?;
         let port = |name: &str, ty: &ort::value::ValueType| Port {
             name: name.to_string(),
             description: format!("{ty}"),
@@ -516,9 +547,9 @@ impl Model {
             dir: dir.to_path_buf(),
             session: Mutex::new(session),
             tokenizer,
-            labels,
-            max_len,
-            family,
+            labels: config.labels,
+            max_len: config.max_len,
+            family: config.family,
             providers: on,
             output_width,
             hash,

@@ -5,8 +5,8 @@
 //! from another, so a flipped negation barely moves the score. It can only say `supported` (cosine
 //! at or above the threshold) or `not_found`; it has no notion of contradiction.
 
+use super::batch::{score_all, ModelUse, Stored};
 use super::cache::Cache;
-use super::nli::{score_all, ModelUse, Stored};
 use super::onnx::Model;
 use super::windows::{
     passage_sentences, sentence_parts, top_windows, topic_words, windows_of, Window,

@@ -5,7 +5,7 @@
 //! claims through (seed 001, "Joining passages lets false claims through").
 
 use crate::model::suite::Passage;
-use crate::text::{split_sentences, tokenize};
+use crate::text::{sentences::split_sentences, tokens::tokenize};
 use std::collections::HashSet;
 
 /// The words of a text that say what it is about (normalised, longer than two letters).

@@ -60,13 +60,13 @@ pub fn run(args: CheckArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     if !verdict.reason.is_empty() {
         text.push_str(&format!(
             "  reason         {}\n",
-            faithprobe::text::printable(&verdict.reason)
+            faithprobe::text::escape::printable(&verdict.reason)
         ));
     }
     if let Some(e) = &verdict.evidence {
         text.push_str(&format!(
             "  evidence       {}\n",
-            faithprobe::text::printable(&e.window)
+            faithprobe::text::escape::printable(&e.window)
         ));
     }
     for (k, v) in values {

@@ -391,9 +391,9 @@ fn compare_scores(
     )?;
     let text = match args.format {
         CompareFormat::Json => serde_json::to_string(&cmp)? + "\n",
-        CompareFormat::Human => report::answers::comparison(&cmp, ctx.paint()),
-        CompareFormat::Markdown => report::answers::comparison_markdown(&cmp),
-        CompareFormat::Junit => report::answers::comparison_junit(&cmp),
+        CompareFormat::Human => report::answers::compare::comparison(&cmp, ctx.paint()),
+        CompareFormat::Markdown => report::answers::compare::comparison_markdown(&cmp),
+        CompareFormat::Junit => report::answers::compare::comparison_junit(&cmp),
     };
     super::out::emit_then(&text, cmp.exit_code())
 }

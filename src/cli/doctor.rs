@@ -172,7 +172,7 @@ fn report_checker(
                 if !m.labels.is_empty() {
                     outln!(o, "  id2label {}", m.labels.join(", "));
                 }
-                match faithprobe::check::nli::resolve_head(&m, mc.labels.as_ref()) {
+                match faithprobe::check::nli::head::resolve_head(&m, mc.labels.as_ref()) {
                     Ok(h) => outln!(
                         o,
                         "  reads  {}{}",

@@ -89,16 +89,16 @@ pub fn run(args: InitArgs) -> anyhow::Result<Exit> {
 /// printed from the folder `init` was run in (the config is named when it is not `./`).
 fn next_steps(dir: &std::path::Path, suite: &std::path::Path, config: &std::path::Path) -> String {
     let here = dir.as_os_str().is_empty() || dir == std::path::Path::new(".");
-    let s = faithprobe::text::shell_word(&suite.display().to_string());
+    let s = faithprobe::text::shell::shell_word(&suite.display().to_string());
     let cfg = if here {
         String::new()
     } else {
         format!(
             " --config {}",
-            faithprobe::text::shell_word(&config.display().to_string())
+            faithprobe::text::shell::shell_word(&config.display().to_string())
         )
     };
-    let snaps = faithprobe::text::shell_word(&dir.join("snapshots").display().to_string());
+    let snaps = faithprobe::text::shell::shell_word(&dir.join("snapshots").display().to_string());
     let mut t = format!(
         "wrote {}\nwrote {}\n\nnext:\n",
         suite.display(),

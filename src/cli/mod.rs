@@ -285,7 +285,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 pub fn shell_paths<'a>(paths: impl IntoIterator<Item = &'a Path>) -> String {
     paths
         .into_iter()
-        .map(|p| faithprobe::text::shell_word(&p.display().to_string()))
+        .map(|p| faithprobe::text::shell::shell_word(&p.display().to_string()))
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -103,7 +103,7 @@ pub fn run(args: MutantsArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             MutantFormat::Human => out.push_str(&table(suite, set)),
         }
     }
-    super::out::emit(&faithprobe::text::printable(&out))
+    super::out::emit(&faithprobe::text::escape::printable(&out))
 }
 
 fn table(suite: &Suite, set: &MutantSet) -> String {

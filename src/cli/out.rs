@@ -1,6 +1,6 @@
 //! The one way a command writes its results to stdout, and its notes to stderr. A closed pipe
 //! (`faithprobe ... | head`) ends the command quietly with exit 0, as ripgrep does; any other
-//! write failure is exit 4. Everything written goes through [`faithprobe::text::printable`]
+//! write failure is exit 4. Everything written goes through [`faithprobe::text::escape::printable`]
 //! (keeping only faithprobe's own colour sequences when colour is on), so no text from a suite,
 //! a log or a program reaches the terminal as a control sequence, whichever report printed it.
 
@@ -20,9 +20,9 @@ pub fn set_color(stdout: bool, stderr: bool) {
 /// `text` as it may reach a terminal.
 fn safe(text: &str, color: &AtomicBool) -> String {
     if color.load(Ordering::Relaxed) {
-        faithprobe::text::printable_keeping_color(text)
+        faithprobe::text::escape::printable_keeping_color(text)
     } else {
-        faithprobe::text::printable(text)
+        faithprobe::text::escape::printable(text)
     }
 }
 

@@ -10,6 +10,7 @@ use faithprobe::error::{Error, Exit};
 use faithprobe::report::audit::{self, CheckerAudit};
 use faithprobe::report::svg::sweep_chart;
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 /// The quarterly audit: one self-contained HTML file and the same content as Markdown, for each
@@ -54,16 +55,7 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         outputs.push(("--cache", c));
     }
     super::guard_outputs(ctx, &super::suite_inputs(&args.suites), &outputs)?;
-    // per checker: its name, kind, settings and, per suite, the record and the run
-    type Audited = (
-        String,
-        String,
-        BTreeMap<String, String>,
-        Vec<(RecordRun, SuiteRun)>,
-    );
-    let mut audited: Vec<Audited> = Vec::new();
-    let mut exit = Exit::Ok;
-    match super::record_inputs(&args.suites)? {
+    let (audited, exit) = match super::record_inputs(&args.suites)? {
         Some(files) => {
             if !args.checkers.is_empty() {
                 return Err(Error::Usage(
@@ -72,48 +64,13 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
                 )
                 .into());
             }
-            for (path, record) in files {
-                let c = super::record_checker(&path, &record)?;
-                if super::records_exit(&record.runs) != Exit::Ok {
-                    exit = Exit::CheckerFailed;
-                }
-                let runs = record.runs.into_iter().map(|r| {
-                    let run = r.to_run();
-                    (r, run)
-                });
-                audited.push((c.name, c.kind, c.settings, runs.collect()));
-            }
+            from_records(files)?
         }
-        None => {
-            let config = ctx.config()?;
-            let loaded = super::load_all(&config, &args.suites)?;
-            let names = if args.checkers.is_empty() {
-                vec!["lexical".to_string()]
-            } else {
-                args.checkers.clone()
-            };
-            let built: Vec<_> = names
-                .iter()
-                .map(|n| config.checker(n, args.cache.path()))
-                .collect::<Result<_, _>>()?;
-            for checker in &built {
-                let runs = super::score_suites(&loaded, checker.as_ref());
-                if faithprobe::io::interrupt::requested() {
-                    return Ok(super::interrupted(&runs, args.cache.path()));
-                }
-                if super::runs_exit(&runs) != Exit::Ok {
-                    exit = super::runs_exit(&runs);
-                }
-                let records = super::records(&loaded, &runs);
-                audited.push((
-                    checker.name().to_string(),
-                    checker.kind().to_string(),
-                    checker.settings(),
-                    records.into_iter().zip(runs).collect(),
-                ));
-            }
-        }
-    }
+        None => match from_suites(&args, ctx)? {
+            ControlFlow::Continue(audited) => audited,
+            ControlFlow::Break(interrupted) => return Ok(interrupted),
+        },
+    };
     // an audit of nothing is no audit
     if audited
         .iter()
@@ -124,8 +81,87 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         )
         .into());
     }
-    // across checkers: the first against each other one at the same false-alarm rate, and each
-    // one's gap to the suites' real errors
+    let proxy = proxy(&audited, confidence);
+    let audits = audits(audited, confidence, args.max_false_alarm);
+    let (html_path, md_path) = write(&args, &audits, &proxy)?;
+    match super::out::emit(&format!("{}\n{}\n", html_path.display(), md_path.display()))? {
+        Exit::Ok => Ok(exit),
+        failed => Ok(failed),
+    }
+}
+
+/// Per checker: its name, kind, settings and, per suite, the record and the run.
+type Audited = (
+    String,
+    String,
+    BTreeMap<String, String>,
+    Vec<(RecordRun, SuiteRun)>,
+);
+
+/// The audits of run records, one per record, and the exit their errors call for.
+fn from_records(
+    files: Vec<(PathBuf, faithprobe::engine::record::Record)>,
+) -> anyhow::Result<(Vec<Audited>, Exit)> {
+    let mut audited: Vec<Audited> = Vec::new();
+    let mut exit = Exit::Ok;
+    for (path, record) in files {
+        let c = super::record_checker(&path, &record)?;
+        if super::records_exit(&record.runs) != Exit::Ok {
+            exit = Exit::CheckerFailed;
+        }
+        let runs = record.runs.into_iter().map(|r| {
+            let run = r.to_run();
+            (r, run)
+        });
+        audited.push((c.name, c.kind, c.settings, runs.collect()));
+    }
+    Ok((audited, exit))
+}
+
+/// The audits of the suites under each checker asked for (scored now), and the exit their
+/// errors call for; or the exit of an interrupted run.
+fn from_suites(
+    args: &ReportArgs,
+    ctx: &Ctx,
+) -> anyhow::Result<ControlFlow<Exit, (Vec<Audited>, Exit)>> {
+    let mut audited: Vec<Audited> = Vec::new();
+    let mut exit = Exit::Ok;
+    let config = ctx.config()?;
+    let loaded = super::load_all(&config, &args.suites)?;
+    let names = if args.checkers.is_empty() {
+        vec!["lexical".to_string()]
+    } else {
+        args.checkers.clone()
+    };
+    let built: Vec<_> = names
+        .iter()
+        .map(|n| config.checker(n, args.cache.path()))
+        .collect::<Result<_, _>>()?;
+    for checker in &built {
+        let runs = super::score_suites(&loaded, checker.as_ref());
+        if faithprobe::io::interrupt::requested() {
+            return Ok(ControlFlow::Break(super::interrupted(
+                &runs,
+                args.cache.path(),
+            )));
+        }
+        if super::runs_exit(&runs) != Exit::Ok {
+            exit = super::runs_exit(&runs);
+        }
+        let records = super::records(&loaded, &runs);
+        audited.push((
+            checker.name().to_string(),
+            checker.kind().to_string(),
+            checker.settings(),
+            records.into_iter().zip(runs).collect(),
+        ));
+    }
+    Ok(ControlFlow::Continue((audited, exit)))
+}
+
+/// Across checkers: the first against each other one at the same false-alarm rate, and each
+/// one's gap to the suites' real errors.
+fn proxy(audited: &[Audited], confidence: f64) -> audit::Proxy {
     let records: Vec<faithprobe::engine::record::Record> = audited
         .iter()
         .map(|(_, _, _, s)| {
@@ -149,11 +185,15 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         (records.len() == 2).then(|| matched.first()).flatten(),
         &popts,
     );
-    let proxy = audit::Proxy { matched, real };
+    audit::Proxy { matched, real }
+}
+
+/// Each checker's audit: its suites' records and summaries, its sweep and the sweep's chart.
+fn audits(audited: Vec<Audited>, confidence: f64, max_false_alarm: f64) -> Vec<CheckerAudit> {
     let mut audits = Vec::new();
     for (name, kind, settings, suites) in audited {
         let records: Vec<RecordRun> = suites.iter().map(|(r, _)| r.clone()).collect();
-        let sweep = run_sweep(&records, confidence, Some(args.max_false_alarm), None, 0.05);
+        let sweep = run_sweep(&records, confidence, Some(max_false_alarm), None, 0.05);
         let chart_svg = sweep_chart(
             &format!("{name}: false alarms against detection"),
             &sweep.points,
@@ -174,9 +214,18 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             chart_svg,
         });
     }
+    audits
+}
+
+/// Writes the charts, report.html and report.md into `--out`; the paths of the two reports.
+fn write(
+    args: &ReportArgs,
+    audits: &[CheckerAudit],
+    proxy: &audit::Proxy,
+) -> anyhow::Result<(PathBuf, PathBuf)> {
     std::fs::create_dir_all(&args.out).map_err(|e| Error::write(&args.out, e))?;
     let mut charts = Vec::new();
-    for a in &audits {
+    for a in audits {
         let name = format!(
             "sweep-{}.svg",
             faithprobe::report::snapshot::file_name(&a.checker, "x").trim_end_matches(".x.snap")
@@ -187,15 +236,12 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let html_path = args.out.join("report.html");
     faithprobe::io::write::write_atomic(
         &html_path,
-        audit::html(&args.title, &audits, &proxy).as_bytes(),
+        audit::html(&args.title, audits, proxy).as_bytes(),
     )?;
     let md_path = args.out.join("report.md");
     faithprobe::io::write::write_atomic(
         &md_path,
-        audit::markdown(&args.title, &audits, &charts, &proxy).as_bytes(),
+        audit::markdown(&args.title, audits, &charts, proxy).as_bytes(),
     )?;
-    match super::out::emit(&format!("{}\n{}\n", html_path.display(), md_path.display()))? {
-        Exit::Ok => Ok(exit),
-        failed => Ok(failed),
-    }
+    Ok((html_path, md_path))
 }

@@ -124,7 +124,7 @@ fn list(loaded: &[(Suite, MutantSet)], format: ListFormat) -> anyhow::Result<Exi
     }
     // a stdout that cannot be written (a full disk) is exit 4, before the verdict
     super::out::emit_then(
-        &faithprobe::text::printable(&o),
+        &faithprobe::text::escape::printable(&o),
         if pending.is_empty() {
             Exit::Ok
         } else {
@@ -221,7 +221,7 @@ fn stale(loaded: &[(Suite, MutantSet)], prune: bool) -> anyhow::Result<Exit> {
         o.push_str("no stale reviews\n");
     }
     super::out::emit_then(
-        &faithprobe::text::printable(&o),
+        &faithprobe::text::escape::printable(&o),
         if any && !prune {
             Exit::GateFailed
         } else {
@@ -294,78 +294,18 @@ fn interactive(
         });
         let mut text = review::screen(&walk, view, color);
         if let Some(n) = note.take() {
-            text.push_str(&faithprobe::text::printable(&n));
+            text.push_str(&faithprobe::text::escape::printable(&n));
             text.push('\n');
         }
         term.show(&text);
-        match term.key() {
-            Key::Char('f') if !rewrite => note = walk.decide(Decision {
-                kind: ReviewKind::Fault,
-                why: None,
-            })?,
-            Key::Char('f') => note = Some("a rewrite is not a fault: press e if it says the same as its claim, n if it does not".into()),
-            Key::Char('e') if rewrite => note = walk.decide(Decision {
-                kind: ReviewKind::Equivalent,
-                why: Some("says the same as its claim".into()),
-            })?,
-            Key::Char(k @ ('n' | 'e')) if (k == 'n') == rewrite => {
-                // a decision that needs a reason: not equivalent (a rewrite), equivalent (a mutant)
-                let (kind, question) = if k == 'n' {
-                    (ReviewKind::NotEquivalent, "why does it not say the same?")
-                } else {
-                    (ReviewKind::Equivalent, "why is it still supported by the passages?")
-                };
-                let Some(answer) =
-                    term.line(&format!("{question} (Enter on an empty line: back) "))
-                else {
-                    interrupted = true;
-                    break;
-                };
-                match side::clean_reason(&answer) {
-                    Some(why) => {
-                        note = walk.decide(Decision {
-                            kind,
-                            why: Some(why),
-                        })?
-                    }
-                    None => note = Some("no reason given: nothing decided".into()),
-                }
-            }
-            Key::Char('s') => walk.skip(),
-            Key::Char('u') => {
-                match walk.undo()? {
-                    review::Undo::Done => {}
-                    review::Undo::Nothing => note = Some("nothing to undo in this review".into()),
-                    review::Undo::Conflict(c) => note = Some(c),
-                }
-            }
-            Key::Char('?') | Key::Char('h') => {
-                term.show(&format!("{}\n", review::HELP));
-                match term.key() {
-                    Key::Quit => break,
-                    Key::Lost => {
-                        (interrupted, lost) = (true, true);
-                        break;
-                    }
-                    _ => {}
-                }
-            }
-            Key::Char('q') => break,
-            Key::Quit => {
-                interrupted = faithprobe::io::interrupt::requested();
+        match on_key(term.key(), rewrite, &mut walk, &mut term)? {
+            KeyDid::Note(n) => note = n,
+            KeyDid::Quit {
+                interrupted: i,
+                lost: l,
+            } => {
+                (interrupted, lost) = (i, l);
                 break;
-            }
-            Key::Lost => {
-                // the terminal went away: a quit, as interrupted; the decisions are saved
-                (interrupted, lost) = (true, true);
-                break;
-            }
-            Key::Char(c) => {
-                note = Some(format!(
-                    "`{}` is not a key here: {}",
-                    c.escape_default(),
-                    review::keys_line(rewrite)
-                ))
             }
         }
     }
@@ -379,6 +319,105 @@ fn interactive(
     if lost {
         return Ok(code);
     }
+    let o = walk_summary(loaded, &walk);
+    // a terminal that hung up (SIGHUP) fails this write: the interrupt is the exit code
+    let written = super::out::emit(&o)?;
+    Ok(if interrupted { code } else { written })
+}
+
+/// What a key did in the walk: a note to show with the next screen, or the end of the walk.
+enum KeyDid {
+    Note(Option<String>),
+    Quit { interrupted: bool, lost: bool },
+}
+
+/// Acts on one key on the item shown (`rewrite`: it is a rewrite): a decision (asking for the
+/// reason one needs), a skip, an undo, the help, or the end of the walk.
+fn on_key(key: Key, rewrite: bool, walk: &mut Walk, term: &mut Terminal) -> anyhow::Result<KeyDid> {
+    Ok(match key {
+        Key::Char('f') if !rewrite => KeyDid::Note(walk.decide(Decision {
+            kind: ReviewKind::Fault,
+            why: None,
+        })?),
+        Key::Char('f') => KeyDid::Note(Some(
+            "a rewrite is not a fault: press e if it says the same as its claim, n if it does not"
+                .into(),
+        )),
+        Key::Char('e') if rewrite => KeyDid::Note(walk.decide(Decision {
+            kind: ReviewKind::Equivalent,
+            why: Some("says the same as its claim".into()),
+        })?),
+        Key::Char(k @ ('n' | 'e')) if (k == 'n') == rewrite => {
+            // a decision that needs a reason: not equivalent (a rewrite), equivalent (a mutant)
+            let (kind, question) = if k == 'n' {
+                (ReviewKind::NotEquivalent, "why does it not say the same?")
+            } else {
+                (
+                    ReviewKind::Equivalent,
+                    "why is it still supported by the passages?",
+                )
+            };
+            let Some(answer) = term.line(&format!("{question} (Enter on an empty line: back) "))
+            else {
+                return Ok(KeyDid::Quit {
+                    interrupted: true,
+                    lost: false,
+                });
+            };
+            match side::clean_reason(&answer) {
+                Some(why) => KeyDid::Note(walk.decide(Decision {
+                    kind,
+                    why: Some(why),
+                })?),
+                None => KeyDid::Note(Some("no reason given: nothing decided".into())),
+            }
+        }
+        Key::Char('s') => {
+            walk.skip();
+            KeyDid::Note(None)
+        }
+        Key::Char('u') => KeyDid::Note(match walk.undo()? {
+            review::Undo::Done => None,
+            review::Undo::Nothing => Some("nothing to undo in this review".into()),
+            review::Undo::Conflict(c) => Some(c),
+        }),
+        Key::Char('?') | Key::Char('h') => {
+            term.show(&format!("{}\n", review::HELP));
+            match term.key() {
+                Key::Quit => KeyDid::Quit {
+                    interrupted: false,
+                    lost: false,
+                },
+                Key::Lost => KeyDid::Quit {
+                    interrupted: true,
+                    lost: true,
+                },
+                _ => KeyDid::Note(None),
+            }
+        }
+        Key::Char('q') => KeyDid::Quit {
+            interrupted: false,
+            lost: false,
+        },
+        Key::Quit => KeyDid::Quit {
+            interrupted: faithprobe::io::interrupt::requested(),
+            lost: false,
+        },
+        // the terminal went away: a quit, as interrupted; the decisions are saved
+        Key::Lost => KeyDid::Quit {
+            interrupted: true,
+            lost: true,
+        },
+        Key::Char(c) => KeyDid::Note(Some(format!(
+            "`{}` is not a key here: {}",
+            c.escape_default(),
+            review::keys_line(rewrite)
+        ))),
+    })
+}
+
+/// What the walk did and what is left, with the command to go on.
+fn walk_summary(loaded: &[(Suite, MutantSet)], walk: &Walk) -> String {
     let pending = walk.pending();
     let skipped = walk.skipped_pending();
     let files: Vec<String> = loaded
@@ -402,9 +441,7 @@ fn interactive(
             super::shell_paths(loaded.iter().map(|(s, _)| s.path.as_path()))
         ));
     }
-    // a terminal that hung up (SIGHUP) fails this write: the interrupt is the exit code
-    let written = super::out::emit(&o)?;
-    Ok(if interrupted { code } else { written })
+    o
 }
 
 /// The checker's verdict on one text against one context set of a suite.
@@ -433,7 +470,7 @@ fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
         faithprobe::report::snapshot::check_new(f)?;
     }
     if !terminal::interactive() {
-        let d = faithprobe::text::shell_word(&dir.display().to_string());
+        let d = faithprobe::text::shell::shell_word(&dir.display().to_string());
         return Err(Error::Usage(format!(
             "`faithprobe review --snapshots` asks in a terminal, and this is not one; without one:\n  faithprobe snapshot pending {d}   what is pending\n  faithprobe snapshot accept {d}    take every change\n  faithprobe snapshot reject {d}    drop every change"
         ))
@@ -507,8 +544,23 @@ fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
     if lost {
         return Ok(Exit::Interrupted);
     }
+    let written = super::out::emit(&snapshots_summary(dir, accepted, rejected, left)?)?;
+    Ok(if interrupted {
+        Exit::Interrupted
+    } else {
+        written
+    })
+}
+
+/// What the snapshot walk did, and how many `.snap.new` files are still pending in `dir`.
+fn snapshots_summary(
+    dir: &Path,
+    accepted: usize,
+    rejected: usize,
+    left: usize,
+) -> anyhow::Result<String> {
     let still = faithprobe::report::snapshot::pending(dir)?.len();
-    let written = super::out::emit(&format!(
+    Ok(format!(
         "\n{accepted} accepted, {rejected} rejected{}; {still} .snap.new file{} still pending in {}\n",
         if left > 0 {
             format!(", {left} skipped")
@@ -517,10 +569,5 @@ fn review_snapshots(dir: &Path) -> anyhow::Result<Exit> {
         },
         if still == 1 { "" } else { "s" },
         dir.display()
-    ))?;
-    Ok(if interrupted {
-        Exit::Interrupted
-    } else {
-        written
-    })
+    ))
 }

@@ -163,50 +163,7 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
     );
     let fault_types: Vec<FaultTypeRow> = fault_types(run)
         .into_iter()
-        .map(|ft| {
-            let of_type: Vec<&CaseResult> = run
-                .results
-                .iter()
-                .filter(|r| r.case.fault_type.as_deref() == Some(ft.as_str()))
-                .filter(|r| r.case.kind == CaseKind::Mutant || role(r) == Role::Fault)
-                .collect();
-            let with = |want: Role| of_type.iter().filter(move |r| role(r) == want);
-            FaultTypeRow {
-                caught: rate(with(Role::Fault).copied(), &[Outcome::Caught], confidence),
-                clustered: clustered(with(Role::Fault).copied(), &[Outcome::Caught], confidence),
-                detectable_drop: None,
-                mutants: of_type
-                    .iter()
-                    .filter(|r| r.case.kind == CaseKind::Mutant)
-                    .count(),
-                hard_cases: of_type
-                    .iter()
-                    .filter(|r| r.case.kind == CaseKind::HardCase)
-                    .count(),
-                equivalent: of_type
-                    .iter()
-                    .filter(|r| r.case.kind == CaseKind::Mutant && role(r) == Role::Invariance)
-                    .count(),
-                unreviewed: with(Role::Unreviewed).count(),
-                unreviewed_flagged: with(Role::Unreviewed)
-                    .filter(|r| r.outcome == Outcome::FlaggedUnreviewed)
-                    .count(),
-                parent_flagged: of_type
-                    .iter()
-                    .filter(|r| r.outcome == Outcome::ParentFlagged)
-                    .count(),
-                parent_flagged_flagged: of_type
-                    .iter()
-                    .filter(|r| r.outcome == Outcome::ParentFlagged)
-                    .filter(|r| crate::engine::run::flagged(&r.result) == Some(true))
-                    .count(),
-                errors: of_type
-                    .iter()
-                    .filter(|r| r.outcome == Outcome::Error)
-                    .count(),
-                fault_type: ft,
-            }
-        })
+        .map(|ft| fault_type_row(run, ft, confidence))
         .collect();
     let all_faults = rate(
         run.results.iter().filter(|r| role(r) == Role::Fault),
@@ -243,40 +200,7 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
         r.detectable_drop = detectable_drop_of(r.caught.n, r.caught.k, 0.05 / rows as f64, 0.8);
     }
 
-    let mutants: Vec<&CaseResult> = run
-        .results
-        .iter()
-        .filter(|r| r.case.kind == CaseKind::Mutant)
-        .collect();
-    let none_reviewed = !mutants.is_empty() && mutants.iter().all(|r| role(r) == Role::Unreviewed);
-    // the provisional rate counts only mutants of claims the checker passes, as the real one does
-    let passed: std::collections::HashSet<&str> = run
-        .results
-        .iter()
-        .filter(|r| r.case.kind == CaseKind::Original && r.outcome == Outcome::Passed)
-        .map(|r| r.case.id.as_str())
-        .collect();
-    let mutants: Vec<&CaseResult> = mutants
-        .into_iter()
-        .filter(|r| r.case.parent.as_deref().is_some_and(|p| passed.contains(p)))
-        .collect();
-    let provisional = none_reviewed.then(|| {
-        fault_types
-            .iter()
-            .filter(|row| row.unreviewed > 0)
-            .map(|row| ProvisionalRow {
-                fault_type: row.fault_type.clone(),
-                flagged: rate(
-                    mutants
-                        .iter()
-                        .filter(|r| r.case.fault_type.as_deref() == Some(row.fault_type.as_str()))
-                        .copied(),
-                    &[Outcome::FlaggedUnreviewed],
-                    confidence,
-                ),
-            })
-            .collect()
-    });
+    let provisional = provisional(run, &fault_types, confidence);
 
     let hard: Vec<&CaseResult> = run
         .results
@@ -299,6 +223,99 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
         errors: run.errors(),
         operators_without_mutants: run.empty_operators.iter().map(|s| s.to_string()).collect(),
     }
+}
+
+/// The row of one fault type: its faults' catch rate (plain and clustered by context), and how
+/// many of its cases are mutants, hard cases, equivalent, unreviewed, of a flagged parent or
+/// errors. `detectable_drop` is filled in once every row is known.
+fn fault_type_row(run: &SuiteRun, ft: String, confidence: f64) -> FaultTypeRow {
+    let role = |r: &&CaseResult| r.case.role();
+    let of_type: Vec<&CaseResult> = run
+        .results
+        .iter()
+        .filter(|r| r.case.fault_type.as_deref() == Some(ft.as_str()))
+        .filter(|r| r.case.kind == CaseKind::Mutant || role(r) == Role::Fault)
+        .collect();
+    let with = |want: Role| of_type.iter().filter(move |r| role(r) == want);
+    FaultTypeRow {
+        caught: rate(with(Role::Fault).copied(), &[Outcome::Caught], confidence),
+        clustered: clustered(with(Role::Fault).copied(), &[Outcome::Caught], confidence),
+        detectable_drop: None,
+        mutants: of_type
+            .iter()
+            .filter(|r| r.case.kind == CaseKind::Mutant)
+            .count(),
+        hard_cases: of_type
+            .iter()
+            .filter(|r| r.case.kind == CaseKind::HardCase)
+            .count(),
+        equivalent: of_type
+            .iter()
+            .filter(|r| r.case.kind == CaseKind::Mutant && role(r) == Role::Invariance)
+            .count(),
+        unreviewed: with(Role::Unreviewed).count(),
+        unreviewed_flagged: with(Role::Unreviewed)
+            .filter(|r| r.outcome == Outcome::FlaggedUnreviewed)
+            .count(),
+        parent_flagged: of_type
+            .iter()
+            .filter(|r| r.outcome == Outcome::ParentFlagged)
+            .count(),
+        parent_flagged_flagged: of_type
+            .iter()
+            .filter(|r| r.outcome == Outcome::ParentFlagged)
+            .filter(|r| crate::engine::run::flagged(&r.result) == Some(true))
+            .count(),
+        errors: of_type
+            .iter()
+            .filter(|r| r.outcome == Outcome::Error)
+            .count(),
+        fault_type: ft,
+    }
+}
+
+/// When no mutant of the suite is reviewed yet: per fault type with unreviewed mutants, the share
+/// of the mutants of claims the checker passes that it flags (a provisional catch rate).
+fn provisional(
+    run: &SuiteRun,
+    fault_types: &[FaultTypeRow],
+    confidence: f64,
+) -> Option<Vec<ProvisionalRow>> {
+    let role = |r: &&CaseResult| r.case.role();
+    let mutants: Vec<&CaseResult> = run
+        .results
+        .iter()
+        .filter(|r| r.case.kind == CaseKind::Mutant)
+        .collect();
+    let none_reviewed = !mutants.is_empty() && mutants.iter().all(|r| role(r) == Role::Unreviewed);
+    // the provisional rate counts only mutants of claims the checker passes, as the real one does
+    let passed: std::collections::HashSet<&str> = run
+        .results
+        .iter()
+        .filter(|r| r.case.kind == CaseKind::Original && r.outcome == Outcome::Passed)
+        .map(|r| r.case.id.as_str())
+        .collect();
+    let mutants: Vec<&CaseResult> = mutants
+        .into_iter()
+        .filter(|r| r.case.parent.as_deref().is_some_and(|p| passed.contains(p)))
+        .collect();
+    none_reviewed.then(|| {
+        fault_types
+            .iter()
+            .filter(|row| row.unreviewed > 0)
+            .map(|row| ProvisionalRow {
+                fault_type: row.fault_type.clone(),
+                flagged: rate(
+                    mutants
+                        .iter()
+                        .filter(|r| r.case.fault_type.as_deref() == Some(row.fault_type.as_str()))
+                        .copied(),
+                    &[Outcome::FlaggedUnreviewed],
+                    confidence,
+                ),
+            })
+            .collect()
+    })
 }
 
 #[cfg(test)]

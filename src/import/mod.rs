@@ -145,7 +145,7 @@ pub(crate) fn byte_at(s: &str, chars: usize) -> usize {
 /// The sentences of a text with their byte ranges, as the claims a person would check.
 pub(crate) fn sentence_spans(text: &str) -> Vec<(usize, usize, String)> {
     let base = text.as_ptr() as usize;
-    crate::text::split_sentences(text)
+    crate::text::sentences::split_sentences(text)
         .into_iter()
         .map(|s| {
             let start = s.as_ptr() as usize - base;
@@ -302,7 +302,7 @@ impl SuiteBuilder {
     pub fn finish(self, imported: &mut Imported) -> serde_yaml::Value {
         let mut contexts = Vec::new();
         for c in self.contexts {
-            if crate::text::is_blank(&c.text) {
+            if crate::text::words::is_blank(&c.text) {
                 imported.empty_sources += 1;
                 continue;
             }

@@ -275,7 +275,7 @@ pub fn ragtruth(
         }
         let Some(b) = &mut built.suite else { continue };
         b.context(&src.id, src.question.as_deref(), &src.text);
-        if crate::text::is_blank(&src.text) {
+        if crate::text::words::is_blank(&src.text) {
             continue;
         }
         for r in responses.iter().filter(|r| r.source_id == src.id) {

@@ -332,7 +332,7 @@ impl LlmClient {
                 ));
             }
         }
-        let version = crate::text::sha256_hex(s.prompt.as_bytes(), 6);
+        let version = crate::text::hash::sha256_hex(s.prompt.as_bytes(), 6);
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(s.timeout))
             .http_status_as_error(false)

@@ -20,7 +20,7 @@ pub fn set_sink(f: impl Fn(&str) + Send + Sync + 'static) {
 
 /// Hands one note to the sink (stderr when none was set).
 pub fn note(line: impl AsRef<str>) {
-    let line = crate::text::printable(line.as_ref());
+    let line = crate::text::escape::printable(line.as_ref());
     match sink().lock() {
         Ok(s) => match s.as_ref() {
             Some(f) => f(&line),

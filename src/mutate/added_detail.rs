@@ -93,7 +93,7 @@ impl AddedDetail {
             })
         };
         let fit = |e: &Entry, borrowed: bool| -> Result<Fit> {
-            if crate::text::is_blank(&e.text) {
+            if crate::text::words::is_blank(&e.text) {
                 return Err(super::rules::empty_word_error(path, text, "a detail"));
             }
             Ok(Fit {
@@ -126,10 +126,10 @@ impl AddedDetail {
     /// True when the passages or the claim (`hay`, lower-cased) use any word of `detail` that is
     /// not ignored.
     fn used(&self, detail: &str, hay: &str) -> bool {
-        crate::text::tokenize(detail).iter().any(|t| {
+        crate::text::tokens::tokenize(detail).iter().any(|t| {
             let w = detail[t.start..t.end].to_lowercase();
             !self.ignore.iter().any(|i| i.eq_ignore_ascii_case(&w))
-                && crate::text::find_word(hay, &w, 0).is_some()
+                && crate::text::words::find_word(hay, &w, 0).is_some()
         })
     }
 }
@@ -178,7 +178,7 @@ impl Mutator for AddedDetail {
                 }
             }
         }
-        let pick = crate::text::sha256_hex(input.claim.as_bytes(), 4);
+        let pick = crate::text::hash::sha256_hex(input.claim.as_bytes(), 4);
         let pick = usize::from_str_radix(&pick[..8], 16).unwrap_or(0);
         let borrowed =
             (!candidates.is_empty()).then(|| candidates[pick % candidates.len()].clone());

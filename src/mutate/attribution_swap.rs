@@ -7,8 +7,8 @@ use super::rules::parse;
 use super::words::{find_phrase, NameCues};
 use super::{Input, Mutator, Operator, Purpose};
 use crate::error::Result;
-use crate::text::capitalised;
-use crate::text::find_name;
+use crate::text::words::capitalised;
+use crate::text::words::find_name;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -53,7 +53,7 @@ impl AttributionSwap {
             .iter()
             .chain(&rules.frames)
             .chain(rules.sources.iter().flatten())
-            .any(|w| crate::text::is_blank(w))
+            .any(|w| crate::text::words::is_blank(w))
         {
             return Err(super::rules::empty_word_error(path, text, "a word"));
         }
@@ -75,7 +75,7 @@ impl Mutator for AttributionSwap {
             .rules
             .verbs
             .iter()
-            .any(|v| crate::text::find_word(&lower, v, 0).is_some())
+            .any(|v| crate::text::words::find_word(&lower, v, 0).is_some())
             || self.rules.frames.iter().any(|f| lower.contains(f.as_str()));
         if !speaks {
             return out;

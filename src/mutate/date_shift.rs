@@ -7,7 +7,7 @@
 use super::rules::parse;
 use super::{Input, Mutator, Operator, Purpose};
 use crate::error::{Error, Result};
-use crate::text::find_word;
+use crate::text::words::find_word;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -208,7 +208,7 @@ impl Mutator for DateShift {
                     || r.months.iter().any(|(m, _)| rest.starts_with(m.as_str()));
                 if dated {
                     let to = if cap {
-                        crate::text::capitalised(to)
+                        crate::text::words::capitalised(to)
                     } else {
                         to.clone()
                     };

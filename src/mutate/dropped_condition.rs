@@ -3,7 +3,7 @@
 use super::rules::{line_of, parse};
 use super::{Input, Mutator, Operator, Purpose};
 use crate::error::{Error, Result};
-use crate::text::tidy;
+use crate::text::words::tidy;
 use regex::Regex;
 use serde::Deserialize;
 use std::path::Path;

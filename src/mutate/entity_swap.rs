@@ -7,7 +7,7 @@ use super::rules::parse;
 use super::words::NameCues;
 use super::{Input, Mutator, Operator, Purpose};
 use crate::error::{Error, Result};
-use crate::text::find_name;
+use crate::text::words::find_name;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -62,7 +62,8 @@ impl EntitySwap {
     fn load(path: &Path, text: &str) -> Result<EntitySwap> {
         let rules: Rules = parse(path, text)?;
         if let Some(a) = &rules.articles {
-            if crate::text::is_blank(&a.before_vowel) || crate::text::is_blank(&a.before_consonant)
+            if crate::text::words::is_blank(&a.before_vowel)
+                || crate::text::words::is_blank(&a.before_consonant)
             {
                 return Err(Error::input(
                     path,
@@ -413,7 +414,7 @@ fn recase(text: &str, cues: &super::words::NameCues) -> String {
         .zip(&cap)
         .map(|(w, c)| {
             if *c {
-                crate::text::capitalised(w)
+                crate::text::words::capitalised(w)
             } else {
                 w.to_string()
             }

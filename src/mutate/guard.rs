@@ -6,7 +6,7 @@
 //! problem the claim already had is not the operator's doing. Each rule is a small function with
 //! a table-driven test; the realism benchmark counts the refusals per operator and reason.
 
-use crate::text::tokenize;
+use crate::text::tokens::tokenize;
 
 /// Function words that have no plural: "ofs", "ins", "tos" are never English.
 const FUNCTION_WORDS: &[&str] = &[

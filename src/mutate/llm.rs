@@ -195,7 +195,7 @@ pub fn validate(reply: &str, claim: &str, passages: &[&str]) -> Result<String, S
     } else {
         return Err(r#"the reply must be one JSON object {"mutant": "..."}"#.into());
     };
-    if crate::text::is_blank(&text) {
+    if crate::text::words::is_blank(&text) {
         return Err("the mutant is empty".into());
     }
     // a line break would break the `reviews:` block `mutants --format yaml` prints; a control or
@@ -225,14 +225,14 @@ pub fn validate(reply: &str, claim: &str, passages: &[&str]) -> Result<String, S
     }
     if passages
         .iter()
-        .flat_map(|p| crate::text::split_sentences(p))
+        .flat_map(|p| crate::text::sentences::split_sentences(p))
         .any(|s| norm(s) == norm(&text))
     {
         return Err("the mutant is a sentence of the passages, which support it".into());
     }
     // the same words in another order says the same: no fault (and generation would skip it,
     // leaving the claim without a mutant)
-    if super::sorted_words(&text) == super::sorted_words(claim) {
+    if super::generation::sorted_words(&text) == super::generation::sorted_words(claim) {
         return Err("the mutant only reorders the claim's words, so it says the same thing".into());
     }
     let (runs, words) = changes(claim, &text);
@@ -314,7 +314,7 @@ impl Mutator for LlmMutator {
             ("fault", self.fault),
             ("fault_description", self.description),
         ]);
-        let key = crate::text::sha256_hex(format!("{}\0{prompt}", self.model).as_bytes(), 32);
+        let key = crate::text::hash::sha256_hex(format!("{}\0{prompt}", self.model).as_bytes(), 32);
         if let Some(text) = self.cache.get(&key) {
             // a cached reply is checked again: the claim or passages may have been edited
             if let Ok(t) = validate(&text, input.claim, input.passages) {

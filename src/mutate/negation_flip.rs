@@ -3,8 +3,8 @@
 use super::rules::{empty_word_error, parse};
 use super::{Input, Mutator, Operator, Purpose};
 use crate::error::Result;
-use crate::text::capitalised;
-use crate::text::find_word;
+use crate::text::words::capitalised;
+use crate::text::words::find_word;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -43,7 +43,7 @@ impl NegationFlip {
             .iter()
             .flatten()
             .chain(&rules.remove)
-            .any(|w| crate::text::is_blank(w))
+            .any(|w| crate::text::words::is_blank(w))
         {
             return Err(empty_word_error(path, text, "a negation word"));
         }
@@ -84,7 +84,11 @@ impl Mutator for NegationFlip {
             .or_else(|| {
                 self.rules.remove.iter().find_map(|w| {
                     find_word(claim, w, 0).map(|at| {
-                        crate::text::tidy(&format!("{}{}", &claim[..at], &claim[at + w.len()..]))
+                        crate::text::words::tidy(&format!(
+                            "{}{}",
+                            &claim[..at],
+                            &claim[at + w.len()..]
+                        ))
                     })
                 })
             });

@@ -61,8 +61,11 @@ static AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
 impl NumberRewrite {
     fn load(path: &Path, text: &str) -> Result<NumberRewrite> {
         let rules: Rules = parse(path, text)?;
-        if rules.number_words.keys().any(|w| crate::text::is_blank(w))
-            || crate::text::is_blank(&rules.percent_spelled)
+        if rules
+            .number_words
+            .keys()
+            .any(|w| crate::text::words::is_blank(w))
+            || crate::text::words::is_blank(&rules.percent_spelled)
         {
             return Err(super::rules::empty_word_error(path, text, "a word"));
         }
@@ -97,7 +100,7 @@ impl NumberRewrite {
 /// `text` with `text[at..end]` replaced by `with`, capitalised at the start of the text.
 fn splice(text: &str, at: usize, end: usize, with: &str) -> String {
     let with = if at == 0 {
-        crate::text::capitalised(with)
+        crate::text::words::capitalised(with)
     } else {
         with.to_string()
     };
@@ -116,7 +119,7 @@ impl Mutator for NumberRewrite {
         };
         // a small whole number in digits <-> in words (not a percentage, year, time or part of a
         // larger figure)
-        for tok in crate::text::tokenize(claim) {
+        for tok in crate::text::tokens::tokenize(claim) {
             let raw = &claim[tok.start..tok.end];
             let before = claim[..tok.start].chars().next_back();
             let after = claim[tok.end..].chars().next();
@@ -171,7 +174,7 @@ impl Mutator for NumberRewrite {
                         &format!(
                             "{}{}",
                             sign.as_str(),
-                            crate::text::with_thousands(&(v as u64).to_string())
+                            crate::text::numbers::with_thousands(&(v as u64).to_string())
                         ),
                     ));
                 }
@@ -185,7 +188,7 @@ impl Mutator for NumberRewrite {
                     })
                     .max_by_key(|(_, s)| **s)
                 {
-                    let short = crate::text::format_number(v as f64 / *s as f64);
+                    let short = crate::text::numbers::format_number(v as f64 / *s as f64);
                     push(splice(
                         claim,
                         all.start(),

@@ -10,7 +10,10 @@
 use super::rules::{line_of, parse};
 use super::{Input, Mutator, Operator, Purpose};
 use crate::error::{Error, Result};
-use crate::text::{format_number, tokenize, with_thousands};
+use crate::text::{
+    numbers::{format_number, with_thousands},
+    tokens::tokenize,
+};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -370,7 +373,7 @@ impl Mutator for NumberSwap {
             } else {
                 match self.word_for(new) {
                     Some(w) if raw.chars().next().is_some_and(char::is_uppercase) => {
-                        crate::text::capitalised(w)
+                        crate::text::words::capitalised(w)
                     }
                     Some(w) => w.to_string(),
                     None => format_number(new),

@@ -41,7 +41,7 @@ impl PronounSwap {
             .pairs
             .iter()
             .flatten()
-            .any(|w| crate::text::is_blank(w))
+            .any(|w| crate::text::words::is_blank(w))
         {
             return Err(super::rules::empty_word_error(path, text, "a pronoun"));
         }
@@ -53,8 +53,9 @@ impl Mutator for PronounSwap {
     fn mutate(&self, input: &Input<'_>) -> Vec<String> {
         let used = |w: &str| {
             input.passages.iter().any(|p| {
-                crate::text::find_word(p, w, 0).is_some()
-                    || crate::text::find_word(p, &crate::text::capitalised(w), 0).is_some()
+                crate::text::words::find_word(p, w, 0).is_some()
+                    || crate::text::words::find_word(p, &crate::text::words::capitalised(w), 0)
+                        .is_some()
             })
         };
         for [a, b] in &self.rules.pairs {

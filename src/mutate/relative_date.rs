@@ -48,7 +48,7 @@ impl RelativeDate {
             .relative
             .iter()
             .chain(&rules.months)
-            .any(|w| crate::text::is_blank(w))
+            .any(|w| crate::text::words::is_blank(w))
         {
             return Err(super::rules::empty_word_error(path, text, "a word"));
         }
@@ -115,7 +115,7 @@ impl Mutator for RelativeDate {
                 let text = if before.is_empty() {
                     format!(
                         "{}{}",
-                        crate::text::capitalised(&absolute),
+                        crate::text::words::capitalised(&absolute),
                         &claim[whole.end()..]
                     )
                 } else {
@@ -135,7 +135,7 @@ impl Mutator for RelativeDate {
             let text = if claim[..whole.start()].trim().is_empty() {
                 format!(
                     "{}{}",
-                    crate::text::capitalised(&relative),
+                    crate::text::words::capitalised(&relative),
                     &claim[whole.end()..]
                 )
             } else {

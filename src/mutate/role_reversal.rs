@@ -7,7 +7,7 @@ use super::rules::parse;
 use super::words::NameCues;
 use super::{Input, Mutator, Operator, Purpose};
 use crate::error::Result;
-use crate::text::find_name;
+use crate::text::words::find_name;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -46,7 +46,7 @@ struct EntityRules {
 impl RoleReversal {
     fn load(path: &Path, text: &str) -> Result<RoleReversal> {
         let rules: Rules = parse(path, text)?;
-        if rules.verbs.iter().any(|w| crate::text::is_blank(w)) {
+        if rules.verbs.iter().any(|w| crate::text::words::is_blank(w)) {
             return Err(super::rules::empty_word_error(path, text, "a verb"));
         }
         let entity: EntityRules = parse(

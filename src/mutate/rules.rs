@@ -173,7 +173,7 @@ impl Rules {
     /// mutants were made by the same rules share it; records carry it, and `merge` joins only
     /// shards that share it.
     pub fn fingerprint(&self) -> String {
-        crate::text::sha256_hex(self.identity.as_bytes(), 16)
+        crate::text::hash::sha256_hex(self.identity.as_bytes(), 16)
     }
 
     /// Every operator with its built mutator, in report order.

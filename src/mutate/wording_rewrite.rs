@@ -8,7 +8,7 @@ use super::rules::parse;
 use super::words::PhraseRules;
 use super::{Input, Mutator, Operator, Purpose};
 use crate::error::{Error, Result};
-use crate::text::capitalised;
+use crate::text::words::capitalised;
 use regex::Regex;
 use serde::Deserialize;
 use std::path::Path;
@@ -59,7 +59,7 @@ impl WordingRewrite {
             .chain(&rules.plainer)
             .flatten()
             .chain(&rules.move_clauses)
-            .any(|w| crate::text::is_blank(w))
+            .any(|w| crate::text::words::is_blank(w))
         {
             return Err(super::rules::empty_word_error(path, text, "a word"));
         }
@@ -111,7 +111,7 @@ fn lower_start(main: &str, passages: &[&str]) -> String {
     let first = main.split_whitespace().next().unwrap_or("");
     let inside_a_sentence = |p: &str| {
         let mut from = 0;
-        while let Some(at) = crate::text::find_word(p, first, from) {
+        while let Some(at) = crate::text::words::find_word(p, first, from) {
             let before = p[..at].trim_end();
             if !before.is_empty() && !before.ends_with(['.', '!', '?', ':', '"', '“']) {
                 return true;
@@ -147,7 +147,7 @@ impl Mutator for WordingRewrite {
                 !self
                     .reported_by
                     .iter()
-                    .any(|v| crate::text::find_word(&c["main"], v, 0).is_some())
+                    .any(|v| crate::text::words::find_word(&c["main"], v, 0).is_some())
             })
         {
             let main = lower_start(&caps["main"], input.passages);

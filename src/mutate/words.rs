@@ -2,11 +2,11 @@
 //! the rule shape "replace one phrase with another" that the word-list operators use.
 
 use crate::error::Result;
-use crate::text::find_word;
+use crate::text::words::find_word;
 use serde::Deserialize;
 use std::path::Path;
 
-use crate::text::capitalised;
+use crate::text::words::capitalised;
 
 /// The first whole-word occurrence of `from` (as written, or with a capital first letter at the
 /// start of a sentence: "May" in "in May 2024" is not "may") at or after byte `start`, as (start,
@@ -42,7 +42,7 @@ pub fn find_phrase(text: &str, from: &str, start: usize) -> Option<(usize, usize
 pub fn replace_first(text: &str, from: &str, to: &str) -> Option<String> {
     let (at, end, cap) = find_phrase(text, from, 0)?;
     let to = if cap { capitalised(to) } else { to.to_string() };
-    Some(crate::text::tidy(&format!(
+    Some(crate::text::words::tidy(&format!(
         "{}{}{}",
         &text[..at],
         to,
@@ -85,7 +85,7 @@ impl PhraseRules {
             .iter()
             .flatten()
             .chain(&rules.remove)
-            .any(|w| crate::text::is_blank(w))
+            .any(|w| crate::text::words::is_blank(w))
         {
             return Err(super::rules::empty_word_error(path, text, "a phrase"));
         }
@@ -263,117 +263,141 @@ pub struct Name {
     pub kind: String,
 }
 
+/// A mention of a name: the name, the word before it (`"\u{0}"` for a one-word name opening a
+/// sentence), the word after it, and the index of its last word in the sentence.
+type Mention = (String, String, String, usize);
+
 impl NameCues {
     /// The names the texts mention, in order of first mention, each once.
     pub fn names(&self, texts: &[&str]) -> Vec<Name> {
         // name, word before, word after, index of its last word in the sentence
-        let mut mentions: Vec<(String, String, String, usize)> = Vec::new();
+        let mut mentions: Vec<Mention> = Vec::new();
         for text in texts {
-            for sentence in crate::text::split_sentences(text) {
-                let words: Vec<&str> = sentence.split_whitespace().collect();
-                // each word once: cleaned, and whether it may be part of a name
-                let cleaned: Vec<&str> = words
-                    .iter()
-                    .map(|w| {
-                        w.trim_matches(|c: char| !c.is_alphanumeric())
-                            .trim_end_matches("'s")
-                            .trim_end_matches("’s")
-                    })
-                    .collect();
-                let nameable: Vec<bool> = cleaned
-                    .iter()
-                    .map(|c| {
-                        let capital = c.chars().next().is_some_and(char::is_uppercase)
-                            && c.chars().any(char::is_lowercase)
-                            || c.len() >= 2 && c.chars().all(|ch| ch.is_ascii_uppercase());
-                        capital && !self.not_names.iter().any(|n| n == c)
-                    })
-                    .collect();
-                let clean = |k: usize| cleaned[k].to_string();
-                let capital = |k: usize| {
-                    let c = cleaned[k];
-                    c.chars().next().is_some_and(char::is_uppercase)
-                        && c.chars().any(char::is_lowercase)
-                        || c.len() >= 2 && c.chars().all(|ch| ch.is_ascii_uppercase())
-                };
-                let mut i = 0;
-                while i < words.len() {
-                    if !nameable[i] {
-                        i += 1;
-                        continue;
+            for sentence in crate::text::sentences::split_sentences(text) {
+                self.mentions_in(sentence, &mut mentions);
+            }
+        }
+        self.kinds_of(&mentions)
+    }
+
+    /// The mentions of names in one sentence, added to `mentions` (whose last one may pass its
+    /// cue on to a name listed after it).
+    fn mentions_in(&self, sentence: &str, mentions: &mut Vec<Mention>) {
+        let words: Vec<&str> = sentence.split_whitespace().collect();
+        // each word once: cleaned, and whether it may be part of a name
+        let cleaned: Vec<&str> = words
+            .iter()
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .trim_end_matches("'s")
+                    .trim_end_matches("’s")
+            })
+            .collect();
+        let nameable: Vec<bool> = cleaned
+            .iter()
+            .map(|c| {
+                let capital = c.chars().next().is_some_and(char::is_uppercase)
+                    && c.chars().any(char::is_lowercase)
+                    || c.len() >= 2 && c.chars().all(|ch| ch.is_ascii_uppercase());
+                capital && !self.not_names.iter().any(|n| n == c)
+            })
+            .collect();
+        let clean = |k: usize| cleaned[k].to_string();
+        let mut i = 0;
+        while i < words.len() {
+            if !nameable[i] {
+                i += 1;
+                continue;
+            }
+            let j = self.name_end(&words, &nameable, &cleaned, i);
+            let name = words[i..j]
+                .iter()
+                .map(|w| w.to_string())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let name = name
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .trim_end_matches("'s")
+                .trim_end_matches("’s")
+                .to_string();
+            // the first word of a sentence is capitalised anyway: a one-word name there
+            // counts only when it is also met inside a sentence
+            let initial = i == 0 && j == 1;
+            let mut before = if i > 0 { clean(i - 1) } else { String::new() };
+            // a name in a list takes the cue of the name before it: "in London, New
+            // York and Tokyo" are all places
+            let listed =
+                i > 1 && (words[i - 1].ends_with(',') || ["and", "or"].contains(&words[i - 1]));
+            if listed {
+                if let Some(prev) = mentions.last() {
+                    // (a sentence's first name has no cue to pass on: "Labour's
+                    // candidate, Peter Doyle" keeps its own)
+                    if (prev.3 + 1 == i || prev.3 + 2 == i) && prev.1 != "\u{0}" {
+                        before = prev.1.clone();
                     }
-                    let mut j = i + 1;
-                    // a name ends at punctuation after a word ("Acme, Inc" is two)
-                    let ends = |w: &str| w.ends_with([',', ';', ':', '.', ')', '"', '”']);
-                    // ... and after a possessive followed by a name of two words or more: "the
-                    // Green Party's Amira Khan" is two names, "St Mark's School" one
-                    let possessive_split = |k: usize| {
-                        (words[k].ends_with("'s") || words[k].ends_with("’s"))
-                            && k + 2 < words.len()
-                            && nameable[k + 1]
-                            && nameable[k + 2]
-                    };
-                    if !ends(words[i]) && !possessive_split(i) {
-                        while j < words.len() {
-                            if nameable[j] {
-                                j += 1;
-                            } else if self.joiners.iter().any(|x| x == words[j])
-                                && j + 1 < words.len()
-                                && capital(j + 1)
-                            {
-                                j += 2;
-                            } else {
-                                break;
-                            }
-                            if ends(words[j - 1]) || possessive_split(j - 1) {
-                                break;
-                            }
-                        }
-                    }
-                    let name = words[i..j]
-                        .iter()
-                        .map(|w| w.to_string())
-                        .collect::<Vec<_>>()
-                        .join(" ");
-                    let name = name
-                        .trim_matches(|c: char| !c.is_alphanumeric())
-                        .trim_end_matches("'s")
-                        .trim_end_matches("’s")
-                        .to_string();
-                    // the first word of a sentence is capitalised anyway: a one-word name there
-                    // counts only when it is also met inside a sentence
-                    let initial = i == 0 && j == 1;
-                    let mut before = if i > 0 { clean(i - 1) } else { String::new() };
-                    // a name in a list takes the cue of the name before it: "in London, New
-                    // York and Tokyo" are all places
-                    let listed = i > 1
-                        && (words[i - 1].ends_with(',') || ["and", "or"].contains(&words[i - 1]));
-                    if listed {
-                        if let Some(prev) = mentions.last() {
-                            // (a sentence's first name has no cue to pass on: "Labour's
-                            // candidate, Peter Doyle" keeps its own)
-                            if (prev.3 + 1 == i || prev.3 + 2 == i) && prev.1 != "\u{0}" {
-                                before = prev.1.clone();
-                            }
-                        }
-                    }
-                    let after = if j < words.len() {
-                        clean(j)
-                    } else {
-                        String::new()
-                    };
-                    if !name.is_empty() {
-                        mentions.push((
-                            name,
-                            if initial { "\u{0}".into() } else { before },
-                            after,
-                            j - 1,
-                        ));
-                    }
-                    i = j;
+                }
+            }
+            let after = if j < words.len() {
+                clean(j)
+            } else {
+                String::new()
+            };
+            if !name.is_empty() {
+                mentions.push((
+                    name,
+                    if initial { "\u{0}".into() } else { before },
+                    after,
+                    j - 1,
+                ));
+            }
+            i = j;
+        }
+    }
+
+    /// Where the name that starts at word `i` ends (the index after its last word): at
+    /// punctuation, before a possessive followed by a name of two words or more, and where the
+    /// words stop being part of a name (a joiner such as "of" continues it before a capital).
+    fn name_end(&self, words: &[&str], nameable: &[bool], cleaned: &[&str], i: usize) -> usize {
+        let capital = |k: usize| {
+            let c = cleaned[k];
+            c.chars().next().is_some_and(char::is_uppercase) && c.chars().any(char::is_lowercase)
+                || c.len() >= 2 && c.chars().all(|ch| ch.is_ascii_uppercase())
+        };
+        let mut j = i + 1;
+        // a name ends at punctuation after a word ("Acme, Inc" is two)
+        let ends = |w: &str| w.ends_with([',', ';', ':', '.', ')', '"', '”']);
+        // ... and after a possessive followed by a name of two words or more: "the
+        // Green Party's Amira Khan" is two names, "St Mark's School" one
+        let possessive_split = |k: usize| {
+            (words[k].ends_with("'s") || words[k].ends_with("’s"))
+                && k + 2 < words.len()
+                && nameable[k + 1]
+                && nameable[k + 2]
+        };
+        if !ends(words[i]) && !possessive_split(i) {
+            while j < words.len() {
+                if nameable[j] {
+                    j += 1;
+                } else if self.joiners.iter().any(|x| x == words[j])
+                    && j + 1 < words.len()
+                    && capital(j + 1)
+                {
+                    j += 2;
+                } else {
+                    break;
+                }
+                if ends(words[j - 1]) || possessive_split(j - 1) {
+                    break;
                 }
             }
         }
+        j
+    }
+
+    /// Each name once, in order of first mention, with its kind: from its own words ("Bank",
+    /// "Senate"), else the words around any of its mentions, else the kind of a cued name whose
+    /// first or last word is its last word; a name only ever met opening a sentence is left out.
+    fn kinds_of(&self, mentions: &[Mention]) -> Vec<Name> {
         // the kind a mention's own cues give it, if any
         // the name's own words ("Bank", "Senate") first, then the words around it
         let cued = |name: &str, before: &str, after: &str| -> Option<String> {
@@ -394,7 +418,7 @@ impl NameCues {
         // a name's last word names the same thing: "Khan said" (even opening a sentence) makes
         // "Amira Khan" a person, "Nordvik Foods" an organisation makes "Nordvik" one
         let mut by_last: std::collections::HashMap<String, String> = Default::default();
-        for (name, before, after, _) in &mentions {
+        for (name, before, after, _) in mentions {
             if let (Some(kind), Some(last)) =
                 (cued(name, before, after), name.split_whitespace().last())
             {
@@ -409,7 +433,7 @@ impl NameCues {
         let mut order: Vec<&str> = Vec::new();
         let mut by_name: std::collections::HashMap<&str, Vec<&(String, String, String, usize)>> =
             Default::default();
-        for m in &mentions {
+        for m in mentions {
             let e = by_name.entry(m.0.as_str()).or_default();
             if e.is_empty() {
                 order.push(m.0.as_str());

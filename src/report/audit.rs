@@ -10,7 +10,7 @@ use crate::model::case::Label;
 use crate::model::case::ReviewState;
 use crate::model::case::{CaseKind, Expected, Outcome, Role};
 use crate::stats::{cohen_kappa_ci, Kappa, Rate};
-use crate::text::{escape_markup, escape_md_cell};
+use crate::text::escape::{escape_markup, escape_md_cell};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

@@ -3,7 +3,7 @@
 use super::{fmt_score, Paint};
 use crate::gate::compare::{Comparison, GroupRow};
 use crate::model::case::Label;
-use crate::text::{escape_markup, escape_md_cell, escape_md_code};
+use crate::text::escape::{escape_markup, escape_md_cell, escape_md_code};
 use std::fmt::Write;
 
 use super::fmt_kn as side;
@@ -98,7 +98,7 @@ fn notes(c: &Comparison) -> Vec<String> {
                 if good == 0 {
                     out.push(format!(
                         "{}: no drop detectable: the base got none of its {} cases right, so none can get worse",
-                        crate::text::printable(&r.group), r.base.n
+                        crate::text::escape::printable(&r.group), r.base.n
                     ));
                 } else {
                     too_few.push(r);
@@ -106,7 +106,7 @@ fn notes(c: &Comparison) -> Vec<String> {
             }
             Some(d) if d > c.min_detectable => out.push(format!(
                 "{}: too few {unit} to detect a drop of {:.2} ({} {unit} at risk detect {:.2} with 80% power at best, if the candidate fixes none)",
-                crate::text::printable(&r.group), c.min_detectable, r.clusters_at_risk, d
+                crate::text::escape::printable(&r.group), c.min_detectable, r.clusters_at_risk, d
             )),
             _ => {}
         }
@@ -136,7 +136,7 @@ fn few_clusters(c: &Comparison, rows: &[&GroupRow]) -> String {
         "every row".to_string()
     } else {
         rows.iter()
-            .map(|r| crate::text::printable(&r.group))
+            .map(|r| crate::text::escape::printable(&r.group))
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -173,7 +173,7 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
     for r in &c.rows {
         let line = format!(
             "  {:<20} {:<24} {:<24} {:>6} {:>5} {:>7} {:>8} {:>6}",
-            crate::text::printable(&r.group),
+            crate::text::escape::printable(&r.group),
             side(&r.base),
             side(&r.candidate),
             r.better,
@@ -214,11 +214,11 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
                 o,
                 "  {:<16} {:<18} {:<18} base {:<18} candidate {:<18} {}",
                 r.change.as_str(),
-                crate::text::printable(&r.id),
-                crate::text::printable(r.fault_type.as_deref().unwrap_or(r.kind.as_str())),
+                crate::text::escape::printable(&r.id),
+                crate::text::escape::printable(r.fault_type.as_deref().unwrap_or(r.kind.as_str())),
                 verdict(&r.base_verdict, r.base_score),
                 verdict(&r.candidate_verdict, r.candidate_score),
-                crate::text::printable(&r.claim)
+                crate::text::escape::printable(&r.claim)
             );
         }
     }
@@ -232,7 +232,7 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
                 o,
                 "\n{} cases {title} (not compared): {}",
                 list.len(),
-                crate::text::printable(&ids.join(", "))
+                crate::text::escape::printable(&ids.join(", "))
             );
         }
     }
@@ -249,9 +249,9 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
             let _ = writeln!(
                 o,
                 "  {:<18} {:<9} {}",
-                crate::text::printable(&e.id),
+                crate::text::escape::printable(&e.id),
                 e.side,
-                crate::text::printable(&e.error)
+                crate::text::escape::printable(&e.error)
             );
         }
         if c.errors.len() > 20 {

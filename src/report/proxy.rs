@@ -4,7 +4,7 @@
 
 use super::{fmt_ci, fmt_kn, fmt_rate, Paint};
 use crate::engine::proxy::{Better, Matched, RealErrors};
-use crate::text::printable;
+use crate::text::escape::printable;
 use std::fmt::Write;
 
 const PROVISIONAL: &str = "PROVISIONAL: no mutant is reviewed yet, so every unreviewed mutant is taken for a fault; review them (faithprobe review SUITE) before trusting these figures";
@@ -87,7 +87,9 @@ pub fn matched(m: &Matched, paint: Paint, markdown: bool) -> String {
             let _ = writeln!(
                 o,
                 "| {} |",
-                cells.map(|c| crate::text::escape_md_cell(&c)).join(" | ")
+                cells
+                    .map(|c| crate::text::escape::escape_md_cell(&c))
+                    .join(" | ")
             );
         } else {
             let _ = writeln!(
@@ -180,7 +182,9 @@ pub fn real_errors(r: &RealErrors, paint: Paint, markdown: bool) -> String {
             let _ = writeln!(
                 o,
                 "| {} |",
-                cells.map(|c| crate::text::escape_md_cell(&c)).join(" | ")
+                cells
+                    .map(|c| crate::text::escape::escape_md_cell(&c))
+                    .join(" | ")
             );
         } else {
             let _ = writeln!(

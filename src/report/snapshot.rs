@@ -73,7 +73,7 @@ pub fn file_name(suite: &str, checker: &str) -> String {
         if f == s {
             f
         } else {
-            format!("{f}-{}", crate::text::sha256_hex(s.as_bytes(), 4))
+            format!("{f}-{}", crate::text::hash::sha256_hex(s.as_bytes(), 4))
         }
     };
     format!("{}.{}.snap", part(suite), part(checker))
@@ -143,7 +143,7 @@ pub fn diff(old: &str, new: &str, old_path: &Path, new_path: &Path, color: bool)
                     ChangeTag::Equal => (" ", format!(" {change}")),
                 };
                 // a claim or id of the suite never reaches the terminal as a control sequence
-                let line = crate::text::printable(line.trim_end_matches('\n')) + "\n";
+                let line = crate::text::escape::printable(line.trim_end_matches('\n')) + "\n";
                 out.push_str(&match (color, sign) {
                     (true, "-") => line.red().to_string(),
                     (true, "+") => line.green().to_string(),
@@ -192,7 +192,7 @@ pub fn check_new(new: &Path) -> Result<()> {
     let help = |dir: &str| {
         format!("delete it (`faithprobe snapshot reject {dir}`) and write it again with `faithprobe run SUITE --snapshot {dir}`")
     };
-    let dir = crate::text::shell_word(
+    let dir = crate::text::shell::shell_word(
         &new.parent()
             .map(|d| d.display().to_string())
             .filter(|d| !d.is_empty())

@@ -6,7 +6,7 @@
 //! polygons and a few labels, which SVG does natively.
 
 use crate::stats::sweep::SweepPoint;
-use crate::text::escape_markup;
+use crate::text::escape::escape_markup;
 use std::fmt::Write;
 
 const PALETTE: [&str; 8] = [

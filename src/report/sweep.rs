@@ -128,7 +128,12 @@ pub fn render(s: &SweepResult, markdown: bool) -> String {
             let first = b * TYPES_PER_BLOCK;
             let _ = writeln!(o, "\n  faults caught per type (k/n):");
             for (i, t) in block.iter().enumerate() {
-                let _ = writeln!(o, "    ({}) {}", first + i + 1, crate::text::printable(t));
+                let _ = writeln!(
+                    o,
+                    "    ({}) {}",
+                    first + i + 1,
+                    crate::text::escape::printable(t)
+                );
             }
             let _ = write!(o, "  {:>9}", "threshold");
             for i in 0..block.len() {
@@ -210,7 +215,7 @@ pub fn findings(s: &SweepResult) -> Vec<String> {
     for t in &s.too_small {
         o.push(format!(
             "warning{at}: {}: {} give ±{:.2}; about {} are needed to pin its rate within ±{} at {pct}%.",
-            crate::text::printable(&t.fault_type),
+            crate::text::escape::printable(&t.fault_type),
             super::count(t.n, "labelled fault", "labelled faults"),
             t.half_width,
             t.needed,

@@ -244,7 +244,7 @@ pub fn screen(p: &Pending, change: &Change, at: usize, of: usize) -> String {
         p.new.field("checker").unwrap_or("?"),
         p.new.field("kind").unwrap_or("?"),
     ));
-    let printable = crate::text::printable;
+    let printable = crate::text::escape::printable;
     match change {
         Change::NewSnapshot { cases } => o.push_str(&format!(
             "new       no snapshot yet: {} with {cases} verdicts\n",

@@ -68,14 +68,14 @@ impl Terminal {
     pub fn show(&mut self, text: &str) {
         let mut out = std::io::stdout().lock();
         // the screen's fields are escaped as it is built; this keeps any other sequence out
-        let text = crate::text::printable_keeping_color(text);
+        let text = crate::text::escape::printable_keeping_color(text);
         let _ = write!(out, "\x1b[H\x1b[2J{text}");
         let _ = out.flush();
     }
 
     /// Prints `text` below what is shown.
     pub fn say(&mut self, text: &str) {
-        let text = crate::text::printable_keeping_color(text);
+        let text = crate::text::escape::printable_keeping_color(text);
         let mut out = std::io::stdout().lock();
         let _ = write!(out, "{text}");
         let _ = out.flush();

@@ -122,7 +122,7 @@ impl SideFile {
             let r: schema::ReviewFile = serde_yaml::from_value(v).map_err(|e| {
                 Error::input(path, line, format!("the review of `{id}`: {e}"), HELP)
             })?;
-            let why = r.why.filter(|w| !crate::text::is_blank(w));
+            let why = r.why.filter(|w| !crate::text::words::is_blank(w));
             if r.review == ReviewKind::Equivalent && why.is_none() {
                 return Err(Error::input(
                     path,
@@ -173,8 +173,10 @@ impl SideFile {
                 },
             );
         }
-        suite.sha256 =
-            crate::text::sha256_hex(format!("{suite_text}\0{side_text}").as_bytes(), usize::MAX);
+        suite.sha256 = crate::text::hash::sha256_hex(
+            format!("{suite_text}\0{side_text}").as_bytes(),
+            usize::MAX,
+        );
         suite.side_file = Some(self.path.clone());
         Ok(())
     }
@@ -270,7 +272,7 @@ impl std::fmt::Display for Decision {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", crate::model::case::serde_name(&self.kind))?;
         if let Some(why) = &self.why {
-            write!(f, " ({})", crate::text::printable(why))?;
+            write!(f, " ({})", crate::text::escape::printable(why))?;
         }
         Ok(())
     }
@@ -309,7 +311,7 @@ fn quote(why: &str) -> String {
 pub fn clean_reason(why: &str) -> Option<String> {
     let q = quote(why);
     let s: String = serde_json::from_str(&q).unwrap_or_default();
-    (!crate::text::is_blank(&s)).then_some(s)
+    (!crate::text::words::is_blank(&s)).then_some(s)
 }
 
 #[cfg(test)]

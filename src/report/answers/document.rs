@@ -3,10 +3,10 @@
 //! reports (summary, the omissions queue, then the worst answers or all of them), and the
 //! self-contained HTML page. Every writer takes any `Write`: stdout, a file, a test's buffer.
 
-use super::{
-    html_answer, html_head, human_answer, human_queue, human_summary, markdown_answer_row,
-    markdown_summary, AnswerHead, HTML_END, MARKDOWN_ANSWERS_HEAD,
-};
+use super::html::{html_answer, html_head, HTML_END};
+use super::human::{human_answer, human_queue, human_summary};
+use super::markdown::{markdown_answer_row, markdown_summary, MARKDOWN_ANSWERS_HEAD};
+use super::AnswerHead;
 use crate::answers::pipeline::Omissions;
 use crate::answers::score::{AnswerResult, Definition, ScoreRecord};
 use crate::answers::tally::{ScoreSummary, Tally};

@@ -7,7 +7,7 @@ use crate::engine::summary::Summary;
 use crate::model::case::MutantReview;
 use crate::model::case::{CaseKind, Outcome, Role};
 use crate::report::{fmt_ci, fmt_rate, fmt_score, fmt_settings, Paint};
-use crate::text::printable;
+use crate::text::escape::printable;
 use std::fmt::Write;
 
 use crate::report::trunc;

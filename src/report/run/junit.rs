@@ -6,7 +6,7 @@ use crate::engine::run::SuiteRun;
 
 use crate::model::case::{Outcome, Role};
 use crate::report::fmt_score;
-use crate::text::escape_markup;
+use crate::text::escape::escape_markup;
 use std::fmt::Write;
 
 /// The `<testsuite>` element of one suite's run.

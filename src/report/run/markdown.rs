@@ -5,7 +5,7 @@ use crate::engine::run::SuiteRun;
 use crate::engine::summary::Summary;
 use crate::model::case::{Outcome, Role};
 use crate::report::{fmt_ci, fmt_rate, fmt_score, fmt_settings};
-use crate::text::{escape_md_cell, escape_md_code};
+use crate::text::escape::{escape_md_cell, escape_md_code};
 use std::fmt::Write;
 
 /// Renders one suite's run as Markdown.

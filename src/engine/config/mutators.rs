@@ -1,0 +1,223 @@
+//! The mutators a config names: a rule folder, and LLM mutators (`kind: llm`) with their
+//! endpoints, faults and reply caches.
+
+use super::Config;
+use crate::error::{Error, Result};
+use crate::io::llm::EndpointConfig;
+use crate::io::llm::LlmClient;
+use crate::mutate::Rules;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// An LLM mutator as configured under `mutators:` (`kind: llm`): an OpenAI-compatible endpoint
+/// and the faults to ask it for.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an LLM mutator: `kind: llm`, `base_url`, `model` and optional `faults`, `cache`, `api_key_env`, `prompt`, `timeout_s`, `max_retries`, `backoff_ms`, `max_wait_s`"
+)]
+pub struct LlmMutatorConfig {
+    pub kind: LlmKind,
+    pub base_url: String,
+    pub model: String,
+    pub api_key_env: Option<String>,
+    pub prompt: Option<PathBuf>,
+    pub timeout_s: Option<f64>,
+    pub max_retries: Option<u32>,
+    pub backoff_ms: Option<u64>,
+    pub max_wait_s: Option<f64>,
+    /// The faults to ask for (default: every fault the LLM mutator knows).
+    pub faults: Option<Vec<String>>,
+    /// The reply cache (default `.faithprobe/llm-mutants.json` beside the config).
+    pub cache: Option<PathBuf>,
+}
+
+/// The one kind of configured mutator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LlmKind {
+    Llm,
+}
+
+impl LlmMutatorConfig {
+    fn endpoint(&self) -> EndpointConfig {
+        EndpointConfig {
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+            api_key_env: self.api_key_env.clone(),
+            prompt: self.prompt.clone(),
+            timeout_s: self.timeout_s,
+            max_retries: self.max_retries,
+            backoff_ms: self.backoff_ms,
+            max_wait_s: self.max_wait_s,
+        }
+    }
+
+    /// The faults asked for, every known one by default.
+    pub fn faults(&self) -> Vec<String> {
+        self.faults.clone().unwrap_or_else(|| {
+            crate::mutate::llm::FAULTS
+                .iter()
+                .map(|f| f.0.to_string())
+                .collect()
+        })
+    }
+}
+
+/// The rule folder and the LLM mutators by name.
+type Mutators = (Option<PathBuf>, BTreeMap<String, LlmMutatorConfig>);
+
+/// `mutators:` as written: `DIR`, or a mapping of `rules: DIR` and named LLM mutators; the rule
+/// folder (resolved against `base`) and the LLM mutators, their lines going into `lines` as
+/// `mutator:NAME`.
+pub(super) fn parse(
+    path: &Path,
+    text: &str,
+    base: &Path,
+    value: Option<serde_yaml::Value>,
+    lines: &mut BTreeMap<String, usize>,
+) -> Result<Mutators> {
+    let line_of = |name: &str| super::parse::line_of(text, name);
+    // `mutators: DIR`, or a mapping of `rules: DIR` and named LLM mutators
+    let mut rules_dir = None;
+    let mut llm_mutators = BTreeMap::new();
+    match value {
+        None | Some(serde_yaml::Value::Null) => {}
+        Some(serde_yaml::Value::String(dir)) => rules_dir = Some(base.join(dir)),
+        Some(serde_yaml::Value::Mapping(map)) => {
+            for (k, v) in map {
+                let name = k.as_str().unwrap_or_default().to_string();
+                let line = line_of(&name);
+                if name == "rules" {
+                    let dir = v.as_str().ok_or_else(|| {
+                        Error::input(
+                            path,
+                            line,
+                            "`mutators: rules:` must be a folder",
+                            "write `rules: my-rules/` (a folder of rule files such as number_swap.yaml)",
+                        )
+                    })?;
+                    rules_dir = Some(base.join(dir));
+                    continue;
+                }
+                if name.is_empty()
+                    || !name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                {
+                    return Err(Error::input(
+                        path,
+                        line,
+                        format!("mutator name {name:?} is not a simple name"),
+                        "name an LLM mutator with letters, digits, `_` or `-` (its faults are reported as NAME_FAULT)",
+                    ));
+                }
+                let m: LlmMutatorConfig = serde_yaml::from_value(v).map_err(|e| {
+                    Error::input(
+                        path,
+                        line,
+                        format!("mutator `{name}`: {e}"),
+                        "an LLM mutator is `{kind: llm, base_url: ..., model: ...}` with optional `faults: [nuanced_meaning_shift, reasoning_error, opinion_as_fact]`; see README.md, 'An LLM mutator'",
+                    )
+                })?;
+                let problem = m.endpoint().validate().err().or_else(|| {
+                    m.faults().iter().find_map(|f| {
+                        (!crate::mutate::llm::FAULTS.iter().any(|k| k.0 == f)).then(|| {
+                            format!(
+                                "unknown fault `{f}` (known: {})",
+                                crate::mutate::llm::FAULTS
+                                    .iter()
+                                    .map(|k| k.0)
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            )
+                        })
+                    })
+                });
+                if let Some(p) = problem {
+                    return Err(Error::input(
+                        path,
+                        line,
+                        format!("mutator `{name}`: {p}"),
+                        "see README.md, 'An LLM mutator'",
+                    ));
+                }
+                if let Some(l) = line {
+                    lines.insert(format!("mutator:{name}"), l);
+                }
+                llm_mutators.insert(name, m);
+            }
+        }
+        Some(_) => {
+            return Err(Error::input(
+                path,
+                line_of("mutators"),
+                "`mutators:` must be a folder or a mapping",
+                "write `mutators: DIR`, or `mutators: {rules: DIR, NAME: {kind: llm, base_url: ..., model: ...}}`",
+            ))
+        }
+    }
+    Ok((rules_dir, llm_mutators))
+}
+
+impl Config {
+    /// Where the LLM mutator `m` caches its replies.
+    fn llm_mutant_cache(&self, m: &LlmMutatorConfig) -> PathBuf {
+        match &m.cache {
+            Some(c) => self.base.join(c),
+            None => self.base.join(".faithprobe/llm-mutants.json"),
+        }
+    }
+
+    /// The files the config's LLM mutators read their cached replies from: inputs of every
+    /// command that generates mutants, so no output may be written over one.
+    pub fn llm_mutant_caches(&self) -> Vec<PathBuf> {
+        self.llm_mutators
+            .values()
+            .map(|m| self.llm_mutant_cache(m))
+            .collect()
+    }
+
+    /// The mutator rules: `--mutators` beats the config file beats the built-in rules; then the
+    /// config's LLM mutators, in name order.
+    pub fn rules(&self, cli: Option<&Path>) -> Result<Rules> {
+        let mut rules = match cli.or(self.mutators.as_deref()) {
+            Some(dir) => Rules::from_dir(dir)?,
+            None => Rules::builtin(),
+        };
+        for (name, m) in &self.llm_mutators {
+            let key = format!("mutator:{name}");
+            let failed = |e: String| {
+                self.bad(
+                    &key,
+                    format!("mutator `{name}`: {e}"),
+                    "see README.md, 'An LLM mutator'",
+                )
+            };
+            let settings = self
+                .llm_settings(
+                    &m.endpoint(),
+                    &m.prompt
+                        .clone()
+                        .unwrap_or_else(|| PathBuf::from(crate::io::prompts::MUTATE)),
+                    &self.base,
+                )
+                .map_err(failed)?;
+            let client =
+                LlmClient::new(settings, &["{passages}", "{claim}", "{fault}"]).map_err(failed)?;
+            let cache_path = self.llm_mutant_cache(m);
+            let cache = crate::mutate::llm::ReplyCache::open(&cache_path).map_err(failed)?;
+            let ops = crate::mutate::llm::LlmMutator::operators(
+                name,
+                client,
+                &m.model,
+                &m.faults(),
+                cache,
+            )
+            .map_err(failed)?;
+            rules = rules.with(ops, &format!("model={} faults={:?}", m.model, m.faults()));
+        }
+        Ok(rules)
+    }
+}

@@ -1,0 +1,500 @@
+//! Generating a suite's mutants: every operator on every verified claim, each edit skipped with
+//! the reason, left to the hard case it equals, or kept as a mutant with a stable id and the
+//! suite's review of it.
+
+use super::set::{Mutant, MutantSet, Skipped, StaleReview};
+use super::{guard, role_reversal, Input, Operator, Purpose, Rules};
+use crate::error::{Error, Result};
+use crate::model::case::MutantReview;
+use crate::model::suite::{Claim, ReviewKind, Suite};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashSet};
+
+/// The words of `s`, lower-cased and sorted: two texts with the same words in another order have
+/// the same list.
+pub(super) fn sorted_words(s: &str) -> Vec<String> {
+    let mut w: Vec<String> = crate::text::tokens::tokenize(s)
+        .into_iter()
+        .map(|t| s[t.start..t.end].to_lowercase())
+        .collect();
+    w.sort();
+    w
+}
+
+/// A sentence as [`skip_reason`] compares it: trimmed, without its final stop, lower-cased.
+fn sentence_key(s: &str) -> String {
+    s.trim().trim_end_matches(['.', '!', '?']).to_lowercase()
+}
+
+/// Why an edit is not a case, or `None` when it is one: a fault that only reorders the claim's
+/// words (the members of a list swapped) says the same thing, and a fault that is word for word a
+/// sentence of the passages is supported by them. `claim_words` are the claim's
+/// [`sorted_words`], `sentences` the passages' sentences as [`sentence_key`]s.
+fn skip_reason(
+    op: &Operator,
+    claim_words: &[String],
+    text: &str,
+    sentences: &std::collections::HashSet<String>,
+) -> Option<&'static str> {
+    if op.purpose != Purpose::Fault {
+        return None;
+    }
+    // a role reversal moves words by its nature: who did what to whom is in their order
+    if sorted_words(text) == claim_words && op.name != role_reversal::OPERATOR.name {
+        return Some("it only reorders the claim's words (e.g. two members of a list swapped), so it says the same thing");
+    }
+    if sentences.contains(&sentence_key(text)) {
+        return Some("it is word for word a sentence of the passages, so they support it");
+    }
+    None
+}
+
+/// The stable id of a mutant: `m-` and the first 16 hex digits (64 bits) of a SHA-256 over the
+/// operator, the parent claim id and the mutant text.
+pub(crate) fn mutant_id(operator: &str, parent_id: &str, text: &str) -> String {
+    let mut h = Sha256::new();
+    for part in [operator, parent_id, text] {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    let digest = h.finalize();
+    format!("m-{}", crate::text::hash::hex(&digest[..8]))
+}
+
+/// How many other contexts (the next ones in suite order) an operator may borrow from.
+const ELSEWHERE: usize = 4;
+
+/// The length of a mutant id from faithprobe 0.1 (`m-` and 8 hex digits): the same hash, cut
+/// shorter, so such an id is a prefix of today's. Reviews keyed by one still apply.
+const LEGACY_ID_LEN: usize = 10;
+
+/// Generates every mutant of a suite's faithful claims and attaches the suite's reviews. A review
+/// of a mutant id the suite does not generate is stale: listed in the set, never an error.
+pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
+    let mut made = Made::default();
+    for (ci, ctx) in suite.contexts.iter().enumerate() {
+        let around = Around::of(suite, ci);
+        for claim in &ctx.faithful {
+            // a signal stops generation within a claim's work, not after the whole suite
+            if crate::io::interrupt::requested() {
+                return Err(Error::Interrupted(format!(
+                    "stopped while making the mutants of {}; nothing was scored or written",
+                    suite.path.display()
+                )));
+            }
+            let at = ClaimAt {
+                context: ci,
+                claim,
+                words: sorted_words(&claim.text),
+                first: made.mutants.len(),
+                sentences: &around.sentences,
+            };
+            let input = Input {
+                claim: &claim.text,
+                passages: &around.passages,
+                entities: &suite.entities,
+                elsewhere: &around.elsewhere,
+            };
+            for (op, m) in rules.operators() {
+                for text in m.mutate(&input) {
+                    made.add(suite, &at, op, text)?;
+                }
+            }
+        }
+    }
+    no_short_id_matches_twice(suite, &made.legacy)?;
+    let stale_reviews = stale_reviews(suite, &made);
+    no_mutator_failed(suite, rules)?;
+    let operators: Vec<&'static str> = rules.operators().map(|(op, _)| op.name).collect();
+    let empty_operators = operators
+        .iter()
+        .copied()
+        .filter(|name| !made.mutants.iter().any(|m| m.operator == *name))
+        .collect();
+    Ok(MutantSet {
+        mutants: made.mutants,
+        operators,
+        skipped: made.skipped,
+        empty_operators,
+        same_as_hard_case: made.same_as_hard_case,
+        stale_reviews,
+        rules_sha256: rules.fingerprint(),
+    })
+}
+
+/// The texts around a context's claims: its passages, the passages an operator may borrow from,
+/// and its passages' sentences as [`sentence_key`]s.
+struct Around<'s> {
+    passages: Vec<&'s str>,
+    elsewhere: Vec<&'s str>,
+    sentences: HashSet<String>,
+}
+
+impl<'s> Around<'s> {
+    fn of(suite: &'s Suite, ci: usize) -> Around<'s> {
+        let ctx = &suite.contexts[ci];
+        let passages: Vec<&str> = ctx.passages.iter().map(|p| p.text.as_str()).collect();
+        // the next few contexts in suite order (wrapping): enough to borrow a detail from,
+        // and a bounded cost per claim however large the suite
+        let n = suite.contexts.len();
+        let elsewhere: Vec<&str> = (1..n.min(ELSEWHERE + 1))
+            .map(|k| &suite.contexts[(ci + k) % n])
+            .flat_map(|c| c.passages.iter().map(|p| p.text.as_str()))
+            .collect();
+        let sentences: HashSet<String> = passages
+            .iter()
+            .flat_map(|p| crate::text::sentences::split_sentences(p))
+            .map(sentence_key)
+            .collect();
+        Around {
+            passages,
+            elsewhere,
+            sentences,
+        }
+    }
+}
+
+/// The claim whose edits are being made: its context's index, its [`sorted_words`], where its
+/// mutants start in [`Made::mutants`], its passages' sentences.
+struct ClaimAt<'a> {
+    context: usize,
+    claim: &'a Claim,
+    words: Vec<String>,
+    first: usize,
+    sentences: &'a HashSet<String>,
+}
+
+/// What generation has made so far.
+#[derive(Default)]
+struct Made<'s> {
+    mutants: Vec<Mutant>,
+    skipped: Vec<Skipped>,
+    /// id -> index in `mutants`
+    seen: BTreeMap<String, usize>,
+    /// A short review id (of an older faithprobe) -> the mutants it matched.
+    legacy: BTreeMap<&'s str, Vec<String>>,
+    same_as_hard_case: Vec<(String, &'static str, String)>,
+}
+
+impl<'s> Made<'s> {
+    /// One edit of a claim: skipped with the reason, left to the hard case it equals, or kept as
+    /// a mutant with its review.
+    fn add(
+        &mut self,
+        suite: &'s Suite,
+        at: &ClaimAt<'_>,
+        op: &'static Operator,
+        text: String,
+    ) -> Result<()> {
+        let claim = at.claim;
+        if text == claim.text || crate::text::words::is_blank(&text) {
+            return Ok(());
+        }
+        // this claim's mutants are the last ones pushed: look only at those
+        let twin = self.mutants[at.first..]
+            .iter()
+            .any(|m| m.text == text && m.operator != op.name);
+        let why = skip_reason(op, &at.words, &text, at.sentences)
+            .or(twin
+                .then_some("another operator made the same edit of this claim; it is kept there"))
+            .or_else(|| guard::refuse(&claim.text, &text));
+        if let Some(why) = why {
+            self.skipped.push(Skipped {
+                operator: op.name,
+                parent: claim.id.clone(),
+                text,
+                why,
+            });
+            return Ok(());
+        }
+        let ctx = &suite.contexts[at.context];
+        if let Some(h) = ctx.hard_cases.iter().find(|h| h.text == text) {
+            let hit = (h.id.clone(), op.name, claim.id.clone());
+            if !self.same_as_hard_case.contains(&hit) {
+                self.same_as_hard_case.push(hit);
+            }
+            return Ok(());
+        }
+        let id = mutant_id(op.name, &claim.id, &text);
+        if let Some(&other) = self.seen.get(&id) {
+            let o = &self.mutants[other];
+            if o.operator == op.name && o.parent == claim.id && o.text == text {
+                return Ok(()); // the same edit reached twice (e.g. two matching patterns)
+            }
+            return Err(Error::input(
+                &suite.path,
+                None,
+                format!(
+                    "two different mutants share the id {id}: {:?} ({} of {}) and {text:?} ({} of {})",
+                    o.text, o.operator, o.parent, op.name, claim.id
+                ),
+                "this is a 64-bit hash collision; rename one of the two parent claims' ids and report it",
+            ));
+        }
+        let review = self.review_of(suite, &id, op)?;
+        self.seen.insert(id.clone(), self.mutants.len());
+        self.mutants.push(Mutant {
+            id,
+            operator: op.name,
+            parent: claim.id.clone(),
+            context: at.context,
+            text,
+            review,
+        });
+        Ok(())
+    }
+
+    /// The suite's review of the mutant `id`, under its full id or the short one of an older
+    /// faithprobe (never both), as the operator's purpose allows it.
+    fn review_of(&mut self, suite: &'s Suite, id: &str, op: &Operator) -> Result<MutantReview> {
+        let full = suite.reviews.get_key_value(id);
+        let short = suite.reviews.get_key_value(&id[..LEGACY_ID_LEN]);
+        if let (Some(f), Some(s)) = (full, short) {
+            return Err(reviewed_twice(suite, id, f, s));
+        }
+        let key = full.or(short);
+        if let Some((k, _)) = key.filter(|(k, _)| k.len() == LEGACY_ID_LEN) {
+            self.legacy
+                .entry(k.as_str())
+                .or_default()
+                .push(id.to_string());
+        }
+        Ok(match key.map(|(_, r)| r) {
+            None => MutantReview::Unreviewed,
+            Some(r) => match (r.kind, op.purpose) {
+                (ReviewKind::Fault, Purpose::Fault) => MutantReview::Fault,
+                (ReviewKind::Equivalent, _) => MutantReview::Equivalent {
+                    why: r.why.clone().unwrap_or_default(),
+                },
+                (ReviewKind::NotEquivalent, Purpose::Invariance) => MutantReview::NotEquivalent {
+                    why: r.why.clone().unwrap_or_default(),
+                },
+                (kind, purpose) => {
+                    return Err(Error::input(
+                        &r.file,
+                        r.line,
+                        format!(
+                            "`{id}` is a {} of {} and cannot be reviewed `{}`",
+                            if purpose == Purpose::Fault {
+                                "mutant"
+                            } else {
+                                "rewrite"
+                            },
+                            op.name,
+                            crate::model::case::serde_name(&kind)
+                        ),
+                        if purpose == Purpose::Fault {
+                            "review a mutant `fault` or `equivalent` (with a `why`)"
+                        } else {
+                            "review a rewrite `equivalent` or `not_equivalent` (with a `why`)"
+                        },
+                    ));
+                }
+            },
+        })
+    }
+}
+
+/// A short review id (of an older faithprobe) must name one mutant.
+fn no_short_id_matches_twice(suite: &Suite, legacy: &BTreeMap<&str, Vec<String>>) -> Result<()> {
+    for (short, ids) in legacy {
+        if ids.len() > 1 {
+            return Err(Error::input(
+                &suite.reviews[*short].file,
+                suite.reviews[*short].line,
+                format!(
+                    "the review of `{short}` (a short id from an older faithprobe) now matches {} mutants: {}",
+                    ids.len(),
+                    ids.join(", ")
+                ),
+                "replace it with the full ids from `faithprobe mutants SUITE --format yaml`",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The reviews whose mutant is gone (its claim was edited, a rule changed, a typo): listed, never
+/// a reason the suite cannot load.
+fn stale_reviews(suite: &Suite, made: &Made<'_>) -> Vec<StaleReview> {
+    suite
+        .reviews
+        .iter()
+        .filter(|(id, _)| {
+            !(made.seen.contains_key(*id)
+                || (id.len() == LEGACY_ID_LEN && made.legacy.contains_key(id.as_str())))
+        })
+        .map(|(id, r)| StaleReview {
+            id: id.clone(),
+            file: r.file.clone(),
+            line: r.line,
+        })
+        .collect()
+}
+
+/// A mutator that could not write its cache (an output failure), or could not make its mutants
+/// (a model that did not answer), stops generation: no claim is silently without them.
+fn no_mutator_failed(suite: &Suite, rules: &Rules) -> Result<()> {
+    for (_, m) in rules.operators() {
+        if let Some(e) = m.write_error() {
+            return Err(e);
+        }
+    }
+    for (op, m) in rules.operators() {
+        if let Some(why) = m.error() {
+            return Err(crate::error::Refusal::MutatorFailed.with(format!(
+                "the mutator {} could not make its mutants for {}: {why}; fix the server or the model, or remove it from `mutators:` in faithprobe.yaml (its replies so far are cached)",
+                op.name,
+                suite.path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The error for a mutant reviewed under its full id and under its short one (from an older
+/// faithprobe): named at the side file's line when one of the two is there, as a review in both
+/// the suite and its side file is.
+fn reviewed_twice(
+    suite: &Suite,
+    id: &str,
+    full: (&String, &crate::model::suite::Review),
+    short: (&String, &crate::model::suite::Review),
+) -> Error {
+    let (here, there) = if full.1.file != suite.path {
+        (full, short)
+    } else {
+        (short, full)
+    };
+    Error::input(
+        &here.1.file,
+        here.1.line,
+        format!(
+            "`{}` is reviewed here and in {}{} (as `{}`): both are reviews of the mutant {id}",
+            here.0,
+            there.1.file.display(),
+            there.1.line.map(|l| format!(":{l}")).unwrap_or_default(),
+            there.0
+        ),
+        "keep one review: delete this line, or the other one",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mutate::reviews_yaml;
+
+    #[test]
+    fn a_reordered_list_and_a_sentence_of_the_passages_are_skipped_with_the_reason() {
+        let yaml = "suite: s\nentities:\n  item: [books, DVDs]\ncontexts:\n  - id: c\n    passages: [{id: p, text: \"Members borrow books and DVDs. Members borrow DVDs for a week.\"}]\n    faithful: [{id: f1, claim: \"Members borrow books and DVDs.\"}, {id: f2, claim: \"Members borrow books for a week.\"}]\n";
+        let suite = Suite::from_yaml(std::path::Path::new("s.yaml"), yaml).unwrap();
+        let set = generate(&suite, &Rules::builtin()).unwrap();
+        assert!(set
+            .mutants
+            .iter()
+            .all(|m| m.text != "Members borrow DVDs and books."));
+        assert!(set
+            .mutants
+            .iter()
+            .all(|m| m.text != "Members borrow DVDs for a week."));
+        let why = |t: &str| set.skipped.iter().find(|s| s.text == t).map(|s| s.why);
+        assert!(why("Members borrow DVDs and books.")
+            .unwrap()
+            .contains("reorders"));
+        assert!(why("Members borrow DVDs for a week.")
+            .unwrap()
+            .contains("sentence of the passages"));
+    }
+
+    #[test]
+    fn mutant_ids_are_short_stable_hashes() {
+        let a = mutant_id("number_swap", "f01", "x");
+        assert_eq!(a, mutant_id("number_swap", "f01", "x"));
+        assert_ne!(a, mutant_id("negation_flip", "f01", "x"));
+        assert_eq!(a.len(), 18, "m- and 16 hex digits: 64 bits");
+        assert!(a.starts_with("m-"));
+    }
+
+    fn suite(reviews: &str) -> Suite {
+        let yaml = format!(
+            "suite: s\ncontexts:\n  - id: c\n    passages: [{{id: p, text: \"Refunds are issued within 14 days.\"}}]\n    faithful: [{{id: f1, claim: \"Refunds are issued within 14 days.\"}}]\n{reviews}"
+        );
+        Suite::from_yaml(std::path::Path::new("s.yaml"), &yaml).unwrap()
+    }
+
+    #[test]
+    fn a_review_keyed_by_an_old_short_id_still_applies() {
+        let set = generate(&suite(""), &Rules::builtin()).unwrap();
+        let m = &set.mutants[0];
+        let short = &m.id[..LEGACY_ID_LEN];
+        let reviewed = generate(
+            &suite(&format!(
+                "reviews:\n  {short}: {{review: equivalent, why: \"still true\"}}\n"
+            )),
+            &Rules::builtin(),
+        )
+        .unwrap();
+        let again = reviewed.mutants.iter().find(|x| x.id == m.id).unwrap();
+        assert_eq!(
+            again.review.state(),
+            crate::model::case::ReviewState::Equivalent
+        );
+        // and a short id that matches nothing is a stale review
+        let set = generate(
+            &suite("reviews:\n  m-00000000: {review: fault}\n"),
+            &Rules::builtin(),
+        )
+        .unwrap();
+        assert_eq!(set.stale_reviews[0].id, "m-00000000");
+    }
+
+    #[test]
+    fn stale_reviews_are_listed_in_one_warning_and_left_out_of_the_yaml_block() {
+        let set = generate(&suite(""), &Rules::builtin()).unwrap();
+        let live = &set.mutants[0].id;
+        let s = suite(&format!(
+            "reviews:\n  {live}: {{review: fault}}\n  m-1111111111111111: {{review: fault}}\n  m-2222222222222222: {{review: equivalent, why: old}}\n"
+        ));
+        let set = generate(&s, &Rules::builtin()).unwrap();
+        let ids: Vec<&str> = set.stale_reviews.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["m-1111111111111111", "m-2222222222222222"]);
+        let w = set.stale_warning(&s).unwrap();
+        assert!(
+            w.contains("2 reviews")
+                && w.contains("s.yaml:8: m-1111111111111111")
+                && w.contains("s.yaml:9: m-2222222222222222"),
+            "{w}"
+        );
+        let yaml = reviews_yaml(&s, &set);
+        assert!(
+            yaml.contains(&format!("{live}: {{review: fault}}")),
+            "{yaml}"
+        );
+        assert!(!yaml.contains("m-1111111111111111: {"), "{yaml}");
+        // the block pastes back as a suite with no stale review
+        let text = format!(
+            "suite: s\ncontexts:\n  - id: c\n    passages: [{{id: p, text: \"Refunds are issued within 14 days.\"}}]\n    faithful: [{{id: f1, claim: \"Refunds are issued within 14 days.\"}}]\n{yaml}"
+        );
+        let pasted = Suite::from_yaml(std::path::Path::new("s.yaml"), &text).unwrap();
+        assert!(generate(&pasted, &Rules::builtin())
+            .unwrap()
+            .stale_reviews
+            .is_empty());
+    }
+
+    #[test]
+    fn an_edit_that_gives_a_hard_case_is_left_to_the_hard_case() {
+        let yaml = "suite: s\ncontexts:\n  - id: c\n    passages: [{id: p, text: \"Refunds are issued within 14 days.\"}]\n    faithful: [{id: f1, claim: \"Refunds are issued within 14 days.\"}]\n    hard_cases: [{id: h1, type: negation_flip, claim: \"Refunds are not issued within 14 days.\", label: contradicted}]\n";
+        let suite = Suite::from_yaml(std::path::Path::new("s.yaml"), yaml).unwrap();
+        let set = generate(&suite, &Rules::builtin()).unwrap();
+        assert!(set
+            .mutants
+            .iter()
+            .all(|m| m.text != "Refunds are not issued within 14 days."));
+        assert_eq!(
+            set.same_as_hard_case,
+            vec![("h1".to_string(), "negation_flip", "f1".to_string())]
+        );
+    }
+}

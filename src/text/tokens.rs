@@ -1,0 +1,140 @@
+//! Word tokens: the runs of letters and digits of a text, each with its normal form (lower case,
+//! light stemming) and, for a number, the value it carries.
+
+use super::numbers::{
+    digit_comma_joins, format_number, number_at, read_clock_times, spaced_thousands_join, NumberTag,
+};
+
+/// A word of a text, as written and in normalised form.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Token {
+    /// Byte range in the source text.
+    pub start: usize,
+    pub end: usize,
+    /// Lower-cased, light-stemmed form used for matching.
+    pub norm: String,
+    /// The value when the token is a number (digits or a number word).
+    pub number: Option<NumberTag>,
+}
+
+/// Splits text into tokens: runs of letters and digits (with inner `.`/`,` between digits and
+/// inner apostrophes or hyphens between letters). Currency signs before and `%` after a number
+/// are folded into its [`NumberTag`]; digits glued to letters ("S3", "p-2071") stay words.
+pub fn tokenize(text: &str) -> Vec<Token> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    // the end of a scale word already folded into the number before it
+    let mut scaled_until = 0;
+    while i < chars.len() {
+        let (start, c) = chars[i];
+        if !c.is_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        while j < chars.len() {
+            let ch = chars[j].1;
+            if ch.is_alphanumeric() {
+                j += 1;
+                continue;
+            }
+            let next_alnum = j + 1 < chars.len() && chars[j + 1].1.is_alphanumeric();
+            let prev = chars[j - 1].1;
+            // a number before a hyphen is its own token: "17-year-old" carries 17, "3-1" two
+            // numbers; "p-2071" and "COVID-19" stay names
+            let digits_so_far = chars[i..j].iter().all(|(_, c)| c.is_ascii_digit());
+            let joins = match ch {
+                ',' => digit_comma_joins(text, &chars[i..], j - i),
+                '.' => prev.is_ascii_digit() && next_alnum && chars[j + 1].1.is_ascii_digit(),
+                // "1 000", "120 000 visitors": spaced thousands (a no-break or thin space, or a
+                // plain one between groups of three)
+                ' ' | '\u{a0}' | '\u{202f}' | '\u{2009}' => {
+                    spaced_thousands_join(&chars[i..], j - i)
+                }
+                '-' if digits_so_far => false,
+                '\'' | '’' | '-' => prev.is_alphanumeric() && next_alnum,
+                _ => false,
+            };
+            if joins {
+                j += 2;
+            } else {
+                break;
+            }
+        }
+        let end = if j < chars.len() {
+            chars[j].0
+        } else {
+            text.len()
+        };
+        let raw = &text[start..end];
+        let number = number_at(text, start, end, &mut scaled_until);
+        let norm = match &number {
+            Some(n) => format_number(n.value),
+            None => stem(&raw.to_lowercase()),
+        };
+        out.push(Token {
+            start,
+            end,
+            norm,
+            number,
+        });
+        i = j;
+    }
+    read_clock_times(text, &mut out);
+    out
+}
+
+/// Light stemming: folds plural, past, gerund and `-able` endings and a doubled final consonant,
+/// so "cancelled", "cancels" and "cancel" meet, and so do "refunded" and "refundable". Applied
+/// the same way to claims and passages, so consistency matters more than linguistic accuracy.
+pub fn stem(word: &str) -> String {
+    let mut w: String = word
+        .trim_end_matches("'s")
+        .trim_end_matches("’s")
+        .to_string();
+    if w.chars().count() <= 3 {
+        return w;
+    }
+    for (suffix, replacement, min_left) in [
+        ("ies", "y", 3),
+        ("able", "", 4),
+        ("ing", "", 3),
+        ("ed", "", 3),
+        ("es", "", 4),
+        ("s", "", 3),
+        ("ly", "", 4),
+    ] {
+        if w.ends_with(suffix) && w.len() - suffix.len() >= min_left {
+            if suffix == "s" && (w.ends_with("ss") || w.ends_with("us")) {
+                continue;
+            }
+            w.truncate(w.len() - suffix.len());
+            w.push_str(replacement);
+            break;
+        }
+    }
+    if w.len() > 3 && w.ends_with('e') {
+        w.pop();
+    }
+    let b = w.as_bytes();
+    if b.len() > 3 && b[b.len() - 1] == b[b.len() - 2] && b[b.len() - 1].is_ascii_alphabetic() {
+        w.pop();
+    }
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stemming_meets_inflections_of_the_same_word() {
+        assert_eq!(stem("cancelled"), stem("cancel"));
+        assert_eq!(stem("refunded"), stem("refundable"));
+        assert_eq!(stem("plans"), stem("plan"));
+        assert_eq!(stem("expires"), stem("expire"));
+        assert_eq!(stem("expired"), stem("expire"));
+        assert_eq!(stem("billed"), stem("bill"));
+    }
+}

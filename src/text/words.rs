@@ -1,0 +1,180 @@
+//! Words in text: whole-word and name search, capitals, tidying a claim after an edit, and
+//! whether a text has anything a person could read.
+
+/// `w` with its first letter in capitals.
+pub fn capitalised(w: &str) -> String {
+    let mut c = w.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// `s` cut to at most `n` characters, with an ellipsis where it was cut.
+pub fn cut_chars(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// Tidies a claim after a piece was cut out: single spaces, no space before punctuation, and a
+/// capital first letter.
+pub(crate) fn tidy(text: &str) -> String {
+    let mut s = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for p in [" .", " ,", " ;", " :", " !", " ?"] {
+        while let Some(pos) = s.find(p) {
+            s.remove(pos);
+        }
+    }
+    while s.contains(",.") || s.contains(", .") {
+        s = s.replace(", .", ".").replace(",.", ".");
+    }
+    let s = s.trim().trim_start_matches([',', ';']).trim().to_string();
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().collect::<String>() + chars.as_str(),
+        None => String::new(),
+    }
+}
+
+/// Finds the first whole-word occurrence of `word` at or after byte `from`: it must not touch a
+/// letter or digit on either side.
+pub fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
+    if word.is_empty() || from > text.len() || !text.is_char_boundary(from) {
+        return None; // an empty word matches nowhere (and would never advance)
+    }
+    let mut start = from;
+    while let Some(pos) = text[start..].find(word) {
+        let at = start + pos;
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+        if boundary(before) && boundary(after) {
+            return Some(at);
+        }
+        start = at + word.len().max(1);
+        while !text.is_char_boundary(start) {
+            start += 1;
+        }
+    }
+    None
+}
+
+/// Like [`find_word`], ignoring case: the first whole-word match of `word` at or after byte
+/// `from`, as (start, end) byte offsets into `text` (the match may differ in length from `word`).
+pub(crate) fn find_word_ignoring_case(
+    text: &str,
+    word: &str,
+    from: usize,
+) -> Option<(usize, usize)> {
+    if word.is_empty() || from > text.len() || !text.is_char_boundary(from) {
+        return None;
+    }
+    let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+    let want: Vec<char> = word.chars().flat_map(char::to_lowercase).collect();
+    for (start, _) in text[from..].char_indices().map(|(i, c)| (i + from, c)) {
+        if !boundary(text[..start].chars().next_back()) {
+            continue;
+        }
+        // walk the text while its lowercase form matches the word's
+        let mut got = 0;
+        let mut end = start;
+        for (i, c) in text[start..].char_indices() {
+            if got == want.len() {
+                break;
+            }
+            let lower: Vec<char> = c.to_lowercase().collect();
+            if want.get(got..got + lower.len()) != Some(lower.as_slice()) {
+                break;
+            }
+            got += lower.len();
+            end = start + i + c.len_utf8();
+        }
+        if got == want.len() && boundary(text[end..].chars().next()) {
+            return Some((start, end));
+        }
+    }
+    None
+}
+
+/// Whether a name is written in capitals (an acronym such as `EU`, `US`, `SSO`, `R&D`): at least
+/// two letters, none of them lower case.
+pub fn is_acronym(name: &str) -> bool {
+    name.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !name.chars().any(char::is_lowercase)
+}
+
+/// The first whole-word match of an entity name at or after byte `from`: a name written in
+/// capitals matches only in capitals ("US" is not "us"), any other name ignoring case.
+pub fn find_name(text: &str, name: &str, from: usize) -> Option<(usize, usize)> {
+    if !is_acronym(name) {
+        return find_word_ignoring_case(text, name, from);
+    }
+    let mut at = from;
+    while let Some((s, e)) = find_word_ignoring_case(text, name, at) {
+        if &text[s..e] == name {
+            return Some((s, e));
+        }
+        at = e;
+    }
+    None
+}
+
+/// True when a text has nothing a person could read: only whitespace, control characters and
+/// invisible format characters (zero-width spaces and joiners, byte-order marks).
+pub fn is_blank(s: &str) -> bool {
+    s.chars().all(|c| {
+        c.is_whitespace()
+            || c.is_control()
+            || matches!(
+                c,
+                '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}' | '\u{00ad}'
+            )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invisible_text_is_blank() {
+        assert!(is_blank("\u{200b}"));
+        assert!(is_blank(" \u{feff}\t\n"));
+        assert!(!is_blank("\u{200b}a"));
+    }
+
+    #[test]
+    fn whole_words_ignoring_case() {
+        assert_eq!(
+            find_word_ignoring_case("Books are lent", "books", 0),
+            Some((0, 5))
+        );
+        assert_eq!(find_word_ignoring_case("the DVDs", "dvds", 0), Some((4, 8)));
+        assert_eq!(find_word_ignoring_case("bookshelf", "books", 0), None);
+        assert_eq!(find_word_ignoring_case("ÉTÉ été", "été", 0), Some((0, 5)));
+        assert_eq!(find_word_ignoring_case("ÉTÉ été", "été", 2), Some((6, 11)));
+        assert_eq!(
+            find_word_ignoring_case("ÉTÉ été", "été", 1),
+            None,
+            "not a char boundary"
+        );
+        assert_eq!(find_word_ignoring_case("x", "", 0), None);
+    }
+
+    #[test]
+    fn whole_words_only() {
+        assert_eq!(find_word("cannot can", "can", 0), Some(7));
+        assert_eq!(find_word("is this", "is", 0), Some(0));
+        assert_eq!(find_word("this", "is", 0), None);
+        assert_eq!(find_word("anything", "", 0), None);
+        assert_eq!(find_word("é", "x", 1), None);
+    }
+
+    #[test]
+    fn tidy_fixes_spacing_and_capitalises() {
+        assert_eq!(tidy("export links expire ."), "Export links expire.");
+        assert_eq!(tidy("a ,  b"), "A, b");
+    }
+}
