@@ -617,6 +617,7 @@ fn the_cascade_sends_only_what_the_front_does_not_clearly_support() {
             "hedge_drop",
             "quantifier_shift",
             "link_swap",
+            "conflation",
             "added_fact"
         ],
         "catch rates for the cascade: the operators, then the hard case's type"

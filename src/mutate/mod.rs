@@ -7,6 +7,7 @@
 
 mod added_detail;
 mod attribution_swap;
+mod conflation;
 mod date_shift;
 mod dropped_condition;
 mod dropped_qualifier;
@@ -24,6 +25,7 @@ mod quantifier_shift;
 mod relative_date;
 mod role_reversal;
 pub mod rules;
+mod values;
 mod wording_rewrite;
 pub mod words;
 
@@ -132,6 +134,7 @@ pub static REGISTRY: &[Operator] = &[
     hedge_drop::OPERATOR,
     quantifier_shift::OPERATOR,
     link_swap::OPERATOR,
+    conflation::OPERATOR,
     number_rewrite::OPERATOR,
     wording_rewrite::OPERATOR,
 ];
