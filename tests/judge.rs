@@ -618,6 +618,7 @@ fn the_cascade_sends_only_what_the_front_does_not_clearly_support() {
             "quantifier_shift",
             "link_swap",
             "conflation",
+            "name_part",
             "added_fact"
         ],
         "catch rates for the cascade: the operators, then the hard case's type"

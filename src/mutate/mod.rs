@@ -16,6 +16,7 @@ pub mod guard;
 mod hedge_drop;
 mod link_swap;
 pub mod llm;
+mod name_part;
 mod negation_flip;
 mod number_rewrite;
 mod number_swap;
@@ -135,6 +136,7 @@ pub static REGISTRY: &[Operator] = &[
     quantifier_shift::OPERATOR,
     link_swap::OPERATOR,
     conflation::OPERATOR,
+    name_part::OPERATOR,
     number_rewrite::OPERATOR,
     wording_rewrite::OPERATOR,
 ];
