@@ -51,6 +51,9 @@ pub struct Input<'a> {
     /// The passages of some other contexts of the suite (the next few in suite order): where
     /// details the claim's own passages do not support can come from.
     pub elsewhere: &'a [&'a str],
+    /// The suite's real errors, those of other contexts first (see [`RealError`]): what a model
+    /// asked for examples imitates.
+    pub real_errors: &'a [RealError<'a>],
 }
 
 impl<'a> Input<'a> {
@@ -61,8 +64,21 @@ impl<'a> Input<'a> {
             passages: &[],
             entities: &[],
             elsewhere: &[],
+            real_errors: &[],
         }
     }
+}
+
+/// A real error of the suite: a hard case from labelled real output (`source: real`) that is not
+/// labelled supported, with the passages of its context.
+#[derive(Debug, Clone, Copy)]
+pub struct RealError<'a> {
+    pub claim: &'a str,
+    /// Its case type as the suite names it (`added_detail`, `number`, ...).
+    pub case_type: &'a str,
+    /// Its label: `contradicted`, `not_found` or `misleading`.
+    pub label: &'static str,
+    pub passages: &'a [&'a str],
 }
 
 /// One mutation operator, built from its rule file.
@@ -339,6 +355,36 @@ pub(crate) fn mutant_id(operator: &str, parent_id: &str, text: &str) -> String {
 /// How many other contexts (the next ones in suite order) an operator may borrow from.
 const ELSEWHERE: usize = 4;
 
+/// How many of the suite's real errors an operator sees with each claim.
+const REAL_ERRORS: usize = 8;
+
+/// The suite's real errors as the claims of context `ci` see them: those of the other contexts in
+/// suite order from the next one (wrapping), then the context's own (a model shown its own
+/// passage's error would tend to write that hard case again), at most [`REAL_ERRORS`].
+fn real_errors_for<'a>(
+    suite: &'a Suite,
+    passages: &'a [Vec<&'a str>],
+    ci: usize,
+) -> Vec<RealError<'a>> {
+    let n = suite.contexts.len();
+    (1..=n)
+        .map(|k| (ci + k) % n)
+        .flat_map(|c| {
+            suite.contexts[c]
+                .hard_cases
+                .iter()
+                .filter(|h| h.is_real_error())
+                .map(move |h| RealError {
+                    claim: &h.text,
+                    case_type: &h.case_type,
+                    label: h.label.as_str(),
+                    passages: &passages[c],
+                })
+        })
+        .take(REAL_ERRORS)
+        .collect()
+}
+
 /// The length of a mutant id from faithprobe 0.1 (`m-` and 8 hex digits): the same hash, cut
 /// shorter, so such an id is a prefix of today's. Reviews keyed by one still apply.
 const LEGACY_ID_LEN: usize = 10;
@@ -352,8 +398,14 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut legacy: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     let mut same_as_hard_case = Vec::new();
+    let passages_of: Vec<Vec<&str>> = suite
+        .contexts
+        .iter()
+        .map(|c| c.passages.iter().map(|p| p.text.as_str()).collect())
+        .collect();
     for (ci, ctx) in suite.contexts.iter().enumerate() {
-        let passages: Vec<&str> = ctx.passages.iter().map(|p| p.text.as_str()).collect();
+        let real_errors = real_errors_for(suite, &passages_of, ci);
+        let passages: &[&str] = &passages_of[ci];
         // the next few contexts in suite order (wrapping): enough to borrow a detail from,
         // and a bounded cost per claim however large the suite
         let n = suite.contexts.len();
@@ -378,9 +430,10 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
             let claim_words = sorted_words(&claim.text);
             let input = Input {
                 claim: &claim.text,
-                passages: &passages,
+                passages,
                 entities: &suite.entities,
                 elsewhere: &elsewhere,
+                real_errors: &real_errors,
             };
             for (op, m) in rules.operators() {
                 for text in m.mutate(&input) {
