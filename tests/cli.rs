@@ -11,10 +11,10 @@ fn the_larkspur_table_reads_as_the_seed_describes() {
     let out = stdout_of(&["run", "suites/larkspur.yaml"]);
     assert!(
         // the seed's 26 edits less one (dropping f07's limit gives exactly hard case h06), all
-        // reviewed, and 5 edits of the newer operators nobody has reviewed (added details come
+        // reviewed, and 7 edits of the newer operators nobody has reviewed (added details come
         // from the suite's other contexts now, never the boilerplate "according to internal
-        // figures")
-        out.contains("30 mutants (23 faults, 2 equivalent, 5 unreviewed)"),
+        // figures"; a conflation and an invented modifier since)
+        out.contains("32 mutants (23 faults, 2 equivalent, 7 unreviewed)"),
         "{out}"
     );
     // faithful cases: 12 verified claims and 4 hard cases labelled supported (h02 and h09 flagged)
@@ -44,7 +44,7 @@ fn json_output_has_cases_and_summary_with_intervals() {
     let cases = v["cases"].as_array().unwrap();
     assert_eq!(cases.len(), common::LARKSPUR_CASES);
     let mutants = cases.iter().filter(|c| c["kind"] == "mutant").count();
-    assert_eq!(mutants, 30);
+    assert_eq!(mutants, 32);
     let equivalent = cases.iter().filter(|c| c["review"] == "equivalent").count();
     assert_eq!(equivalent, 2);
     // the record's typed row: every key a record case has is in the JSON case
@@ -94,6 +94,8 @@ fn json_output_has_cases_and_summary_with_intervals() {
         ("hedge_drop", 0),
         ("quantifier_shift", 0),
         ("link_swap", 0),
+        ("conflation", 0),
+        ("name_part", 0),
         ("added_fact", 1),
         ("derived_number_wrong", 1),
         ("two_facts_one_wrong", 1),
@@ -162,7 +164,8 @@ fn a_suite_from_a_new_domain_gets_mutants_of_every_kind_its_claims_allow() {
             "no {op} mutant: {out}"
         );
     }
-    // the clinic's front-desk rules have no dates, quoted sources, hedges or causal links
+    // the clinic's front-desk rules have no dates, quoted sources, hedges, causal links or two
+    // values of one kind in two sentences
     assert_eq!(
         v["operators_without_mutants"],
         serde_json::json!([
@@ -174,7 +177,8 @@ fn a_suite_from_a_new_domain_gets_mutants_of_every_kind_its_claims_allow() {
             "date_shift",
             "relative_date",
             "hedge_drop",
-            "link_swap"
+            "link_swap",
+            "conflation"
         ])
     );
     // its mutants are unreviewed, so the run counts them apart
@@ -191,7 +195,7 @@ fn the_yaml_reviews_block_pastes_back_into_the_suite() {
     std::fs::write(&pasted, format!("{suite}{block}")).unwrap();
     let out = stdout_of(&["run", pasted.to_str().unwrap()]);
     assert!(
-        out.contains("12 mutants (12 faults, 0 equivalent, 0 unreviewed)")
+        out.contains("13 mutants (13 faults, 0 equivalent, 0 unreviewed)")
             && out.contains("and 4 rewrites"),
         "{out}"
     );

@@ -617,6 +617,8 @@ fn the_cascade_sends_only_what_the_front_does_not_clearly_support() {
             "hedge_drop",
             "quantifier_shift",
             "link_swap",
+            "conflation",
+            "name_part",
             "added_fact"
         ],
         "catch rates for the cascade: the operators, then the hard case's type"
@@ -1386,6 +1388,134 @@ fn the_llm_mutator_writes_validated_faults_cached_for_an_offline_rerun() {
         .map(|r| r["fault_type"].as_str().unwrap())
         .collect();
     assert!(rows.contains(&"llm_reasoning_error"), "{rows:?}");
+}
+
+/// What a model would write for any claim: the same claim, attributed ("..., officials said.").
+fn attributed(prompt: &str) -> String {
+    let claim = prompt
+        .split("Claim (supported by the passages):\n")
+        .nth(1)
+        .and_then(|r| r.lines().next())
+        .unwrap()
+        .to_string();
+    let mutant = format!("{}, officials said.", claim.trim_end_matches('.'));
+    serde_json::json!({ "mutant": mutant }).to_string()
+}
+
+#[test]
+fn the_llm_mutator_shows_the_suites_real_errors_as_examples_only_when_asked() {
+    let suite = root().join("tests/fixtures/real-errors.yaml");
+    let run = |extra: &str| {
+        let s = Server::start(|r, _| Reply::chat(&attributed(&r.prompt())));
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("faithprobe.yaml"),
+            format!(
+                "mutators:\n  llm:\n    kind: llm\n    base_url: {}\n    model: stand-in\n    faults: [reasoning_error]\n    max_retries: 1\n    backoff_ms: 10\n    timeout_s: 5\n{extra}",
+                s.url
+            ),
+        )
+        .unwrap();
+        let out = faithprobe_in(dir.path())
+            .args(["mutants", suite.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let prompts: Vec<String> = s.requests().iter().map(|r| r.prompt()).collect();
+        (prompts, String::from_utf8_lossy(&out.stdout).to_string())
+    };
+    let prompt_of = |prompts: &[String], claim: &str| -> String {
+        prompts
+            .iter()
+            .find(|p| p.contains(&format!("Claim (supported by the passages):\n{claim}\n")))
+            .unwrap_or_else(|| panic!("no request for {claim:?}: {prompts:?}"))
+            .clone()
+    };
+    let harbour = "Container traffic rose 17 per cent in the first half of the year.";
+    let clinic = "Children under 12 should not take this medicine.";
+
+    // off by default: the prompt is the one it always was, with no hard case in it
+    let (off, _) = run("");
+    assert_eq!(off.len(), 7, "one call per verified claim");
+    for p in &off {
+        assert!(
+            !p.contains("Real errors") && !p.contains("Unfaithful claim"),
+            "{p}"
+        );
+        assert!(
+            !p.contains("eight tablets") && !p.contains("70 per cent"),
+            "{p}"
+        );
+        assert!(!p.contains("{examples}"), "{p}");
+        assert!(p.contains("need claims that contain one realistic, subtle fault of a given kind.\n\nPassages:\n[1] "), "{p}");
+    }
+
+    // on: the real errors of the other context, each with the sentences nearest it
+    let (on, text) = run("    examples: real_hard_cases\n");
+    assert_eq!(on.len(), 7);
+    let p = prompt_of(&on, harbour);
+    for shown in [
+        "Unfaithful claim: Do not take more than eight tablets in 24 hours.",
+        "Example 1 (number, judged contradicted):",
+        // the leaflet's sentence the error misreads, not its whole text
+        "Passages (excerpt): Adults can take one or two 200 mg tablets every 4 to 6 hours. … Do not take more than six tablets in 24 hours.",
+        "Unfaithful claim: Children should not take this medicine.",
+        "Unfaithful claim: The tablets are best taken with food.",
+    ] {
+        assert!(p.contains(shown), "{shown:?} not in:\n{p}");
+    }
+    // never the claim's own context's errors while others are there to show
+    assert!(!p.contains("70 per cent"), "{p}");
+    assert!(
+        !p.contains("A pack of 16 tablets costs"),
+        "the excerpt is trimmed: {p}"
+    );
+    let p = prompt_of(&on, clinic);
+    assert!(
+        p.contains(
+            "Unfaithful claim: Container traffic rose 70 per cent in the first half of the year."
+        ) && p.contains("Unfaithful claim: The terminal will cost $ 160 million to build.")
+            && !p.contains("eight tablets"),
+        "{p}"
+    );
+    // the examples come before the claim's own passages, and its own passages are all there
+    assert!(
+        p.find("Example 1").unwrap() < p.find("Passages:\n[1] ").unwrap(),
+        "{p}"
+    );
+    assert!(
+        p.contains("A pack of 16 tablets costs €3,50 in most pharmacies."),
+        "{p}"
+    );
+    // every reply is checked as before: the mutants are there, unreviewed
+    assert!(
+        text.contains("Children under 12 should not take this medicine, officials said."),
+        "{text}"
+    );
+
+    // a prompt of one's own must say where the examples go
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mine.md"),
+        "{passages}\n{claim}\n{fault}\nReply with {\"mutant\": \"...\"}",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("faithprobe.yaml"),
+        "mutators:\n  llm:\n    kind: llm\n    base_url: http://127.0.0.1:9/v1\n    model: m\n    prompt: mine.md\n    examples: real_hard_cases\n",
+    )
+    .unwrap();
+    let out = faithprobe_in(dir.path())
+        .args(["mutants", suite.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no {examples} placeholder"), "{err}");
 }
 
 #[test]

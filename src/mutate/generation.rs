@@ -3,7 +3,7 @@
 //! suite's review of it.
 
 use super::set::{Mutant, MutantSet, Skipped, StaleReview};
-use super::{guard, role_reversal, Input, Operator, Purpose, Rules};
+use super::{guard, role_reversal, Input, Operator, Purpose, RealError, Rules};
 use crate::error::{Error, Result};
 use crate::model::case::MutantReview;
 use crate::model::suite::{Claim, ReviewKind, Suite};
@@ -64,6 +64,36 @@ pub(crate) fn mutant_id(operator: &str, parent_id: &str, text: &str) -> String {
 /// How many other contexts (the next ones in suite order) an operator may borrow from.
 const ELSEWHERE: usize = 4;
 
+/// How many of the suite's real errors an operator sees with each claim.
+const REAL_ERRORS: usize = 8;
+
+/// The suite's real errors as the claims of context `ci` see them: those of the other contexts in
+/// suite order from the next one (wrapping), then the context's own (a model shown its own
+/// passage's error would tend to write that hard case again), at most [`REAL_ERRORS`].
+fn real_errors_for<'a>(
+    suite: &'a Suite,
+    passages: &'a [Vec<&'a str>],
+    ci: usize,
+) -> Vec<RealError<'a>> {
+    let n = suite.contexts.len();
+    (1..=n)
+        .map(|k| (ci + k) % n)
+        .flat_map(|c| {
+            suite.contexts[c]
+                .hard_cases
+                .iter()
+                .filter(|h| h.is_real_error())
+                .map(move |h| RealError {
+                    claim: &h.text,
+                    case_type: &h.case_type,
+                    label: h.label.as_str(),
+                    passages: &passages[c],
+                })
+        })
+        .take(REAL_ERRORS)
+        .collect()
+}
+
 /// The length of a mutant id from faithprobe 0.1 (`m-` and 8 hex digits): the same hash, cut
 /// shorter, so such an id is a prefix of today's. Reviews keyed by one still apply.
 const LEGACY_ID_LEN: usize = 10;
@@ -72,8 +102,14 @@ const LEGACY_ID_LEN: usize = 10;
 /// of a mutant id the suite does not generate is stale: listed in the set, never an error.
 pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
     let mut made = Made::default();
+    let passages_of: Vec<Vec<&str>> = suite
+        .contexts
+        .iter()
+        .map(|c| c.passages.iter().map(|p| p.text.as_str()).collect())
+        .collect();
     for (ci, ctx) in suite.contexts.iter().enumerate() {
         let around = Around::of(suite, ci);
+        let real_errors = real_errors_for(suite, &passages_of, ci);
         for claim in &ctx.faithful {
             // a signal stops generation within a claim's work, not after the whole suite
             if crate::io::interrupt::requested() {
@@ -94,6 +130,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
                 passages: &around.passages,
                 entities: &suite.entities,
                 elsewhere: &around.elsewhere,
+                real_errors: &real_errors,
             };
             for (op, m) in rules.operators() {
                 for text in m.mutate(&input) {

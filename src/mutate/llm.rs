@@ -9,6 +9,10 @@
 //! Replies are cached by the SHA-256 of the model and the filled prompt, in a JSON file, so a
 //! rerun makes the same mutants without the server. Its mutants start unreviewed, like every
 //! mutant.
+//!
+//! With `examples: real_hard_cases` the prompt also shows a few of the suite's real errors, each
+//! with the sentences of its passages nearest it, as the kind of error to imitate
+//! ([`examples_block`]); the reply is checked the same way.
 
 use super::{Input, Mutator, Operator, Purpose};
 use crate::io::llm::LlmClient;
@@ -98,12 +102,86 @@ impl ReplyCache {
     }
 }
 
+/// What an LLM mutator shows the model besides the claim and its passages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Examples {
+    /// Nothing: the prompt as written (the default).
+    #[default]
+    None,
+    /// A few of the suite's real errors (hard cases with `source: real` not labelled supported),
+    /// with their passages trimmed, as examples of the errors to imitate.
+    RealHardCases,
+}
+
+/// How many real errors a prompt shows.
+pub const MAX_EXAMPLES: usize = 3;
+
+/// The most sentences of an example's passages a prompt shows, and the most characters of each.
+const EXAMPLE_SENTENCES: usize = 2;
+const EXAMPLE_SENTENCE_CHARS: usize = 300;
+
+/// The `{examples}` block of a prompt: up to [`MAX_EXAMPLES`] real errors, each with the
+/// sentences of its passages that share the most words with it (in passage order, each cut to a
+/// length), or "" when there are none. It ends in a blank line, so the template can put
+/// `{examples}` right before the next heading and read the same without them.
+pub fn examples_block(errors: &[super::RealError<'_>]) -> String {
+    if errors.is_empty() {
+        return String::new();
+    }
+    let words = |s: &str| -> std::collections::HashSet<String> {
+        crate::text::tokens::tokenize(s)
+            .into_iter()
+            .filter(|t| t.norm.chars().count() > 2)
+            .map(|t| t.norm)
+            .collect()
+    };
+    let mut out = String::from(
+        "Real errors that a person found in this system's output, each against its own passages. Imitate how they go wrong, not what they say:\n\n",
+    );
+    for (i, e) in errors.iter().take(MAX_EXAMPLES).enumerate() {
+        let sentences: Vec<&str> = e
+            .passages
+            .iter()
+            .flat_map(|p| crate::text::sentences::split_sentences(p))
+            .collect();
+        let theirs = words(e.claim);
+        let mut nearest: Vec<(usize, usize)> = sentences
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (words(s).intersection(&theirs).count(), k))
+            .collect();
+        // most shared words first, the earlier sentence in a tie; then back in passage order
+        nearest.sort_by_key(|(n, k)| (std::cmp::Reverse(*n), *k));
+        let mut keep: Vec<usize> = nearest
+            .iter()
+            .take(EXAMPLE_SENTENCES)
+            .map(|(_, k)| *k)
+            .collect();
+        keep.sort();
+        let excerpt = keep
+            .iter()
+            .map(|k| crate::text::words::cut_chars(sentences[*k].trim(), EXAMPLE_SENTENCE_CHARS))
+            .collect::<Vec<_>>()
+            .join(" … ");
+        out.push_str(&format!(
+            "Example {} ({}, judged {}):\nPassages (excerpt): {excerpt}\nUnfaithful claim: {}\n\n",
+            i + 1,
+            e.case_type,
+            e.label.replace('_', " "),
+            e.claim
+        ));
+    }
+    out
+}
+
 /// One fault type asked of one model.
 pub struct LlmMutator {
     client: Arc<LlmClient>,
     model: String,
     fault: &'static str,
     description: &'static str,
+    examples: Examples,
     cache: Arc<ReplyCache>,
     /// The first failure: generation stops with it.
     error: Mutex<Option<String>>,
@@ -113,12 +191,13 @@ pub struct LlmMutator {
 
 impl LlmMutator {
     /// The operators of the mutator `name` for `faults` (names from [`FAULTS`]), sharing one
-    /// client and one cache.
+    /// client and one cache; `examples` says what the prompts show besides the claim.
     pub fn operators(
         name: &str,
         client: LlmClient,
         model: &str,
         faults: &[String],
+        examples: Examples,
         cache: ReplyCache,
     ) -> Result<Vec<super::Built>, String> {
         let client = Arc::new(client);
@@ -157,6 +236,7 @@ impl LlmMutator {
                     model: model.to_string(),
                     fault,
                     description: stands_for,
+                    examples,
                     cache: cache.clone(),
                     error: Mutex::new(None),
                     write_error: Mutex::new(None),
@@ -308,7 +388,13 @@ impl Mutator for LlmMutator {
             .map(|(i, p)| format!("[{}] {p}", i + 1))
             .collect::<Vec<_>>()
             .join("\n");
+        // without examples `{examples}` is empty: the prompt (and its cache key) is as before
+        let examples = match self.examples {
+            Examples::None => String::new(),
+            Examples::RealHardCases => examples_block(input.real_errors),
+        };
         let prompt = self.client.fill(&[
+            ("examples", &examples),
             ("passages", &passages),
             ("claim", input.claim),
             ("fault", self.fault),
@@ -402,6 +488,36 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("sentence of the passages"), "{e}");
+    }
+
+    #[test]
+    fn the_examples_are_at_most_three_real_errors_with_the_sentences_nearest_each() {
+        assert_eq!(
+            examples_block(&[]),
+            "",
+            "no real errors: nothing in the prompt"
+        );
+        let leaflet = ["Adults can take one or two tablets every 4 to 6 hours. Do not take more than six tablets in 24 hours. Children under 12 should not take this medicine. A pack of 16 tablets costs €3,50 in most pharmacies."];
+        let e = |claim| super::super::RealError {
+            claim,
+            case_type: "number",
+            label: "not_found",
+            passages: &leaflet,
+        };
+        let errors = [
+            e("Do not take more than eight tablets in 24 hours."),
+            e("Children should not take this medicine."),
+            e("A pack of 16 tablets costs €5."),
+            e("The tablets are best taken with food."),
+        ];
+        let b = examples_block(&errors);
+        assert_eq!(b.matches("Unfaithful claim:").count(), 3, "{b}");
+        assert!(!b.contains("best taken with food"), "{b}");
+        assert!(b.contains("Example 1 (number, judged not found):\nPassages (excerpt): Adults can take one or two tablets every 4 to 6 hours. … Do not take more than six tablets in 24 hours.\nUnfaithful claim: Do not take more than eight tablets in 24 hours.\n"), "{b}");
+        assert!(
+            b.ends_with("\n\n"),
+            "a blank line before the prompt's next heading"
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 mod added_detail;
 mod attribution_swap;
+mod conflation;
 mod date_shift;
 mod dropped_condition;
 mod dropped_qualifier;
@@ -16,6 +17,7 @@ pub mod guard;
 mod hedge_drop;
 mod link_swap;
 pub mod llm;
+mod name_part;
 mod negation_flip;
 mod number_rewrite;
 mod number_swap;
@@ -26,6 +28,7 @@ mod relative_date;
 mod role_reversal;
 pub mod rules;
 mod set;
+mod values;
 mod wording_rewrite;
 pub mod words;
 
@@ -50,6 +53,9 @@ pub struct Input<'a> {
     /// The passages of some other contexts of the suite (the next few in suite order): where
     /// details the claim's own passages do not support can come from.
     pub elsewhere: &'a [&'a str],
+    /// The suite's real errors, those of other contexts first (see [`RealError`]): what a model
+    /// asked for examples imitates.
+    pub real_errors: &'a [RealError<'a>],
 }
 
 impl<'a> Input<'a> {
@@ -60,8 +66,21 @@ impl<'a> Input<'a> {
             passages: &[],
             entities: &[],
             elsewhere: &[],
+            real_errors: &[],
         }
     }
+}
+
+/// A real error of the suite: a hard case from labelled real output (`source: real`) that is not
+/// labelled supported, with the passages of its context.
+#[derive(Debug, Clone, Copy)]
+pub struct RealError<'a> {
+    pub claim: &'a str,
+    /// Its case type as the suite names it (`added_detail`, `number`, ...).
+    pub case_type: &'a str,
+    /// Its label: `contradicted`, `not_found` or `misleading`.
+    pub label: &'static str,
+    pub passages: &'a [&'a str],
 }
 
 /// One mutation operator, built from its rule file.
@@ -134,6 +153,8 @@ pub static REGISTRY: &[Operator] = &[
     hedge_drop::OPERATOR,
     quantifier_shift::OPERATOR,
     link_swap::OPERATOR,
+    conflation::OPERATOR,
+    name_part::OPERATOR,
     number_rewrite::OPERATOR,
     wording_rewrite::OPERATOR,
 ];

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "an LLM mutator: `kind: llm`, `base_url`, `model` and optional `faults`, `cache`, `api_key_env`, `prompt`, `timeout_s`, `max_retries`, `backoff_ms`, `max_wait_s`"
+    expecting = "an LLM mutator: `kind: llm`, `base_url`, `model` and optional `faults`, `examples`, `cache`, `api_key_env`, `prompt`, `timeout_s`, `max_retries`, `backoff_ms`, `max_wait_s`"
 )]
 pub struct LlmMutatorConfig {
     pub kind: LlmKind,
@@ -31,6 +31,9 @@ pub struct LlmMutatorConfig {
     pub faults: Option<Vec<String>>,
     /// The reply cache (default `.faithprobe/llm-mutants.json` beside the config).
     pub cache: Option<PathBuf>,
+    /// `real_hard_cases`: show the model a few of the suite's real errors (default: none).
+    #[serde(default)]
+    pub examples: crate::mutate::llm::Examples,
 }
 
 /// The one kind of configured mutator.
@@ -204,8 +207,13 @@ impl Config {
                     &self.base,
                 )
                 .map_err(failed)?;
-            let client =
-                LlmClient::new(settings, &["{passages}", "{claim}", "{fault}"]).map_err(failed)?;
+            use crate::mutate::llm::Examples;
+            // examples need a place in the prompt
+            let needed: &[&str] = match m.examples {
+                Examples::None => &["{passages}", "{claim}", "{fault}"],
+                Examples::RealHardCases => &["{passages}", "{claim}", "{fault}", "{examples}"],
+            };
+            let client = LlmClient::new(settings, needed).map_err(failed)?;
             let cache_path = self.llm_mutant_cache(m);
             let cache = crate::mutate::llm::ReplyCache::open(&cache_path).map_err(failed)?;
             let ops = crate::mutate::llm::LlmMutator::operators(
@@ -213,10 +221,15 @@ impl Config {
                 client,
                 &m.model,
                 &m.faults(),
+                m.examples,
                 cache,
             )
             .map_err(failed)?;
-            rules = rules.with(ops, &format!("model={} faults={:?}", m.model, m.faults()));
+            let mut made_by = format!("model={} faults={:?}", m.model, m.faults());
+            if m.examples == Examples::RealHardCases {
+                made_by.push_str(" examples=real_hard_cases");
+            }
+            rules = rules.with(ops, &made_by);
         }
         Ok(rules)
     }

@@ -1,0 +1,514 @@
+//! The values a sentence states, by kind: counts of a thing, amounts, percentages, ages, years,
+//! dates, months, weekdays and ordinals, each with where it is written and what it equals.
+//! `conflation` reads them in a claim and in every sentence of its passages to find a value the
+//! passages give for something else.
+
+use crate::text::numbers::format_number;
+use regex::Regex;
+use std::collections::BTreeMap;
+
+/// What a value is: a value is only ever replaced by one of the same kind.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Kind {
+    Percent,
+    /// An amount: its currency sign and its scale word ("million"; "" for none).
+    Money(char, String),
+    /// A count of something: the stem of the noun after it.
+    Count(String),
+    Age,
+    Year,
+    /// A day of a month: written day first or month first, with a year or without.
+    Date {
+        day_first: bool,
+        year: bool,
+    },
+    MonthYear,
+    Month,
+    Weekday,
+    /// An ordinal, written as a word ("fourteenth") or in digits ("14th").
+    Ordinal {
+        word: bool,
+    },
+    /// A name of the passages, of this kind (person, organisation, place).
+    Name(String),
+}
+
+impl Kind {
+    /// A kind with a size, which a bound before it ("at least") limits.
+    pub(super) fn numeric(&self) -> bool {
+        matches!(
+            self,
+            Kind::Percent | Kind::Money(..) | Kind::Count(_) | Kind::Age
+        )
+    }
+}
+
+/// A value found in a text.
+#[derive(Debug, Clone)]
+pub(super) struct Value {
+    /// The bytes a replacement writes over.
+    pub span: (usize, usize),
+    /// The number in it (and its scale word), for kinds whose unit stays the claim's.
+    pub num: (usize, usize),
+    pub kind: Kind,
+    /// What two values of one kind are equal by ("14", "2 march", "maria lopez").
+    pub key: String,
+    /// Its size, for the bounds ("at least 60").
+    pub size: Option<f64>,
+    /// Found inside a larger value (the year of a date): a candidate, never a slot of the claim.
+    pub inner: bool,
+}
+
+impl Value {
+    fn new(span: (usize, usize), kind: Kind, key: String) -> Value {
+        Value {
+            span,
+            num: span,
+            kind,
+            key,
+            size: None,
+            inner: false,
+        }
+    }
+
+    fn sized(span: (usize, usize), num: (usize, usize), kind: Kind, v: f64) -> Value {
+        Value {
+            span,
+            num,
+            kind,
+            key: format_number(v),
+            size: Some(v),
+            inner: false,
+        }
+    }
+}
+
+/// The words the finder reads values by (from `conflation`'s rule file).
+pub(super) struct Words {
+    pub ordinals: Vec<String>,
+    pub not_ordinal_before: Vec<String>,
+    pub not_ordinal_after: Vec<String>,
+    pub number_words: BTreeMap<String, f64>,
+    pub months: Vec<String>,
+    pub month_after: Vec<String>,
+    pub weekdays: Vec<String>,
+    pub age_before: Vec<String>,
+    pub not_nouns: Vec<String>,
+}
+
+/// Finds the values of a text: each pattern claims its text in turn (a clock time first, which
+/// has no value of its own, then dates, amounts, percentages, ages, ordinals, years, weekdays,
+/// months and counts), so "2 March 2025" is one date, never a count and a year.
+pub(super) struct Finder {
+    words: Words,
+    clock: Regex,
+    date_dm: Regex,
+    date_md: Regex,
+    month_year: Regex,
+    money: Regex,
+    percent: Regex,
+    age: Regex,
+    year_old: Regex,
+    ordinal_digits: Regex,
+    ordinal_word: Regex,
+    year: Regex,
+    weekday: Regex,
+    month: Regex,
+    count: Regex,
+}
+
+/// The words as regex alternatives, longest first ("at least" before "at").
+pub(super) fn alt(words: &[String]) -> String {
+    let mut w: Vec<&String> = words.iter().collect();
+    w.sort_by_key(|x| std::cmp::Reverse(x.len()));
+    w.iter()
+        .map(|x| regex::escape(x))
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// A number as written ("1,842", "4.6", "3,50"), read.
+fn read_number(s: &str) -> Option<f64> {
+    let s = s.trim_end_matches(',');
+    let thousands = s.contains(',')
+        && s.split('.').next().is_some_and(|int| {
+            let parts: Vec<&str> = int.split(',').collect();
+            parts[0].len() <= 3 && parts[1..].iter().all(|p| p.len() == 3)
+        });
+    let plain = if thousands {
+        s.replace(',', "")
+    } else {
+        s.replacen(',', ".", 1)
+    };
+    plain.parse().ok()
+}
+
+/// A scale word, written out, and its factor ("m" is "million").
+fn scale_of(word: &str) -> (&'static str, f64) {
+    match word.to_lowercase().as_str() {
+        "m" | "million" => ("million", 1e6),
+        "bn" | "billion" => ("billion", 1e9),
+        "k" | "thousand" => ("thousand", 1e3),
+        "trillion" => ("trillion", 1e12),
+        _ => ("", 1.0),
+    }
+}
+
+/// The values found so far and the text they hold.
+#[derive(Default)]
+struct Found {
+    out: Vec<Value>,
+    taken: Vec<(usize, usize)>,
+}
+
+impl Found {
+    fn free(&self, (s, e): (usize, usize)) -> bool {
+        !self.taken.iter().any(|(a, b)| s < *b && *a < e)
+    }
+
+    /// Keeps `v` when its text is not another value's already.
+    fn push(&mut self, v: Value) -> bool {
+        if !self.free(v.span) {
+            return false;
+        }
+        self.taken.push(v.span);
+        self.out.push(v);
+        true
+    }
+
+    /// A value inside one just kept (a date's month and year): a candidate of its own.
+    fn inner(&mut self, m: regex::Match, kind: Kind, key: String) {
+        let mut v = Value::new((m.start(), m.end()), kind, key);
+        v.inner = true;
+        self.out.push(v);
+    }
+}
+
+impl Finder {
+    pub(super) fn new(words: Words) -> Finder {
+        let months = alt(&words.months);
+        let re = |p: String| Regex::new(&p).expect("escaped words make a valid regex");
+        let numbers: Vec<String> = words.number_words.keys().cloned().collect();
+        Finder {
+            clock: re(
+                r"(?i)\b\d{1,2}(?:[:.]\d\d)?\s?(?:a\.m\.|p\.m\.|am\b|pm\b)|\b\d{1,2}:\d\d\b".into(),
+            ),
+            date_dm: re(format!(
+                r"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({months})\b(?:,?\s+((?:19|20)\d\d)\b)?"
+            )),
+            date_md: re(format!(
+                r"(?i)\b({months})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+((?:19|20)\d\d)\b)?"
+            )),
+            month_year: re(format!(r"(?i)\b({months})\s+((?:19|20)\d\d)\b")),
+            money: re(
+                r"([€$£¥])\s?(\d[\d,]*(?:\.\d+)?)(?:\s?(million|billion|thousand|trillion|bn|m|k)\b)?"
+                    .into(),
+            ),
+            percent: re(r"\b(\d+(?:[.,]\d+)?)\s?(?:%|per\s?cent\b|percent\b)".into()),
+            age: re(format!(
+                r"(?i)\b(?:{})\s+(\d{{1,3}})\b",
+                alt(&words.age_before)
+            )),
+            year_old: re(r"\b(\d{1,3})-year-old".into()),
+            ordinal_digits: re(r"\b(\d{1,3})(?:st|nd|rd|th)\b".into()),
+            ordinal_word: re(format!(r"(?i)\b(?:{})\b", alt(&words.ordinals))),
+            year: re(r"\b(?:19|20)\d\d\b".into()),
+            weekday: re(format!(r"(?i)\b(?:{})\b", alt(&words.weekdays))),
+            month: re(format!(
+                r"(?i)\b(?:{})\s+({months})\b",
+                alt(&words.month_after)
+            )),
+            count: re(format!(
+                r"(?i)\b(\d[\d,]*(?:\.\d+)?|{})(?:\s+(million|billion|thousand))?\s+([a-z]+(?:-[a-z]+)?)\b",
+                alt(&numbers)
+            )),
+            words,
+        }
+    }
+
+    /// Every value of `text`, in text order.
+    pub(super) fn find(&self, text: &str) -> Vec<Value> {
+        let mut f = Found::default();
+        for m in self.clock.find_iter(text) {
+            f.taken.push((m.start(), m.end()));
+        }
+        self.dates(text, &mut f);
+        self.amounts(text, &mut f);
+        self.ages(text, &mut f);
+        self.ordinals(text, &mut f);
+        self.calendar(text, &mut f);
+        self.counts(text, &mut f);
+        f.out.sort_by_key(|v| v.span);
+        f.out
+    }
+
+    /// "2 March 2025", "March 2", "May 2022": each with its month and year as inner values.
+    fn dates(&self, text: &str, f: &mut Found) {
+        for (re, day_first) in [(&self.date_dm, true), (&self.date_md, false)] {
+            for c in re.captures_iter(text) {
+                let whole = c.get(0).expect("a match");
+                let (d, mo) = if day_first { (1, 2) } else { (2, 1) };
+                let month = c.get(mo).expect("a month");
+                let Some(day) = c[d].parse::<u32>().ok().filter(|d| (1..=31).contains(d)) else {
+                    continue;
+                };
+                let year = c.get(3);
+                let kind = Kind::Date {
+                    day_first,
+                    year: year.is_some(),
+                };
+                let key = format!("{day} {}", month.as_str().to_lowercase());
+                if f.push(Value::new((whole.start(), whole.end()), kind, key)) {
+                    f.inner(month, Kind::Month, month.as_str().to_lowercase());
+                    if let Some(y) = year {
+                        f.inner(y, Kind::Year, y.as_str().to_string());
+                    }
+                }
+            }
+        }
+        for c in self.month_year.captures_iter(text) {
+            let (whole, month, y) = (
+                c.get(0).expect("a match"),
+                c.get(1).expect("a month"),
+                c.get(2).expect("a year"),
+            );
+            let key = format!("{} {}", month.as_str().to_lowercase(), y.as_str());
+            if f.push(Value::new(
+                (whole.start(), whole.end()),
+                Kind::MonthYear,
+                key,
+            )) {
+                f.inner(month, Kind::Month, month.as_str().to_lowercase());
+                f.inner(y, Kind::Year, y.as_str().to_string());
+            }
+        }
+    }
+
+    /// "€410 million", "$1.2bn", "€3,50"; "4.6%", "12 per cent".
+    fn amounts(&self, text: &str, f: &mut Found) {
+        for c in self.money.captures_iter(text) {
+            let (whole, n) = (c.get(0).expect("a match"), c.get(2).expect("a number"));
+            let cur = c[1].chars().next().unwrap_or('$');
+            let scale = c.get(3).map_or("", |s| scale_of(s.as_str()).0);
+            let end = c.get(3).map_or(n.end(), |s| s.end());
+            let digits = n.as_str().trim_end_matches(',');
+            let Some(v) = read_number(digits) else {
+                continue;
+            };
+            f.push(Value::sized(
+                (whole.start(), end),
+                (n.start(), n.start() + digits.len()),
+                Kind::Money(cur, scale.to_string()),
+                v,
+            ));
+        }
+        for c in self.percent.captures_iter(text) {
+            let (whole, n) = (c.get(0).expect("a match"), c.get(1).expect("a number"));
+            if let Some(v) = read_number(n.as_str()) {
+                f.push(Value::sized(
+                    (whole.start(), whole.end()),
+                    (n.start(), n.end()),
+                    Kind::Percent,
+                    v,
+                ));
+            }
+        }
+    }
+
+    /// "aged 65", "then 59", "a 17-year-old".
+    fn ages(&self, text: &str, f: &mut Found) {
+        for re in [&self.age, &self.year_old] {
+            for c in re.captures_iter(text) {
+                let n = c.get(1).expect("a number");
+                if let Ok(v) = n.as_str().parse::<f64>() {
+                    let span = (n.start(), n.end());
+                    f.push(Value::sized(span, span, Kind::Age, v));
+                }
+            }
+        }
+    }
+
+    /// "14th", "fourteenth"; never one inside an expression ("for the first time", "at first").
+    fn ordinals(&self, text: &str, f: &mut Found) {
+        for c in self.ordinal_digits.captures_iter(text) {
+            let whole = c.get(0).expect("a match");
+            let span = (whole.start(), whole.end());
+            if !self.in_expression(text, span) {
+                f.push(Value::new(
+                    span,
+                    Kind::Ordinal { word: false },
+                    c[1].to_string(),
+                ));
+            }
+        }
+        for m in self.ordinal_word.find_iter(text) {
+            let span = (m.start(), m.end());
+            let lower = m.as_str().to_lowercase();
+            let place = self
+                .words
+                .ordinals
+                .iter()
+                .position(|o| o.to_lowercase() == lower);
+            if let (Some(n), false) = (place, self.in_expression(text, span)) {
+                f.push(Value::new(
+                    span,
+                    Kind::Ordinal { word: true },
+                    (n + 1).to_string(),
+                ));
+            }
+        }
+    }
+
+    fn in_expression(&self, text: &str, (s, e): (usize, usize)) -> bool {
+        let next = text[e..]
+            .trim_start()
+            .split(|c: char| !c.is_alphanumeric())
+            .next()
+            .unwrap_or("")
+            .to_lowercase();
+        let prev = text[..s]
+            .trim_end()
+            .rsplit(|c: char| !c.is_alphanumeric())
+            .next()
+            .unwrap_or("")
+            .to_lowercase();
+        text[e..].starts_with(',')
+            || self.words.not_ordinal_before.contains(&next)
+            || self.words.not_ordinal_after.contains(&prev)
+    }
+
+    /// Years ("in 2019"), weekdays, and months after a word that makes them one ("in May").
+    fn calendar(&self, text: &str, f: &mut Found) {
+        for m in self.year.find_iter(text) {
+            let span = (m.start(), m.end());
+            // "2,000 people" and "2000-01" are no years
+            let glued = text[span.1..].starts_with([',', '-', '.'])
+                && text[span.1 + 1..].starts_with(|c: char| c.is_ascii_digit());
+            if !glued && !text[..span.0].ends_with([',', '.']) {
+                f.push(Value::new(span, Kind::Year, m.as_str().to_string()));
+            }
+        }
+        for m in self.weekday.find_iter(text) {
+            let span = (m.start(), m.end());
+            f.push(Value::new(span, Kind::Weekday, m.as_str().to_lowercase()));
+        }
+        // "may" in small letters is a month only in text written all in small letters
+        let small = !text.chars().any(char::is_uppercase);
+        for c in self.month.captures_iter(text) {
+            let m = c.get(1).expect("a month");
+            if m.as_str() != "may" || small {
+                let span = (m.start(), m.end());
+                f.push(Value::new(span, Kind::Month, m.as_str().to_lowercase()));
+            }
+        }
+    }
+
+    /// "1,842 votes", "two factories", "2.5 million people": a number and the noun it counts.
+    fn counts(&self, text: &str, f: &mut Found) {
+        for c in self.count.captures_iter(text) {
+            let (n, noun) = (c.get(1).expect("a number"), c.get(3).expect("a noun"));
+            // a number glued to another ("3-1", "4.6", "S3") is no count, and neither is the
+            // denominator of a rate ("1 in 10 people")
+            let before = text[..n.start()].trim_end();
+            let rate = before.strip_suffix(" in").is_some_and(|b| {
+                let w = b.rsplit(' ').next().unwrap_or("").to_lowercase();
+                w.starts_with(|c: char| c.is_ascii_digit())
+                    || w == "one"
+                    || self.words.number_words.contains_key(&w)
+            });
+            let not_noun = self
+                .words
+                .not_nouns
+                .iter()
+                .any(|w| w.eq_ignore_ascii_case(noun.as_str()));
+            if rate
+                || not_noun
+                || n.as_str().ends_with(',')
+                || text[..n.start()].ends_with(['-', '.', ',', '/', ':', '€', '$', '£', '¥', '#'])
+            {
+                continue;
+            }
+            let v = match self.words.number_words.get(&n.as_str().to_lowercase()) {
+                Some(v) => *v,
+                None => match read_number(n.as_str()) {
+                    Some(v) => v,
+                    None => continue,
+                },
+            };
+            let (num_end, factor) = match c.get(2) {
+                Some(s) => (s.end(), scale_of(s.as_str()).1),
+                None => (n.end(), 1.0),
+            };
+            let stem = crate::text::tokens::stem(&noun.as_str().to_lowercase());
+            f.push(Value::sized(
+                (n.start(), noun.end()),
+                (n.start(), num_end),
+                Kind::Count(stem),
+                v * factor,
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finder() -> Finder {
+        let w = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+        Finder::new(Words {
+            ordinals: w("first second third fourth fifth"),
+            not_ordinal_before: w("time"),
+            not_ordinal_after: w("at"),
+            number_words: [("two".to_string(), 2.0)].into_iter().collect(),
+            months: w("March May June"),
+            month_after: w("in since"),
+            weekdays: w("Monday Tuesday"),
+            age_before: w("aged then"),
+            not_nouns: w("per of in"),
+        })
+    }
+
+    fn kinds(text: &str) -> Vec<(String, String)> {
+        finder()
+            .find(text)
+            .into_iter()
+            .filter(|v| !v.inner)
+            .map(|v| (text[v.span.0..v.span.1].to_string(), v.key))
+            .collect()
+    }
+
+    #[test]
+    fn each_value_is_read_once_by_its_kind() {
+        assert_eq!(
+            kinds("Fares rise by 4.6 per cent from 2 March 2025, £1.5m in all."),
+            [
+                ("4.6 per cent", "4.6"),
+                ("2 March 2025", "2 march"),
+                ("£1.5m", "1.5")
+            ]
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+        );
+        assert_eq!(
+            kinds("Sir Paul, then 59, married on Tuesday in May 2002 for the first time."),
+            [
+                ("59", "59"),
+                ("Tuesday", "tuesday"),
+                ("May 2002", "may 2002")
+            ]
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+        );
+        assert_eq!(
+            kinds("Two factories and 1,842 votes, at 9 a.m., 1 in 10 people, its second album."),
+            [
+                ("Two factories", "2"),
+                ("1,842 votes", "1842"),
+                ("second", "2")
+            ]
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+        );
+        // "may" the verb is no month; "€3,50" is three and a half
+        assert!(kinds("Prices may rise in may.").is_empty());
+        assert_eq!(kinds("It costs €3,50.")[0].1, "3.5");
+    }
+}
