@@ -66,6 +66,8 @@ pub struct Conflation {
     rules: Rules,
     finder: Finder,
     cues: NameCues,
+    /// The reading of the last passages seen.
+    last: std::sync::Mutex<Option<std::sync::Arc<Passages>>>,
 }
 
 /// `entity_swap`'s rule file: where the name cues live.
@@ -107,6 +109,7 @@ impl Conflation {
             not_nouns: rules.not_nouns.clone(),
         });
         Ok(Conflation {
+            last: std::sync::Mutex::new(None),
             finder,
             cues: entity.automatic.unwrap_or(NameCues {
                 not_names: Vec::new(),
@@ -226,6 +229,19 @@ fn article_for(word: &str) -> &'static str {
     }
 }
 
+/// What `conflation` reads of a context's passages: the same for each of its claims, so it is
+/// kept for the next claim (a context's claims come one after another), and a long passage is
+/// read once, not once per claim.
+struct Passages {
+    /// A hash of the passages' text: which passages this is the reading of.
+    key: u64,
+    names: Vec<super::words::Name>,
+    /// Each sentence as (passage, start, end) in bytes.
+    sentences: Vec<(usize, usize, usize)>,
+    /// Each sentence's values and names.
+    found: Vec<Vec<Value>>,
+}
+
 /// The claim and its passages as `conflation` reads them.
 struct Reading<'a> {
     claim: &'a str,
@@ -233,9 +249,9 @@ struct Reading<'a> {
     lower: String,
     sentences: Vec<&'a str>,
     /// Each sentence's values and names.
-    found: Vec<Vec<Value>>,
-    /// How many words each sentence shares with the claim.
-    overlap: Vec<usize>,
+    found: &'a [Vec<Value>],
+    /// The claim's words ([`Conflation::content`]), to find the sentence nearest it.
+    words: HashSet<String>,
     /// Every value of the claim (those inside a date too) and its names.
     held: Vec<Value>,
     /// The stems of the time units.
@@ -250,6 +266,12 @@ impl Conflation {
         let supporting: Vec<usize> = (0..r.sentences.len())
             .filter(|&i| r.found[i].iter().any(|v| same_value(slot, v, units)))
             .collect();
+        // which sentences state it, by index: a look-up per sentence, never a scan (a passage
+        // may have thousands of sentences that all state it)
+        let mut supports = vec![false; r.sentences.len()];
+        for &i in &supporting {
+            supports[i] = true;
+        }
         if supporting.is_empty() {
             return None; // the passages do not state it (a derived or rewritten value)
         }
@@ -294,22 +316,87 @@ impl Conflation {
             };
             kind && v.key != slot.key && !claimed && !shares && bounded
         };
-        (0..r.sentences.len())
-            .filter(|i| !supporting.contains(i))
+        let candidates: Vec<(usize, &Value)> = (0..r.sentences.len())
+            .filter(|i| !supports[*i])
             .flat_map(|i| {
                 r.found[i]
                     .iter()
                     .filter(move |v| fits(i, v))
                     .map(move |v| (i, v))
             })
-            // the sentence nearest the claim's words; in a tie the first, and its first value
-            .max_by_key(|(i, v)| {
-                (
-                    r.overlap[*i],
-                    std::cmp::Reverse(*i),
-                    std::cmp::Reverse(v.span.0),
-                )
-            })
+            .collect();
+        // the sentence nearest the claim's words (read only for the sentences with a candidate);
+        // in a tie the first, and its first value
+        let mut overlap: std::collections::HashMap<usize, usize> = Default::default();
+        for (i, _) in &candidates {
+            overlap
+                .entry(*i)
+                .or_insert_with(|| self.content(r.sentences[*i]).intersection(&r.words).count());
+        }
+        candidates.into_iter().max_by_key(|(i, v)| {
+            (
+                overlap[i],
+                std::cmp::Reverse(*i),
+                std::cmp::Reverse(v.span.0),
+            )
+        })
+    }
+}
+
+impl Conflation {
+    /// The reading of `passages`: the last one when they are the same passages.
+    fn read(&self, passages: &[&str]) -> std::sync::Arc<Passages> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        passages.hash(&mut h);
+        let key = h.finish();
+        if let Some(last) = self.last.lock().ok().and_then(|l| l.clone()) {
+            if last.key == key {
+                return last;
+            }
+        }
+        let names = self.cues.names(passages);
+        let mut sentences = Vec::new();
+        for (i, p) in passages.iter().enumerate() {
+            for s in crate::text::sentences::split_sentences(p) {
+                let at = s.as_ptr() as usize - p.as_ptr() as usize;
+                sentences.push((i, at, at + s.len()));
+            }
+        }
+        // the values of each passage, found once over its whole text (a search per sentence
+        // costs a passage of thousands of sentences dearly) and given to the sentence they are in
+        let mut found: Vec<Vec<Value>> = vec![Vec::new(); sentences.len()];
+        for (i, p) in passages.iter().enumerate() {
+            let mine: Vec<usize> = (0..sentences.len())
+                .filter(|&k| sentences[k].0 == i)
+                .collect();
+            for mut v in self.finder.find(p) {
+                let at = mine.partition_point(|&k| sentences[k].2 <= v.span.0);
+                let Some(&k) = mine.get(at) else {
+                    continue;
+                };
+                let (_, a, b) = sentences[k];
+                if v.span.0 < a || v.span.1 > b {
+                    continue; // across two sentences: no value of either
+                }
+                v.span = (v.span.0 - a, v.span.1 - a);
+                v.num = (v.num.0 - a, v.num.1 - a);
+                found[k].push(v);
+            }
+        }
+        for (k, &(i, a, b)) in sentences.iter().enumerate() {
+            found[k].extend(self.names_in(&passages[i][a..b], &names));
+        }
+        let read = std::sync::Arc::new(Passages {
+            key,
+            found,
+            names,
+            sentences,
+        });
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some(read.clone());
+        }
+        read
     }
 }
 
@@ -318,8 +405,8 @@ impl Mutator for Conflation {
         let claim = input.claim;
         let held = self.finder.find(claim);
         let mut slots: Vec<Value> = held.iter().filter(|v| !v.inner).cloned().collect();
-        let names = self.cues.names(input.passages);
-        let claim_names = self.names_in(claim, &names);
+        let passages = self.read(input.passages);
+        let claim_names = self.names_in(claim, &passages.names);
         for n in &claim_names {
             if !slots
                 .iter()
@@ -332,28 +419,16 @@ impl Mutator for Conflation {
             return Vec::new();
         }
         slots.sort_by_key(|v| v.span);
-        let sentences: Vec<&str> = input
-            .passages
-            .iter()
-            .flat_map(|p| crate::text::sentences::split_sentences(p))
-            .collect();
-        let claim_words = self.content(claim);
         let reading = Reading {
             claim,
             lower: claim.to_lowercase(),
-            found: sentences
+            sentences: passages
+                .sentences
                 .iter()
-                .map(|s| {
-                    let mut v = self.finder.find(s);
-                    v.extend(self.names_in(s, &names));
-                    v
-                })
+                .map(|&(i, a, b)| &input.passages[i][a..b])
                 .collect(),
-            overlap: sentences
-                .iter()
-                .map(|s| self.content(s).intersection(&claim_words).count())
-                .collect(),
-            sentences,
+            found: &passages.found,
+            words: self.content(claim),
             held: held.into_iter().chain(claim_names).collect(),
             units: self
                 .rules
@@ -580,6 +655,29 @@ mod tests {
         let p = ["Adults can take one or two tablets every 4 hours. Do not take more than 8 tablets in 24 hours."];
         let got = m("Adults can take one or two tablets every 4 hours.", &p);
         assert!(got.iter().all(|g| !g.contains("or 8")), "{got:?}");
+    }
+
+    #[test]
+    fn a_contexts_reading_is_kept_for_its_next_claim_and_never_lent_to_another() {
+        let op = Conflation::load(Path::new("c.yaml"), OPERATOR.builtin).unwrap();
+        let m = |claim: &str, passages: &[&str]| {
+            op.mutate(&Input {
+                passages,
+                ..Input::bare(claim)
+            })
+        };
+        let a = ["Export links expire after 7 days. Refunds are paid within 14 days."];
+        let b = ["Export links expire after 30 days. Refunds are paid within 60 days."];
+        for _ in 0..2 {
+            assert_eq!(
+                m("Export links expire after 7 days.", &a),
+                ["Export links expire after 14 days."]
+            );
+            assert_eq!(
+                m("Export links expire after 30 days.", &b),
+                ["Export links expire after 60 days."]
+            );
+        }
     }
 
     #[test]

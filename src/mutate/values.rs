@@ -158,12 +158,22 @@ fn scale_of(word: &str) -> (&'static str, f64) {
 #[derive(Default)]
 struct Found {
     out: Vec<Value>,
-    taken: Vec<(usize, usize)>,
+    /// The spans taken, start to end; they never overlap, so a look-up finds a clash (a scan
+    /// would be quadratic in a passage of thousands of values).
+    taken: std::collections::BTreeMap<usize, usize>,
 }
 
 impl Found {
     fn free(&self, (s, e): (usize, usize)) -> bool {
-        !self.taken.iter().any(|(a, b)| s < *b && *a < e)
+        // the last span starting before `e` is the only one that can reach past `s`
+        self.taken
+            .range(..e)
+            .next_back()
+            .is_none_or(|(_, b)| *b <= s)
+    }
+
+    fn take(&mut self, (s, e): (usize, usize)) {
+        self.taken.insert(s, e);
     }
 
     /// Keeps `v` when its text is not another value's already.
@@ -171,7 +181,7 @@ impl Found {
         if !self.free(v.span) {
             return false;
         }
-        self.taken.push(v.span);
+        self.take(v.span);
         self.out.push(v);
         true
     }
@@ -230,7 +240,7 @@ impl Finder {
     pub(super) fn find(&self, text: &str) -> Vec<Value> {
         let mut f = Found::default();
         for m in self.clock.find_iter(text) {
-            f.taken.push((m.start(), m.end()));
+            f.take((m.start(), m.end()));
         }
         self.dates(text, &mut f);
         self.amounts(text, &mut f);
