@@ -666,6 +666,7 @@ fn json_of(dir: &Path, args: &[&str]) -> Value {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // one suite through every command, compared count by count
 fn every_command_counts_the_same_cases_as_false_alarms_and_faults() {
     for suite in ["suites/larkspur.yaml", "tests/fixtures/clinic.yaml"] {
         let d = tempfile::tempdir().unwrap();

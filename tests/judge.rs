@@ -829,6 +829,7 @@ fn a_huge_retry_after_is_capped_by_max_wait() {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // every output of a judge run, searched for the key
 fn an_echoed_api_key_never_reaches_any_output_record_cache_or_report() {
     const KEY: &str = "sk-test-SECRET0123456789abcdefXYZ";
     // every kind of reply carries the Authorization header back, whole or cut short
