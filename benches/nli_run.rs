@@ -74,24 +74,123 @@ fn main() {
         ..ModelSettings::defaults("nli")
     };
     let checker = NliChecker::new("bench", &model_dir, settings, None).unwrap();
+    let (full, cpu_use) = full_rates(&suite, &mutants, &checker, reps, threads, pairs.len());
+    let (bare, fixed) = bare_rates(&model_dir, &pairs, threads, reps);
+    println!(
+        "bare, fixed padding to 128 (the tokenizer.json setting faithprobe overrides): median {:.0} pairs/s",
+        median(fixed)
+    );
+    println!(
+        "full run pipeline CPU use: median {:.0}% of {threads} cores (runs: {})",
+        100.0 * median(cpu_use.clone()),
+        cpu_use
+            .iter()
+            .map(|x| format!("{:.0}%", 100.0 * x))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let (f, b) = (median(full.clone()), median(bare.clone()));
+    println!(
+        "full run pipeline     median {f:>8.0} pairs/s  (runs: {})",
+        show(&full)
+    );
+    println!(
+        "bare session.run      median {b:>8.0} pairs/s  (runs: {})",
+        show(&bare)
+    );
+    println!("ratio full / bare: {:.2}", f / b);
+
+    int8_report(root, &suite, &mutants, &checker, reps, threads, pairs.len());
+    let (long, rates) = long_passages_report(&checker, reps, threads, quick);
+    nli_top_windows(&model_dir, &checker, &long, &rates, reps, threads);
+    top_windows_report(root, reps, &long);
+}
+
+/// `top_windows: K` on the cross-encoder over the long passages: the pairs it does not score are
+/// inference saved (`rates`: the full scan's pairs per second).
+fn nli_top_windows(
+    model_dir: &Path,
+    checker: &NliChecker,
+    long: &[faithprobe::answers::LoggedAnswer],
+    rates: &[f64],
+    reps: usize,
+    threads: usize,
+) {
+    let decomposer = faithprobe::answers::decompose::Sentences;
+    // top_windows on the cross-encoder: the pairs it does not score are inference saved
+    for k in [3, 5] {
+        let topk = NliChecker::new(
+            "bench-top",
+            model_dir,
+            ModelSettings {
+                batch_size: BATCH,
+                threads,
+                top_windows: Some(k),
+                ..ModelSettings::defaults("nli")
+            },
+            None,
+        )
+        .unwrap();
+        let mut secs = Vec::new();
+        for _ in 0..reps {
+            let t = Instant::now();
+            faithprobe::answers::score::score_chunk(long, &decomposer, &topk, &mut |_, _| {});
+            secs.push(t.elapsed().as_secs_f64());
+        }
+        let u = topk.last_use();
+        let full_secs = checker.last_use().scored as f64 / median(rates.to_vec());
+        println!(
+            "nli top_windows K={k} (long passages): {} distinct pairs scored instead of {} ({} of {} claim-window pairs left out), median {:.2} s vs {:.2} s ({:.1}x)",
+            u.scored,
+            checker.last_use().scored,
+            u.skipped,
+            u.considered,
+            median(secs.clone()),
+            full_secs,
+            full_secs / median(secs).max(1e-9)
+        );
+    }
+}
+
+/// Pairs per second of the full `run` pipeline (no cache), and its CPU use as a share of the
+/// cores; `pairs`: the distinct pairs the run must score.
+fn full_rates(
+    suite: &Suite,
+    mutants: &faithprobe::mutate::MutantSet,
+    checker: &NliChecker,
+    reps: usize,
+    threads: usize,
+    pairs: usize,
+) -> (Vec<f64>, Vec<f64>) {
     let mut full = Vec::new();
     let mut cpu_use = Vec::new();
     for _ in 0..reps {
         let t = Instant::now();
         let c0 = cpu_seconds();
-        let run = run_suite(&suite, &mutants, &checker, &mut |_, _| {});
+        let run = run_suite(suite, mutants, checker, &mut |_, _| {});
         let secs = t.elapsed().as_secs_f64();
         cpu_use.push((cpu_seconds() - c0) / (secs * threads as f64));
         assert_eq!(run.errors(), 0);
         assert_eq!(
             checker.last_use().scored,
-            pairs.len(),
+            pairs,
             "the run scored a different pair set"
         );
-        full.push(pairs.len() as f64 / secs);
+        full.push(pairs as f64 / secs);
     }
+    (full, cpu_use)
+}
 
-    let model = Model::load(&model_dir, threads).unwrap();
+/// Pairs per second of the bare ONNX Runtime session calls on the pairs, pre-tokenised into
+/// length-sorted batches: as faithprobe pads them (to the longest in the batch), and with the
+/// tokenizer.json's own fixed padding to 128.
+fn bare_rates(
+    model_dir: &Path,
+    pairs: &[(String, String)],
+    threads: usize,
+    reps: usize,
+) -> (Vec<f64>, Vec<f64>) {
+    let model = Model::load(model_dir, threads).unwrap();
     let mut order: Vec<usize> = (0..pairs.len()).collect();
     let lens: Vec<usize> = pairs
         .iter()
@@ -136,36 +235,28 @@ fn main() {
         }
         fixed.push(pairs.len() as f64 / t.elapsed().as_secs_f64());
     }
-    println!(
-        "bare, fixed padding to 128 (the tokenizer.json setting faithprobe overrides): median {:.0} pairs/s",
-        median(fixed)
-    );
-    println!(
-        "full run pipeline CPU use: median {:.0}% of {threads} cores (runs: {})",
-        100.0 * median(cpu_use.clone()),
-        cpu_use
-            .iter()
-            .map(|x| format!("{:.0}%", 100.0 * x))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let (f, b) = (median(full.clone()), median(bare.clone()));
-    let show = |v: &[f64]| {
-        v.iter()
-            .map(|x| format!("{x:.0}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    println!(
-        "full run pipeline     median {f:>8.0} pairs/s  (runs: {})",
-        show(&full)
-    );
-    println!(
-        "bare session.run      median {b:>8.0} pairs/s  (runs: {})",
-        show(&bare)
-    );
-    println!("ratio full / bare: {:.2}", f / b);
+    (bare, fixed)
+}
 
+/// Runs per second, listed.
+fn show(v: &[f64]) -> String {
+    v.iter()
+        .map(|x| format!("{x:.0}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The same run on the dynamically quantised copy of the model, when there is one: its speed
+/// and how far its verdicts and scores move from fp32 (`pairs`: the distinct pairs of a run).
+fn int8_report(
+    root: &Path,
+    suite: &Suite,
+    mutants: &faithprobe::mutate::MutantSet,
+    checker: &NliChecker,
+    reps: usize,
+    threads: usize,
+    pairs: usize,
+) {
     // int8: the same run on the dynamically quantised copy (ci/quantize.py), and how far its
     // scores move
     let int8_dir = root.join("target/models/minilm-xenc-int8");
@@ -181,13 +272,13 @@ fn main() {
             None,
         )
         .unwrap();
-        let fp32_run = run_suite(&suite, &mutants, &checker, &mut |_, _| {});
+        let fp32_run = run_suite(suite, mutants, checker, &mut |_, _| {});
         let mut q = Vec::new();
         let mut last = None;
         for _ in 0..reps {
             let t = Instant::now();
-            let run = run_suite(&suite, &mutants, &int8, &mut |_, _| {});
-            q.push(pairs.len() as f64 / t.elapsed().as_secs_f64());
+            let run = run_suite(suite, mutants, &int8, &mut |_, _| {});
+            q.push(pairs as f64 / t.elapsed().as_secs_f64());
             assert_eq!(run.errors(), 0);
             last = Some(run);
         }
@@ -218,7 +309,17 @@ fn main() {
     } else {
         println!("int8: target/models/minilm-xenc-int8 missing (bash ci/make-minilm.sh makes it)");
     }
+}
 
+/// Long passages (news-like sources of 30 sentences) scored through `score` as a log would be:
+/// pairs per second and CPU use. The answers and the rates of the runs, for the `top_windows`
+/// runs.
+fn long_passages_report(
+    checker: &NliChecker,
+    reps: usize,
+    threads: usize,
+    quick: bool,
+) -> (Vec<faithprobe::answers::LoggedAnswer>, Vec<f64>) {
     // long passages: news-like sources of 30 sentences, scored through `score` as a log would be
     let long = long_passage_answers(if quick { 2 } else { 6 });
     let decomposer = faithprobe::answers::decompose::Sentences;
@@ -228,7 +329,7 @@ fn main() {
         let t = Instant::now();
         let c0 = cpu_seconds();
         let results =
-            faithprobe::answers::score::score_chunk(&long, &decomposer, &checker, &mut |_, _| {});
+            faithprobe::answers::score::score_chunk(&long, &decomposer, checker, &mut |_, _| {});
         let secs = t.elapsed().as_secs_f64();
         uses.push((cpu_seconds() - c0) / (secs * threads as f64));
         assert!(results
@@ -245,40 +346,7 @@ fn main() {
         100.0 * median(uses.clone()),
         uses.iter().map(|x| format!("{:.0}%", 100.0 * x)).collect::<Vec<_>>().join(", ")
     );
-    // top_windows on the cross-encoder: the pairs it does not score are inference saved
-    for k in [3, 5] {
-        let topk = NliChecker::new(
-            "bench-top",
-            &model_dir,
-            ModelSettings {
-                batch_size: BATCH,
-                threads,
-                top_windows: Some(k),
-                ..ModelSettings::defaults("nli")
-            },
-            None,
-        )
-        .unwrap();
-        let mut secs = Vec::new();
-        for _ in 0..reps {
-            let t = Instant::now();
-            faithprobe::answers::score::score_chunk(&long, &decomposer, &topk, &mut |_, _| {});
-            secs.push(t.elapsed().as_secs_f64());
-        }
-        let u = topk.last_use();
-        let full_secs = checker.last_use().scored as f64 / median(rates.clone());
-        println!(
-            "nli top_windows K={k} (long passages): {} distinct pairs scored instead of {} ({} of {} claim-window pairs left out), median {:.2} s vs {:.2} s ({:.1}x)",
-            u.scored,
-            checker.last_use().scored,
-            u.skipped,
-            u.considered,
-            median(secs.clone()),
-            full_secs,
-            full_secs / median(secs).max(1e-9)
-        );
-    }
-    top_windows_report(root, reps, &long);
+    (long, rates)
 }
 
 /// `top_windows: K` with the real MiniLM embedding model (verdicts that mean something): the

@@ -1019,6 +1019,7 @@ fn the_readmes_sample_run_output_is_what_run_prints() {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // every command that writes, each refusing the same clashes
 fn an_output_that_is_an_input_or_another_output_is_refused_before_any_work() {
     let d = tempfile::tempdir().unwrap();
     let p = |n: &str| d.path().join(n);

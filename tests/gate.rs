@@ -125,6 +125,26 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
         "1",
     ]));
     assert_eq!(code, 0, "{o}");
+}
+
+#[test]
+fn the_machine_formats_carry_a_newly_missed_fault() {
+    let d = tempfile::tempdir().unwrap();
+    let base = base_record(d.path());
+    let cand = d.path().join("cand.json");
+    // the candidate passes one entity swap the base caught
+    edit(&base, &cand, |v| {
+        let case = v["runs"][0]["cases"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|c| c["id"] == "m-c96bcca3cf7684fe")
+            .unwrap();
+        assert_eq!(case["outcome"], "caught");
+        case["outcome"] = "missed".into();
+        case["verdict"] = "supported".into();
+        case["score"] = 0.97.into();
+    });
     // the machine formats carry the same regression
     let (_, md) = combined(faithprobe(d.path()).args([
         "compare",
@@ -737,6 +757,7 @@ fn json_of(dir: &Path, args: &[&str]) -> Value {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // one suite through every command, compared count by count
 fn every_command_counts_the_same_cases_as_false_alarms_and_faults() {
     for suite in ["suites/larkspur.yaml", "tests/fixtures/clinic.yaml"] {
         let d = tempfile::tempdir().unwrap();

@@ -832,6 +832,7 @@ fn a_huge_retry_after_is_capped_by_max_wait() {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // every output of a judge run, searched for the key
 fn an_echoed_api_key_never_reaches_any_output_record_cache_or_report() {
     const KEY: &str = "sk-test-SECRET0123456789abcdefXYZ";
     // every kind of reply carries the Authorization header back, whole or cut short
@@ -1403,6 +1404,7 @@ fn attributed(prompt: &str) -> String {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // the prompt with examples and without, read from one server
 fn the_llm_mutator_shows_the_suites_real_errors_as_examples_only_when_asked() {
     let suite = root().join("tests/fixtures/real-errors.yaml");
     let run = |extra: &str| {

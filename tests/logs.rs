@@ -23,6 +23,7 @@ fn import(dir: &Path) {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // import, score and every figure the labels give
 fn an_imported_ragtruth_log_scores_with_agreement_figures() {
     let d = tempfile::tempdir().unwrap();
     import(d.path());
@@ -393,6 +394,7 @@ fn the_human_report_lists_the_worst_answers_on_one_line_each_and_all_on_request(
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // two scorings compared under each definition
 fn two_generators_answers_compare_by_a_shared_key_under_every_definition() {
     let d = tempfile::tempdir().unwrap();
     import(d.path());
@@ -949,6 +951,7 @@ fn the_checkers_note_covers_every_chunk_of_the_log_not_the_last() {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // a log built to tell clustered from plain counts
 fn answers_to_one_source_count_once_in_the_paired_test_with_cluster_by() {
     // three help-center sources, four answers to each; the candidate generator gets the figures
     // of two sources wrong in every answer: eight answers broken, but from two sources

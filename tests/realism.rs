@@ -163,6 +163,7 @@ fn the_impossible_value_check_finds_what_it_should() {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // one measurement over every operator
 fn the_fault_model_is_realistic_on_real_looking_claims() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/realism.yaml");
     let suite = Suite::load(&path).unwrap();
@@ -335,6 +336,7 @@ fn multiset_minus(a: &str, b: &str) -> Vec<String> {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // one measurement over every operator
 fn no_operator_writes_broken_text_on_555_real_looking_claims_and_no_detail_dominates() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/realism-300.yaml");
     let suite = Suite::load(&path).unwrap();

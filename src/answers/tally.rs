@@ -249,6 +249,7 @@ impl Tally {
         Ok(())
     }
 
+    #[allow(clippy::too_many_lines)] // one answer into every running aggregate, in one pass
     pub fn add(&mut self, a: &AnswerResult) {
         self.answers += 1;
         if self.opts.cluster_by.is_some() || self.opts.stratify_by.is_some() {

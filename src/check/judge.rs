@@ -389,6 +389,7 @@ impl Checker for JudgeChecker {
         notes
     }
 
+    #[allow(clippy::too_many_lines)] // one pass: cache, batches, replies, verdicts
     fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult> {
         let fp = self.fingerprint();
         // rendered once per distinct passages (a log's answers that cite one document share them)

@@ -1095,6 +1095,7 @@ mod tests {
     /// Round 3: numbers as Europe, currency codes and clocks write them, and negations written
     /// another way, as (passage, claim, the verdict a person would give).
     #[test]
+    #[allow(clippy::too_many_lines)] // one table of round-3 cases
     fn decimal_commas_spaced_thousands_currency_codes_clock_times_and_negations_are_read_as_meant()
     {
         use Label::*;

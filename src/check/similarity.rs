@@ -253,6 +253,7 @@ impl Checker for SimilarityChecker {
         )]))
     }
 
+    #[allow(clippy::too_many_lines)] // one pass over a run: windows, embeddings, verdicts
     fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult> {
         let mut usage = ModelUse::default();
         let mut windows: HashMap<usize, Vec<Window>> = HashMap::new();

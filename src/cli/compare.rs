@@ -211,15 +211,30 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let no_match = ((two_checkers || args.at_false_alarm.is_some()) && matched.is_none()).then_some(
         "\nAt the same false-alarm rate: not possible here: the records need faithful cases (verified claims or hard cases labelled supported) to hold both checkers to one false-alarm rate, and faults scored by both\n",
     );
+    let text = render(&args, ctx, &cmp, matched.as_ref(), real.as_ref(), no_match)?;
+    super::out::emit_then(&text, cmp.exit_code())
+}
+
+/// The comparison of run records in `--format`, with the two checkers at the same false-alarm
+/// rate (`matched`, or why that is not possible: `no_match`) and each one's gap to the recall on
+/// real errors.
+fn render(
+    args: &CompareArgs,
+    ctx: &Ctx,
+    cmp: &compare::Comparison,
+    matched: Option<&faithprobe::engine::proxy::Matched>,
+    real: Option<&faithprobe::engine::proxy::RealErrors>,
+    no_match: Option<&str>,
+) -> anyhow::Result<String> {
     let plain = report::Paint { color: false };
-    let text = match args.format {
+    Ok(match args.format {
         CompareFormat::Human => {
-            let mut t = report::compare::human(&cmp, ctx.paint());
-            if let Some(m) = &matched {
+            let mut t = report::compare::human(cmp, ctx.paint());
+            if let Some(m) = matched {
                 t.push_str(&report::proxy::matched(m, ctx.paint(), false));
             }
             t.push_str(no_match.unwrap_or(""));
-            if let Some(r) = &real {
+            if let Some(r) = real {
                 t.push_str(&report::proxy::real_errors(r, ctx.paint(), false));
             }
             t
@@ -236,26 +251,25 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
                 real_errors: Option<&'a faithprobe::engine::proxy::RealErrors>,
             }
             let doc = WithProxy {
-                cmp: &cmp,
-                matched: matched.as_ref(),
-                real_errors: real.as_ref(),
+                cmp,
+                matched,
+                real_errors: real,
             };
             serde_json::to_string(&doc)? + "\n"
         }
         CompareFormat::Markdown => {
-            let mut t = report::compare::markdown(&cmp);
-            if let Some(m) = &matched {
+            let mut t = report::compare::markdown(cmp);
+            if let Some(m) = matched {
                 t.push_str(&report::proxy::matched(m, plain, true));
             }
             t.push_str(no_match.unwrap_or(""));
-            if let Some(r) = &real {
+            if let Some(r) = real {
                 t.push_str(&report::proxy::real_errors(r, plain, true));
             }
             t
         }
-        CompareFormat::Junit => report::compare::junit(&cmp),
-    };
-    super::out::emit_then(&text, cmp.exit_code())
+        CompareFormat::Junit => report::compare::junit(cmp),
+    })
 }
 
 /// Two records of one kind.

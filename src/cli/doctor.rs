@@ -107,21 +107,7 @@ fn report_checker(
         return ok;
     }
     if let CheckerConfig::Judge(j) = c {
-        match faithprobe::io::llm::ping(&j.endpoint.base_url, std::time::Duration::from_secs(3)) {
-            Ok(status) => outln!(
-                o,
-                "checker {name}: kind judge, server {} answers (HTTP {status} on /models)",
-                faithprobe::io::llm::display_url(&j.endpoint.base_url)
-            ),
-            Err(e) => {
-                ok = false;
-                outln!(
-                    o,
-                    "checker {name}: PROBLEM: the server does not answer: {e}"
-                );
-            }
-        }
-        return ok;
+        return report_judge(o, name, j);
     }
     let Some(dir) = config.model_dir(name) else {
         outln!(o, "checker {name}: kind {}", c.kind());
@@ -169,29 +155,7 @@ fn report_checker(
                 outln!(o, "  output {:<20} {}", p.name, p.description);
             }
             if let CheckerConfig::Nli(mc) = c {
-                if !m.labels.is_empty() {
-                    outln!(o, "  id2label {}", m.labels.join(", "));
-                }
-                match faithprobe::check::nli::head::resolve_head(&m, mc.labels.as_ref()) {
-                    Ok(h) => outln!(
-                        o,
-                        "  reads  {}{}",
-                        h.describe(&m.labels),
-                        if mc.labels.is_some() {
-                            " (from `labels:` in the config)"
-                        } else {
-                            " (from id2label)"
-                        }
-                    ),
-                    Err(e) => {
-                        ok = false;
-                        outln!(o, "checker {name}: PROBLEM: {e}");
-                    }
-                }
-                match &mc.template {
-                    Some(t) => outln!(o, "  input text: the template {t:?} (one text per pair)"),
-                    None => outln!(o, "  input text: the pair (premise, claim) through the tokenizer's pair template"),
-                }
+                ok &= report_nli(o, name, &m, mc);
             }
             // all good only after one real input went through the model as a run sends it
             match try_one(config, name) {
@@ -206,6 +170,64 @@ fn report_checker(
             ok = false;
             outln!(o, "checker {name}: PROBLEM: {e}");
         }
+    }
+    ok
+}
+
+/// A judge checker: whether its server answers.
+fn report_judge(o: &mut String, name: &str, j: &faithprobe::check::judge::JudgeConfig) -> bool {
+    let mut ok = true;
+    match faithprobe::io::llm::ping(&j.endpoint.base_url, std::time::Duration::from_secs(3)) {
+        Ok(status) => outln!(
+            o,
+            "checker {name}: kind judge, server {} answers (HTTP {status} on /models)",
+            faithprobe::io::llm::display_url(&j.endpoint.base_url)
+        ),
+        Err(e) => {
+            ok = false;
+            outln!(
+                o,
+                "checker {name}: PROBLEM: the server does not answer: {e}"
+            );
+        }
+    }
+    ok
+}
+
+/// An nli checker's labels and how its outputs are read (or why they cannot be), and the text
+/// its model is given. False when the outputs cannot be read.
+fn report_nli(
+    o: &mut String,
+    name: &str,
+    m: &Model,
+    mc: &faithprobe::check::onnx::ModelConfig,
+) -> bool {
+    let mut ok = true;
+    if !m.labels.is_empty() {
+        outln!(o, "  id2label {}", m.labels.join(", "));
+    }
+    match faithprobe::check::nli::head::resolve_head(m, mc.labels.as_ref()) {
+        Ok(h) => outln!(
+            o,
+            "  reads  {}{}",
+            h.describe(&m.labels),
+            if mc.labels.is_some() {
+                " (from `labels:` in the config)"
+            } else {
+                " (from id2label)"
+            }
+        ),
+        Err(e) => {
+            ok = false;
+            outln!(o, "checker {name}: PROBLEM: {e}");
+        }
+    }
+    match &mc.template {
+        Some(t) => outln!(o, "  input text: the template {t:?} (one text per pair)"),
+        None => outln!(
+            o,
+            "  input text: the pair (premise, claim) through the tokenizer's pair template"
+        ),
     }
     ok
 }

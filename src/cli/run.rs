@@ -2,10 +2,13 @@
 
 use super::{CacheArgs, ConfidenceArg, Ctx, SuiteArgs};
 use clap::{Args, ValueEnum};
+use faithprobe::check::Checker;
 use faithprobe::engine::record::Record;
 use faithprobe::engine::run::SuiteRun;
 use faithprobe::engine::summary::summarize;
 use faithprobe::error::{Error, Exit};
+use faithprobe::model::suite::Suite;
+use faithprobe::mutate::MutantSet;
 use faithprobe::report;
 use faithprobe::report::snapshot::{self, SnapshotStatus};
 use std::path::PathBuf;
@@ -81,41 +84,7 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let checker = config.checker(&args.checker, args.cache.path())?;
     let strict = args.check || super::in_ci();
     let runs = if args.repeat > 1 {
-        // the checker's notes cover every repeat: added up and printed once they are all done
-        let first = super::score_suites_noted(&loaded, checker.as_ref(), args.shard);
-        let mut notes: Vec<Vec<Vec<String>>> = first.iter().map(|(_, n)| vec![n.clone()]).collect();
-        let mut runs: Vec<SuiteRun> = first.into_iter().map(|(r, _)| r).collect();
-        if !faithprobe::io::interrupt::requested() {
-            // repeats measure the checker, not the cache
-            let fresh = config.checker(checker.name(), None)?;
-            let mut extra: Vec<Vec<SuiteRun>> = vec![Vec::new(); runs.len()];
-            for _ in 1..args.repeat {
-                if faithprobe::io::interrupt::requested() {
-                    break;
-                }
-                for (i, (r, n)) in super::score_suites_noted(&loaded, fresh.as_ref(), None)
-                    .into_iter()
-                    .enumerate()
-                {
-                    extra[i].push(r);
-                    notes[i].push(n);
-                }
-            }
-            for (run, rest) in runs.iter_mut().zip(&extra) {
-                run.add_repeats(rest);
-            }
-        }
-        for (run, n) in runs.iter().zip(&notes) {
-            for note in super::sum_notes(n) {
-                errln!(
-                    "{}: {note} (all {} scorings of --repeat {})",
-                    run.suite,
-                    n.len(),
-                    args.repeat
-                );
-            }
-        }
-        runs
+        repeated(&args, &config, &loaded, checker.as_ref())?
     } else {
         super::score_suites_part(&loaded, checker.as_ref(), args.shard)
     };
@@ -123,6 +92,84 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         return Ok(super::interrupted(&runs, args.cache.path()));
     }
     let mut exit = super::runs_exit(&runs);
+    let out = render(&args, ctx, &loaded, &runs, confidence)?;
+    // files first, all or nothing: a failed write is exit 4 and nothing half-written
+    if let Some(path) = &args.record {
+        Record::new(super::records(&loaded, &runs)).write(path)?;
+        errln!("record written: {}", path.display());
+    }
+    if let Some(dir) = &args.snapshot {
+        write_snapshots(dir, &runs, strict, ctx, &mut exit)?;
+    }
+    if args.require_reviewed {
+        if let Some(msg) = unreviewed_message(&loaded) {
+            errln!("{msg}");
+            if exit == Exit::Ok {
+                exit = Exit::GateFailed;
+            }
+        }
+    }
+    match super::out::emit(&out)? {
+        Exit::Ok => Ok(exit),
+        failed => Ok(failed),
+    }
+}
+
+/// The suites' runs under `--repeat N`: scored once with the cache, then N - 1 more times
+/// without it (repeats measure the checker, not the cache); each case's varying verdicts are
+/// kept, and the checker's notes over every scoring are printed once.
+fn repeated(
+    args: &RunArgs,
+    config: &faithprobe::engine::config::Config,
+    loaded: &[(Suite, MutantSet)],
+    checker: &dyn Checker,
+) -> anyhow::Result<Vec<SuiteRun>> {
+    // the checker's notes cover every repeat: added up and printed once they are all done
+    let first = super::score_suites_noted(loaded, checker, args.shard);
+    let mut notes: Vec<Vec<Vec<String>>> = first.iter().map(|(_, n)| vec![n.clone()]).collect();
+    let mut runs: Vec<SuiteRun> = first.into_iter().map(|(r, _)| r).collect();
+    if !faithprobe::io::interrupt::requested() {
+        // repeats measure the checker, not the cache
+        let fresh = config.checker(checker.name(), None)?;
+        let mut extra: Vec<Vec<SuiteRun>> = vec![Vec::new(); runs.len()];
+        for _ in 1..args.repeat {
+            if faithprobe::io::interrupt::requested() {
+                break;
+            }
+            for (i, (r, n)) in super::score_suites_noted(loaded, fresh.as_ref(), None)
+                .into_iter()
+                .enumerate()
+            {
+                extra[i].push(r);
+                notes[i].push(n);
+            }
+        }
+        for (run, rest) in runs.iter_mut().zip(&extra) {
+            run.add_repeats(rest);
+        }
+    }
+    for (run, n) in runs.iter().zip(&notes) {
+        for note in super::sum_notes(n) {
+            errln!(
+                "{}: {note} (all {} scorings of --repeat {})",
+                run.suite,
+                n.len(),
+                args.repeat
+            );
+        }
+    }
+    Ok(runs)
+}
+
+/// Each run's report in `--format`, with the measured gap between the mutation scores and the
+/// recall on the suite's real errors.
+fn render(
+    args: &RunArgs,
+    ctx: &Ctx,
+    loaded: &[(Suite, MutantSet)],
+    runs: &[SuiteRun],
+    confidence: f64,
+) -> anyhow::Result<String> {
     let mut out = String::new();
     let mut junit = Vec::new();
     let proxy = faithprobe::engine::proxy::ProxyOptions {
@@ -131,7 +178,7 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         at_false_alarm: None,
         max_gap: args.max_gap,
     };
-    for (run, rec) in runs.iter().zip(super::records(&loaded, &runs)) {
+    for (run, rec) in runs.iter().zip(super::records(loaded, runs)) {
         let summary = summarize(run, confidence);
         // the measured gap between mutation scores and recall on the suite's real errors
         let one = Record::new(vec![rec]);
@@ -169,47 +216,42 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     if args.format == RunFormat::Junit {
         out.push_str(&report::run::junit::document(&junit));
     }
-    // files first, all or nothing: a failed write is exit 4 and nothing half-written
-    if let Some(path) = &args.record {
-        Record::new(super::records(&loaded, &runs)).write(path)?;
-        errln!("record written: {}", path.display());
-    }
-    if let Some(dir) = &args.snapshot {
-        for run in &runs {
-            match snapshot::write(dir, run, strict, ctx.stderr_color())? {
-                SnapshotStatus::Created(p) => errln!("snapshot written: {}", p.display()),
-                SnapshotStatus::Unchanged(p) => errln!("snapshot unchanged: {}", p.display()),
-                SnapshotStatus::Changed {
-                    path,
-                    new_path,
-                    diff,
-                } => {
-                    errln!(
-                        "snapshot changed: {} (new verdicts in {}; accept with `faithprobe snapshot accept {}`)",
-                        path.display(),
-                        new_path.display(),
-                        dir.display()
-                    );
-                    super::out::note_raw(&diff);
-                    if strict && exit == Exit::Ok {
-                        exit = Exit::GateFailed;
-                    }
+    Ok(out)
+}
+
+/// Writes each run's snapshot into `dir`; a changed one under `--check` (or in CI) fails the
+/// gate.
+fn write_snapshots(
+    dir: &std::path::Path,
+    runs: &[SuiteRun],
+    strict: bool,
+    ctx: &Ctx,
+    exit: &mut Exit,
+) -> anyhow::Result<()> {
+    for run in runs {
+        match snapshot::write(dir, run, strict, ctx.stderr_color())? {
+            SnapshotStatus::Created(p) => errln!("snapshot written: {}", p.display()),
+            SnapshotStatus::Unchanged(p) => errln!("snapshot unchanged: {}", p.display()),
+            SnapshotStatus::Changed {
+                path,
+                new_path,
+                diff,
+            } => {
+                errln!(
+                    "snapshot changed: {} (new verdicts in {}; accept with `faithprobe snapshot accept {}`)",
+                    path.display(),
+                    new_path.display(),
+                    dir.display()
+                );
+                super::out::note_raw(&diff);
+                if strict && *exit == Exit::Ok {
+                    *exit = Exit::GateFailed;
                 }
             }
         }
     }
-    if args.require_reviewed {
-        if let Some(msg) = unreviewed_message(&loaded) {
-            errln!("{msg}");
-            if exit == Exit::Ok {
-                exit = Exit::GateFailed;
-            }
-        }
-    }
-    match super::out::emit(&out)? {
-        Exit::Ok => Ok(exit),
-        failed => Ok(failed),
-    }
+
+    Ok(())
 }
 
 /// The error `--require-reviewed` prints when mutants or rewrites have no review, or `None`.

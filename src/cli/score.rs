@@ -3,10 +3,13 @@
 
 use super::{CacheArgs, ConfidenceArg, Ctx};
 use clap::{Args, ValueEnum};
+use faithprobe::answers::decompose::Decomposer;
 use faithprobe::answers::log::LogReader;
 use faithprobe::answers::pipeline;
 use faithprobe::answers::score::{checker_name, Definition, ScoreRecord, SCORE_RECORD_VERSION};
-use faithprobe::answers::tally::{Tally, TallyOptions};
+use faithprobe::answers::spool::Spool;
+use faithprobe::answers::tally::{ScoreSummary, Tally, TallyOptions};
+use faithprobe::check::Checker;
 use faithprobe::error::{Error, Exit};
 use faithprobe::model::shard::Shard;
 use faithprobe::report::answers::document;
@@ -127,16 +130,7 @@ pub struct ScoreArgs {
 
 pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let confidence = args.confidence.checked()?;
-    for (flag, v) in [
-        ("--max-false-alarm", args.max_false_alarm),
-        ("--calibrate-on", args.calibrate_on),
-    ] {
-        if let Some(v) = v {
-            if !(v > 0.0 && v < 1.0) {
-                return Err(Error::Usage(format!("{flag} {v} must be between 0 and 1")).into());
-            }
-        }
-    }
+    shares_in_range(&args)?;
     guard(&args, ctx)?;
     let config = ctx.config()?;
     let reader = LogReader::open(
@@ -156,30 +150,8 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         None => None,
     };
     let defs = definitions(&args);
-    let tally = Tally::new(TallyOptions {
-        definitions: defs.clone(),
-        confidence,
-        worst: match args.show {
-            ShowArg::Worst => args.worst,
-            _ => 0,
-        },
-        max_false_alarm: args.max_false_alarm,
-        calibrate_on: args.calibrate_on,
-        cluster_by: args.cluster_by.clone(),
-        stratify_by: args.stratify_by.clone(),
-        answer_rule: args.answer_rule,
-    });
-    let head = ScoreRecord {
-        version: SCORE_RECORD_VERSION,
-        log: args.log.display().to_string(),
-        log_sha256: String::new(),
-        checker: checker_name(checker.as_ref()),
-        checker_settings: checker.settings(),
-        decomposer: decomposer.describe(),
-        lines_not_read: 0,
-        shard: args.shard,
-        answers: Vec::new(),
-    };
+    let tally = tally(&args, &defs, confidence);
+    let head = head(&args, checker.as_ref(), decomposer.as_ref());
     // progress by the work: bytes of the log read, not answers (later answers may have longer
     // passages)
     let log_bytes = log_bytes(&args);
@@ -238,17 +210,7 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let summary = tally.summary();
     let any_error = summary.definitions[0].errors > 0;
 
-    if let Some(path) = &args.html {
-        faithprobe::io::write::write_atomic_from(path, &mut |w| {
-            document::write_html(w, &head, &summary, Box::new(spool.answers()?))
-                .map_err(|e| Error::write(path, e))
-        })?;
-        errln!("html report written: {}", path.display());
-    }
-    if let Some(path) = &args.record {
-        faithprobe::engine::record::write_score_record(path, &head, &mut spool.answers()?)?;
-        errln!("score record written: {}", path.display());
-    }
+    write_files(&args, &head, &summary, &mut spool)?;
     let mut doc = document::Document {
         head: &head,
         summary: &summary,
@@ -257,6 +219,86 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         main: defs[0],
         confidence,
     };
+    write_stdout(&args, ctx, &mut doc, &mut spool)?;
+    Ok(finish(&bad_lines, more_bad, any_error, &args.log))
+}
+
+/// `--max-false-alarm` and `--calibrate-on` are shares strictly between 0 and 1.
+fn shares_in_range(args: &ScoreArgs) -> Result<(), Error> {
+    for (flag, v) in [
+        ("--max-false-alarm", args.max_false_alarm),
+        ("--calibrate-on", args.calibrate_on),
+    ] {
+        if let Some(v) = v {
+            if !(v > 0.0 && v < 1.0) {
+                return Err(Error::Usage(format!("{flag} {v} must be between 0 and 1")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The tally of the answers under `defs`, with the summary's options from the flags.
+fn tally(args: &ScoreArgs, defs: &[Definition], confidence: f64) -> Tally {
+    Tally::new(TallyOptions {
+        definitions: defs.to_vec(),
+        confidence,
+        worst: match args.show {
+            ShowArg::Worst => args.worst,
+            _ => 0,
+        },
+        max_false_alarm: args.max_false_alarm,
+        calibrate_on: args.calibrate_on,
+        cluster_by: args.cluster_by.clone(),
+        stratify_by: args.stratify_by.clone(),
+        answer_rule: args.answer_rule,
+    })
+}
+
+/// The score record's head: the log, the checker and the decomposer (the log's fingerprint and
+/// the lines not read are filled in as it is read).
+fn head(args: &ScoreArgs, checker: &dyn Checker, decomposer: &dyn Decomposer) -> ScoreRecord {
+    ScoreRecord {
+        version: SCORE_RECORD_VERSION,
+        log: args.log.display().to_string(),
+        log_sha256: String::new(),
+        checker: checker_name(checker),
+        checker_settings: checker.settings(),
+        decomposer: decomposer.describe(),
+        lines_not_read: 0,
+        shard: args.shard,
+        answers: Vec::new(),
+    }
+}
+
+/// The files asked for: the HTML report (`--html`) and the score record (`--record`).
+fn write_files(
+    args: &ScoreArgs,
+    head: &ScoreRecord,
+    summary: &ScoreSummary,
+    spool: &mut Spool,
+) -> anyhow::Result<()> {
+    if let Some(path) = &args.html {
+        faithprobe::io::write::write_atomic_from(path, &mut |w| {
+            document::write_html(w, head, summary, Box::new(spool.answers()?))
+                .map_err(|e| Error::write(path, e))
+        })?;
+        errln!("html report written: {}", path.display());
+    }
+    if let Some(path) = &args.record {
+        faithprobe::engine::record::write_score_record(path, head, &mut spool.answers()?)?;
+        errln!("score record written: {}", path.display());
+    }
+    Ok(())
+}
+
+/// The report on stdout, in `--format`, listing the answers `--show` asks for.
+fn write_stdout(
+    args: &ScoreArgs,
+    ctx: &Ctx,
+    doc: &mut document::Document,
+    spool: &mut Spool,
+) -> anyhow::Result<()> {
     let show = match args.show {
         ShowArg::Worst => document::Show::Worst,
         ShowArg::All => document::Show::All,
@@ -266,13 +308,13 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let answers = Box::new(spool.answers()?);
     let written = match args.format {
-        ScoreFormat::Json => document::write_json(&mut out, &doc, answers),
-        ScoreFormat::Human => document::write_human(&mut out, &mut doc, show, ctx.paint(), answers),
-        ScoreFormat::Markdown => document::write_markdown(&mut out, &mut doc, show, answers),
+        ScoreFormat::Json => document::write_json(&mut out, doc, answers),
+        ScoreFormat::Human => document::write_human(&mut out, doc, show, ctx.paint(), answers),
+        ScoreFormat::Markdown => document::write_markdown(&mut out, doc, show, answers),
     }
     .and_then(|_| out.flush());
     written.map_err(|e| Error::write(std::path::Path::new("<stdout>"), e))?;
-    Ok(finish(&bad_lines, more_bad, any_error, &args.log))
+    Ok(())
 }
 
 /// Reports the malformed records and picks the exit code: 3 when the checker failed on some

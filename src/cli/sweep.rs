@@ -3,6 +3,7 @@
 
 use super::{CacheArgs, ConfidenceArg, Ctx, SuiteArgs};
 use clap::{Args, ValueEnum};
+use faithprobe::engine::record::{Record, RecordRun};
 use faithprobe::engine::sweep::run_sweep;
 use faithprobe::error::{Error, Exit};
 use faithprobe::report;
@@ -78,27 +79,7 @@ pub fn run(args: SweepArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
                 ))
                 .into());
             }
-            let mut checker: Option<faithprobe::engine::record::RecordChecker> = None;
-            let mut records = Vec::new();
-            for (path, record) in files {
-                let c = super::record_checker(&path, &record)?;
-                if let Some(first) = &checker {
-                    if first != &c {
-                        return Err(Error::Usage(format!(
-                            "{} was made by {} and an earlier record by {}: a sweep reads one checker's records",
-                            path.display(),
-                            c.name,
-                            first.name
-                        ))
-                        .into());
-                    }
-                }
-                checker = Some(c);
-                records.extend(record.runs);
-            }
-            let names: Vec<String> = records.iter().map(|r| r.suite.clone()).collect();
-            let exit = super::records_exit(&records);
-            (records, checker.unwrap().name, names, exit)
+            from_records(files)?
         }
         None => {
             let config = ctx.config()?;
@@ -149,4 +130,32 @@ pub fn run(args: SweepArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         Exit::Ok => Ok(exit),
         failed => Ok(failed),
     }
+}
+
+/// The runs of run records made by one checker: the runs, the checker's name, the suites' names,
+/// and the exit the records' errors call for.
+fn from_records(
+    files: Vec<(PathBuf, Record)>,
+) -> anyhow::Result<(Vec<RecordRun>, String, Vec<String>, Exit)> {
+    let mut checker: Option<faithprobe::engine::record::RecordChecker> = None;
+    let mut records = Vec::new();
+    for (path, record) in files {
+        let c = super::record_checker(&path, &record)?;
+        if let Some(first) = &checker {
+            if first != &c {
+                return Err(Error::Usage(format!(
+                    "{} was made by {} and an earlier record by {}: a sweep reads one checker's records",
+                    path.display(),
+                    c.name,
+                    first.name
+                ))
+                .into());
+            }
+        }
+        checker = Some(c);
+        records.extend(record.runs);
+    }
+    let names: Vec<String> = records.iter().map(|r| r.suite.clone()).collect();
+    let exit = super::records_exit(&records);
+    Ok((records, checker.unwrap().name, names, exit))
 }

@@ -346,6 +346,7 @@ fn name_of(r: &Record) -> String {
 /// The gap to real errors of each record's checker (one record for `run`, two for `compare`),
 /// at its own verdicts and, when `matched` gives thresholds, at the matched false-alarm rate.
 /// None when the records hold no real error or no informative mutant.
+#[allow(clippy::too_many_lines)] // the gap at own verdicts and at matched thresholds
 pub fn real_errors(
     records: &[&Record],
     matched: Option<&Matched>,
@@ -465,6 +466,7 @@ pub fn real_errors(
 }
 
 /// Two checkers' records compared at the same false-alarm rate and threshold-free.
+#[allow(clippy::too_many_lines)] // thresholds, rows and the threshold-free comparison
 pub fn matched(base: &Record, candidate: &Record, opts: &ProxyOptions) -> Option<Matched> {
     let b = items(base);
     let c = items(candidate);

@@ -169,6 +169,32 @@ fn fault_type_table(a: &CheckerAudit) -> Table {
 /// intervals, detectable drops, equivalent and unreviewed counts.
 fn suite_table(run: &RecordRun, summary: &Summary) -> Table {
     let pct = (summary.confidence * 100.0).round();
+    let rows = suite_rows(summary);
+    Table {
+        title: format!(
+            "Suite {} (sha256 {}…)",
+            run.suite,
+            &run.suite_sha256[..12.min(run.suite_sha256.len())]
+        ),
+        head: vec![
+            "measure".into(),
+            "k/n".into(),
+            "rate".into(),
+            format!("{pct}% CI"),
+            "clustered CI".into(),
+            "detectable drop".into(),
+            "equivalent".into(),
+            "parent flagged".into(),
+            "unreviewed".into(),
+        ],
+        rows,
+        note: Some(suite_note(summary)),
+    }
+}
+
+/// The rows of a suite's table: false alarms (on faithful and on invariance cases), each fault
+/// type, all faults.
+fn suite_rows(summary: &Summary) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     let (k, r, ci) = rate(&summary.false_alarms);
     rows.push(vec![
@@ -251,44 +277,30 @@ fn suite_table(run: &RecordRun, summary: &Summary) -> Table {
             .sum::<usize>()
             .to_string(),
     ]);
-    Table {
-        title: format!(
-            "Suite {} (sha256 {}…)",
-            run.suite,
-            &run.suite_sha256[..12.min(run.suite_sha256.len())]
-        ),
-        head: vec![
-            "measure".into(),
-            "k/n".into(),
-            "rate".into(),
-            format!("{pct}% CI"),
-            "clustered CI".into(),
-            "detectable drop".into(),
-            "equivalent".into(),
-            "parent flagged".into(),
-            "unreviewed".into(),
-        ],
-        rows,
-        note: Some(format!(
-            "Clustered CI: the Wilson interval (with a t quantile) on the effective number of parent claims, since the mutants of one claim tend to be caught or missed together. Detectable drop: the smallest fall in a catch rate that a paired comparison of this many faults detects with 80% power (exact McNemar, alpha 0.05 shared by Holm over the rows); \"none\" means a comparison of this row cannot show any drop. Parent flagged: fault mutants of claims the checker already flags, in no catch rate.{}{}",
-            if summary.parent_flagged > 0 {
-                format!(
-                    " Counted as before (every flagged fault mutant caught), all faults would be {}/{}.",
-                    summary.all_faults_every_mutant.k, summary.all_faults_every_mutant.n
-                )
-            } else {
-                String::new()
-            },
-            if summary.errors > 0 {
-                format!(
-                    " {} case(s) could not be scored: in no rate, never a pass.",
-                    summary.errors
-                )
-            } else {
-                String::new()
-            }
-        )),
-    }
+    rows
+}
+
+/// What a suite's table counts, said under it.
+fn suite_note(summary: &Summary) -> String {
+    format!(
+        "Clustered CI: the Wilson interval (with a t quantile) on the effective number of parent claims, since the mutants of one claim tend to be caught or missed together. Detectable drop: the smallest fall in a catch rate that a paired comparison of this many faults detects with 80% power (exact McNemar, alpha 0.05 shared by Holm over the rows); \"none\" means a comparison of this row cannot show any drop. Parent flagged: fault mutants of claims the checker already flags, in no catch rate.{}{}",
+        if summary.parent_flagged > 0 {
+            format!(
+                " Counted as before (every flagged fault mutant caught), all faults would be {}/{}.",
+                summary.all_faults_every_mutant.k, summary.all_faults_every_mutant.n
+            )
+        } else {
+            String::new()
+        },
+        if summary.errors > 0 {
+            format!(
+                " {} case(s) could not be scored: in no rate, never a pass.",
+                summary.errors
+            )
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// Each missed fault and each false alarm, case by case: what a person acts on.

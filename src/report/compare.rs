@@ -165,6 +165,16 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
     for s in &c.suites_changed {
         let _ = writeln!(o, "{}", paint.bad(&format!("note: suite {s} differs between the records (its file changed); cases are paired by id")));
     }
+    rows_table(&mut o, c, paint);
+    regressions(&mut o, c, paint);
+    not_compared_and_errors(&mut o, c, paint);
+    gate_line(&mut o, c, paint);
+    o
+}
+
+/// The paired rows: each group's base and candidate rates, the changed pairs, the exact test
+/// (adjusted), the drop the cases can detect, and what the columns mean.
+fn rows_table(o: &mut String, c: &Comparison, paint: Paint) {
     let _ = writeln!(
         o,
         "\n  {:<20} {:<24} {:<24} {:>6} {:>5} {:>7} {:>8} {:>6}",
@@ -203,6 +213,10 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
     for line in notes(c) {
         let _ = writeln!(o, "{}", paint.dim(&format!("note: {line}")));
     }
+}
+
+/// The cases the candidate got wrong that the base got right.
+fn regressions(o: &mut String, c: &Comparison, paint: Paint) {
     if !c.regressions.is_empty() {
         let _ = writeln!(
             o,
@@ -222,6 +236,10 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
             );
         }
     }
+}
+
+/// The cases in one record only, and the paired cases a side could not score.
+fn not_compared_and_errors(o: &mut String, c: &Comparison, paint: Paint) {
     for (title, list) in [
         ("only in the base record", &c.only_in_base),
         ("only in the candidate record", &c.only_in_candidate),
@@ -258,6 +276,10 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
             let _ = writeln!(o, "  ... and {} more", c.errors.len() - 20);
         }
     }
+}
+
+/// The gate's verdict: passed (with what it allowed), failed (each failure), or no verdict.
+fn gate_line(o: &mut String, c: &Comparison, paint: Paint) {
     let _ = writeln!(o);
     if c.failures.is_empty() && !c.no_verdict.is_empty() {
         for n in &c.no_verdict {
@@ -283,7 +305,6 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
             let _ = writeln!(o, "{} {f}", paint.bad("gate failed:"));
         }
     }
-    o
 }
 
 /// Markdown for a pull-request comment.

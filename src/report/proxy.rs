@@ -53,6 +53,14 @@ pub fn matched(m: &Matched, paint: Paint, markdown: bool) -> String {
             fmt_kn(&s.false_alarms)
         );
     }
+    fault_type_table(&mut o, m, markdown);
+    verdicts(&mut o, m, paint, markdown);
+    o
+}
+
+/// Each fault type caught by either checker at the matched thresholds, the faults only one
+/// catches, and the exact test.
+fn fault_type_table(o: &mut String, m: &Matched, markdown: bool) {
     let name = |i: usize| printable(&m.sides[i].checker);
     if markdown {
         let _ = writeln!(
@@ -99,6 +107,12 @@ pub fn matched(m: &Matched, paint: Paint, markdown: bool) -> String {
             );
         }
     }
+}
+
+/// What the rows count, the threshold-free comparison, and the verdicts at each checker's own
+/// threshold and at the same false-alarm rate (and a warning when they differ).
+fn verdicts(o: &mut String, m: &Matched, paint: Paint, markdown: bool) {
+    let name = |i: usize| printable(&m.sides[i].checker);
     let pad = if markdown { "\n" } else { "  " };
     let _ = writeln!(
         o,
@@ -134,7 +148,6 @@ pub fn matched(m: &Matched, paint: Paint, markdown: bool) -> String {
             paint.bad("the verdict at each checker's own threshold differs from the verdict at the same false-alarm rate: a lower threshold buys catches with false alarms, so trust the matched one")
         );
     }
-    o
 }
 
 /// The gap to real errors as terminal text (`markdown`: for a PR comment or report).

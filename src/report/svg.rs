@@ -118,63 +118,15 @@ pub fn sweep_chart(title: &str, points: &[SweepPoint], marker: Option<&SweepPoin
         })
         .unwrap_or_default();
     types.push("all faults".into());
+    let frame = Frame {
+        left,
+        top,
+        pw,
+        ph,
+        h,
+    };
     for (i, ft) in types.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let rate = |p: &SweepPoint| {
-            if ft == "all faults" {
-                p.detection
-            } else {
-                p.by_fault_type[ft]
-            }
-        };
-        let mut pts: Vec<(f64, f64, f64, f64)> = points
-            .iter()
-            .map(|p| {
-                let r = rate(p);
-                (
-                    p.false_alarms.rate.unwrap_or(0.0),
-                    r.rate.unwrap_or(0.0),
-                    r.ci_low,
-                    r.ci_high,
-                )
-            })
-            .collect();
-        pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
-        // the band: upper bounds left to right, then lower bounds right to left
-        let band: Vec<String> = pts
-            .iter()
-            .map(|p| format!("{:.1},{:.1}", x(p.0), y(p.3)))
-            .chain(
-                pts.iter()
-                    .rev()
-                    .map(|p| format!("{:.1},{:.1}", x(p.0), y(p.2))),
-            )
-            .collect();
-        let line: Vec<String> = pts
-            .iter()
-            .map(|p| format!("{:.1},{:.1}", x(p.0), y(p.1)))
-            .collect();
-        let width = if ft == "all faults" { 3 } else { 2 };
-        let _ = writeln!(
-            o,
-            r#"<polygon points="{}" fill="{color}" fill-opacity="0.12" stroke="none"/>"#,
-            band.join(" ")
-        );
-        let _ = writeln!(
-            o,
-            r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="{width}"/>"#,
-            line.join(" ")
-        );
-        let ly = top + 10.0 + i as f64 * 20.0;
-        let lx = left + pw + 16.0;
-        let _ = writeln!(
-            o,
-            r#"<line x1="{lx}" y1="{ly}" x2="{:.1}" y2="{ly}" stroke="{color}" stroke-width="{width}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
-            lx + 22.0,
-            lx + 28.0,
-            ly + 4.0,
-            escape_markup(ft)
-        );
+        curve(&mut o, &frame, points, i, ft);
     }
     if let Some(m) = marker {
         let (mx, my) = (
@@ -197,4 +149,68 @@ pub fn sweep_chart(title: &str, points: &[SweepPoint], marker: Option<&SweepPoin
     );
     o.push_str("</svg>\n");
     o
+}
+
+/// One fault type's curve (`"all faults"`: detection over all faults), the `i`th: its Wilson band
+/// and line over the thresholds, and its entry in the legend.
+fn curve(o: &mut String, f: &Frame, points: &[SweepPoint], i: usize, ft: &str) {
+    let (left, top, pw, ph) = (f.left, f.top, f.pw, f.ph);
+    let x = |fa: f64| left + fa * pw;
+    let y = |d: f64| top + (1.0 - d) * ph;
+    let color = PALETTE[i % PALETTE.len()];
+    let rate = |p: &SweepPoint| {
+        if ft == "all faults" {
+            p.detection
+        } else {
+            p.by_fault_type[ft]
+        }
+    };
+    let mut pts: Vec<(f64, f64, f64, f64)> = points
+        .iter()
+        .map(|p| {
+            let r = rate(p);
+            (
+                p.false_alarms.rate.unwrap_or(0.0),
+                r.rate.unwrap_or(0.0),
+                r.ci_low,
+                r.ci_high,
+            )
+        })
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    // the band: upper bounds left to right, then lower bounds right to left
+    let band: Vec<String> = pts
+        .iter()
+        .map(|p| format!("{:.1},{:.1}", x(p.0), y(p.3)))
+        .chain(
+            pts.iter()
+                .rev()
+                .map(|p| format!("{:.1},{:.1}", x(p.0), y(p.2))),
+        )
+        .collect();
+    let line: Vec<String> = pts
+        .iter()
+        .map(|p| format!("{:.1},{:.1}", x(p.0), y(p.1)))
+        .collect();
+    let width = if ft == "all faults" { 3 } else { 2 };
+    let _ = writeln!(
+        o,
+        r#"<polygon points="{}" fill="{color}" fill-opacity="0.12" stroke="none"/>"#,
+        band.join(" ")
+    );
+    let _ = writeln!(
+        o,
+        r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="{width}"/>"#,
+        line.join(" ")
+    );
+    let ly = top + 10.0 + i as f64 * 20.0;
+    let lx = left + pw + 16.0;
+    let _ = writeln!(
+        o,
+        r#"<line x1="{lx}" y1="{ly}" x2="{:.1}" y2="{ly}" stroke="{color}" stroke-width="{width}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
+        lx + 22.0,
+        lx + 28.0,
+        ly + 4.0,
+        escape_markup(ft)
+    );
 }

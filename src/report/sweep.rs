@@ -39,122 +39,152 @@ pub fn render(s: &SweepResult, markdown: bool) -> String {
     // rewrites and equivalent mutants: their false alarms get a column of their own
     let invariance = s.points.first().is_some_and(|p| p.invariance.n > 0);
     if markdown {
-        let _ = writeln!(o, "### faithprobe sweep: `{}`\n", s.checker);
-        let _ = write!(
-            o,
-            "| threshold | false alarms |{} all faults | all faults, clustered CI |",
-            if invariance {
-                " invariance false alarms |"
-            } else {
-                ""
-            }
-        );
-        for t in &types {
-            let _ = write!(o, " {t} |");
-        }
-        let _ = writeln!(
-            o,
-            "\n|{}",
-            "---|".repeat(4 + usize::from(invariance) + types.len())
-        );
-        for (p, t) in s.points.iter().zip(&labels) {
-            let _ = write!(
-                o,
-                "| {t} | {} |{} {} | {} |",
-                rate(&p.false_alarms),
-                if invariance {
-                    format!(" {} |", rate(&p.invariance))
-                } else {
-                    String::new()
-                },
-                rate(&p.detection),
-                super::fmt_ci(p.detection_clustered.ci_low, p.detection_clustered.ci_high)
-            );
-            for ft in &types {
-                let _ = write!(o, " {} |", rate(&p.by_fault_type[ft]));
-            }
-            let _ = writeln!(o);
-        }
+        markdown_table(&mut o, s, &types, &labels, invariance);
     } else {
-        let _ = writeln!(
-            o,
-            "sweep · checker {} · {} thresholds · rates with {pct}% Wilson intervals",
-            s.checker,
-            s.points.len()
-        );
-        let parents = s.points.iter().any(|p| p.parent_flagged > 0);
-        let _ = writeln!(
-            o,
-            "  {:>9}  {:<26} {:<26} {:<13}{}{}",
-            "threshold",
-            "false alarms",
-            "all faults caught",
-            "clustered CI",
-            if invariance { "  invariance" } else { "" },
-            if parents { "  parent" } else { "" }
-        );
-        for (p, t) in s.points.iter().zip(&labels) {
-            let inv = if invariance {
-                format!("  {}/{}", p.invariance.k, p.invariance.n)
-            } else {
-                String::new()
-            };
-            let par = if parents {
-                format!("  {:>6}", p.parent_flagged)
-            } else {
-                String::new()
-            };
-            let line = format!(
-                "  {t:>9}  {:<26} {:<26} {:<13}{inv}{par}",
-                rate(&p.false_alarms),
-                rate(&p.detection),
-                super::fmt_ci(p.detection_clustered.ci_low, p.detection_clustered.ci_high)
-            );
-            let _ = writeln!(o, "{}", line.trim_end());
-        }
-        if invariance {
-            let _ = writeln!(
-                o,
-                "  (invariance: false alarms on rewrites and equivalent mutants, k/n)"
-            );
-        }
-        if parents {
-            let _ = writeln!(
-                o,
-                "  (parent: fault mutants whose parent claim is flagged at that threshold, in no catch rate there)"
-            );
-        }
-        for (b, block) in types.chunks(TYPES_PER_BLOCK).enumerate() {
-            let first = b * TYPES_PER_BLOCK;
-            let _ = writeln!(o, "\n  faults caught per type (k/n):");
-            for (i, t) in block.iter().enumerate() {
-                let _ = writeln!(
-                    o,
-                    "    ({}) {}",
-                    first + i + 1,
-                    crate::text::escape::printable(t)
-                );
-            }
-            let _ = write!(o, "  {:>9}", "threshold");
-            for i in 0..block.len() {
-                let _ = write!(o, " {:>9}", format!("({})", first + i + 1));
-            }
-            let _ = writeln!(o);
-            for (p, t) in s.points.iter().zip(&labels) {
-                let _ = write!(o, "  {t:>9}");
-                for ft in block {
-                    let r = &p.by_fault_type[ft];
-                    let _ = write!(o, " {:>9}", format!("{}/{}", r.k, r.n));
-                }
-                let _ = writeln!(o);
-            }
-        }
+        human_table(&mut o, s, &types, &labels, invariance, pct);
     }
     let _ = writeln!(o);
     for line in findings(s) {
         let _ = writeln!(o, "{line}");
     }
     o
+}
+
+/// The wide Markdown table: one row per threshold, one column per fault type.
+fn markdown_table(
+    o: &mut String,
+    s: &SweepResult,
+    types: &[String],
+    labels: &[String],
+    invariance: bool,
+) {
+    let _ = writeln!(o, "### faithprobe sweep: `{}`\n", s.checker);
+    let _ = write!(
+        o,
+        "| threshold | false alarms |{} all faults | all faults, clustered CI |",
+        if invariance {
+            " invariance false alarms |"
+        } else {
+            ""
+        }
+    );
+    for t in types {
+        let _ = write!(o, " {t} |");
+    }
+    let _ = writeln!(
+        o,
+        "\n|{}",
+        "---|".repeat(4 + usize::from(invariance) + types.len())
+    );
+    for (p, t) in s.points.iter().zip(labels) {
+        let _ = write!(
+            o,
+            "| {t} | {} |{} {} | {} |",
+            rate(&p.false_alarms),
+            if invariance {
+                format!(" {} |", rate(&p.invariance))
+            } else {
+                String::new()
+            },
+            rate(&p.detection),
+            super::fmt_ci(p.detection_clustered.ci_low, p.detection_clustered.ci_high)
+        );
+        for ft in types {
+            let _ = write!(o, " {} |", rate(&p.by_fault_type[ft]));
+        }
+        let _ = writeln!(o);
+    }
+}
+
+/// The terminal table: false alarms and all faults with intervals per threshold (and the
+/// invariance and parent-flagged columns when they have cases), then the faults per type.
+fn human_table(
+    o: &mut String,
+    s: &SweepResult,
+    types: &[String],
+    labels: &[String],
+    invariance: bool,
+    pct: f64,
+) {
+    let _ = writeln!(
+        o,
+        "sweep · checker {} · {} thresholds · rates with {pct}% Wilson intervals",
+        s.checker,
+        s.points.len()
+    );
+    let parents = s.points.iter().any(|p| p.parent_flagged > 0);
+    let _ = writeln!(
+        o,
+        "  {:>9}  {:<26} {:<26} {:<13}{}{}",
+        "threshold",
+        "false alarms",
+        "all faults caught",
+        "clustered CI",
+        if invariance { "  invariance" } else { "" },
+        if parents { "  parent" } else { "" }
+    );
+    for (p, t) in s.points.iter().zip(labels) {
+        let inv = if invariance {
+            format!("  {}/{}", p.invariance.k, p.invariance.n)
+        } else {
+            String::new()
+        };
+        let par = if parents {
+            format!("  {:>6}", p.parent_flagged)
+        } else {
+            String::new()
+        };
+        let line = format!(
+            "  {t:>9}  {:<26} {:<26} {:<13}{inv}{par}",
+            rate(&p.false_alarms),
+            rate(&p.detection),
+            super::fmt_ci(p.detection_clustered.ci_low, p.detection_clustered.ci_high)
+        );
+        let _ = writeln!(o, "{}", line.trim_end());
+    }
+    if invariance {
+        let _ = writeln!(
+            o,
+            "  (invariance: false alarms on rewrites and equivalent mutants, k/n)"
+        );
+    }
+    if parents {
+        let _ = writeln!(
+            o,
+            "  (parent: fault mutants whose parent claim is flagged at that threshold, in no catch rate there)"
+        );
+    }
+    per_type_blocks(o, s, types, labels);
+}
+
+/// The faults caught per type as `k/n`, in blocks of at most [`TYPES_PER_BLOCK`] numbered
+/// columns.
+fn per_type_blocks(o: &mut String, s: &SweepResult, types: &[String], labels: &[String]) {
+    for (b, block) in types.chunks(TYPES_PER_BLOCK).enumerate() {
+        let first = b * TYPES_PER_BLOCK;
+        let _ = writeln!(o, "\n  faults caught per type (k/n):");
+        for (i, t) in block.iter().enumerate() {
+            let _ = writeln!(
+                o,
+                "    ({}) {}",
+                first + i + 1,
+                crate::text::escape::printable(t)
+            );
+        }
+        let _ = write!(o, "  {:>9}", "threshold");
+        for i in 0..block.len() {
+            let _ = write!(o, " {:>9}", format!("({})", first + i + 1));
+        }
+        let _ = writeln!(o);
+        for (p, t) in s.points.iter().zip(labels) {
+            let _ = write!(o, "  {t:>9}");
+            for ft in block {
+                let r = &p.by_fault_type[ft];
+                let _ = write!(o, " {:>9}", format!("{}/{}", r.k, r.n));
+            }
+            let _ = writeln!(o);
+        }
+    }
 }
 
 /// What the sweep found, one sentence each: unscored cases, the split, the recommendation (or

@@ -109,6 +109,7 @@ fn find_label(labels: &[String], names: &[&str]) -> Option<usize> {
 /// The head of a model: from the `labels:` mapping when given, else from id2label's NLI words.
 /// A model whose outputs faithprobe cannot read is an error that lists them and shows the mapping
 /// to write; nothing is guessed.
+#[allow(clippy::too_many_lines)] // every way of reading a model's outputs, each with its error
 pub fn resolve_head(model: &Model, map: Option<&LabelMap>) -> Result<OutputHead, String> {
     let config = model.dir.join("config.json");
     let width = model

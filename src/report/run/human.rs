@@ -3,7 +3,7 @@
 
 use crate::engine::run::SuiteRun;
 
-use crate::engine::summary::Summary;
+use crate::engine::summary::{FaultTypeRow, Summary};
 use crate::model::case::MutantReview;
 use crate::model::case::{CaseKind, Outcome, Role};
 use crate::report::{fmt_ci, fmt_rate, fmt_score, fmt_settings, Paint};
@@ -85,6 +85,12 @@ fn header(o: &mut String, run: &SuiteRun, _summary: &Summary, paint: Paint) {
 /// False alarms, then the catch rate of each fault type and of all faults, with intervals.
 fn rates(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint) {
     let pct = (summary.confidence * 100.0).round();
+    false_alarms(o, summary, paint, pct);
+    catch_rates(o, summary, paint, pct);
+}
+
+/// False alarms on faithful cases, and on invariance cases when there are any.
+fn false_alarms(o: &mut String, summary: &Summary, paint: Paint, pct: f64) {
     let fa = &summary.false_alarms;
     let _ = writeln!(
         o,
@@ -119,7 +125,10 @@ fn rates(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint) {
             fmt_ci(inv.ci_low, inv.ci_high)
         );
     }
+}
 
+/// The catch rate of each fault type and of all faults, with what the columns count.
+fn catch_rates(o: &mut String, summary: &Summary, paint: Paint, pct: f64) {
     let _ = writeln!(
         o,
         "\n{}",
@@ -142,42 +151,7 @@ fn rates(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint) {
         "errors"
     );
     for row in &summary.fault_types {
-        if row.mutants == 0 && row.hard_cases == 0 {
-            let _ = writeln!(
-                o,
-                "  {:<20} {}",
-                printable(&row.fault_type),
-                paint.dim("no mutants on this suite (no claim matches its rules)")
-            );
-            continue;
-        }
-        let unreviewed = if row.unreviewed > 0 {
-            format!("{} ({} flagged)", row.unreviewed, row.unreviewed_flagged)
-        } else {
-            "0".into()
-        };
-        let parent_flagged = if row.parent_flagged > 0 {
-            format!(
-                "{} ({} flagged)",
-                row.parent_flagged, row.parent_flagged_flagged
-            )
-        } else {
-            "0".into()
-        };
-        let _ = writeln!(
-            o,
-            "  {:<20} {:>7}  {:>5}  {:<13} {:<13} {:>4}  {:>5}  {:>14}  {:>14}  {:>6}",
-            printable(&row.fault_type),
-            format!("{}/{}", row.caught.k, row.caught.n),
-            fmt_rate(row.caught.rate),
-            fmt_ci(row.caught.ci_low, row.caught.ci_high),
-            fmt_ci(row.clustered.ci_low, row.clustered.ci_high),
-            row.hard_cases,
-            row.equivalent,
-            parent_flagged,
-            unreviewed,
-            row.errors
-        );
+        fault_type_row(o, row, paint);
     }
     let all = &summary.all_faults;
     let _ = writeln!(
@@ -217,6 +191,46 @@ fn rates(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint) {
         o,
         "  {}",
         paint.dim(" what each fault type stands for, with an example: faithprobe mutants --list)")
+    );
+}
+
+/// One fault type's row of the catch-rate table.
+fn fault_type_row(o: &mut String, row: &FaultTypeRow, paint: Paint) {
+    if row.mutants == 0 && row.hard_cases == 0 {
+        let _ = writeln!(
+            o,
+            "  {:<20} {}",
+            printable(&row.fault_type),
+            paint.dim("no mutants on this suite (no claim matches its rules)")
+        );
+        return;
+    }
+    let unreviewed = if row.unreviewed > 0 {
+        format!("{} ({} flagged)", row.unreviewed, row.unreviewed_flagged)
+    } else {
+        "0".into()
+    };
+    let parent_flagged = if row.parent_flagged > 0 {
+        format!(
+            "{} ({} flagged)",
+            row.parent_flagged, row.parent_flagged_flagged
+        )
+    } else {
+        "0".into()
+    };
+    let _ = writeln!(
+        o,
+        "  {:<20} {:>7}  {:>5}  {:<13} {:<13} {:>4}  {:>5}  {:>14}  {:>14}  {:>6}",
+        printable(&row.fault_type),
+        format!("{}/{}", row.caught.k, row.caught.n),
+        fmt_rate(row.caught.rate),
+        fmt_ci(row.caught.ci_low, row.caught.ci_high),
+        fmt_ci(row.clustered.ci_low, row.clustered.ci_high),
+        row.hard_cases,
+        row.equivalent,
+        parent_flagged,
+        unreviewed,
+        row.errors
     );
 }
 

@@ -20,6 +20,22 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
         run.checker_kind,
         escape_md_cell(&fmt_settings(&run.settings))
     );
+    rates_table(&mut o, summary, pct);
+    provisional(&mut o, summary, pct);
+    missed(&mut o, run);
+    if summary.errors > 0 {
+        let _ = writeln!(
+            o,
+            "\n**{} case(s) could not be scored** (counted in no rate, never as passes).",
+            summary.errors
+        );
+    }
+    o
+}
+
+/// The table of rates: false alarms on faithful cases and on invariance cases, each fault type's
+/// catch rate and all faults', with intervals.
+fn rates_table(o: &mut String, summary: &Summary, pct: f64) {
     let fa = &summary.false_alarms;
     let _ = writeln!(
         o,
@@ -90,6 +106,10 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
             summary.parent_flagged, every.k, every.n
         );
     }
+}
+
+/// While no mutant is reviewed: the provisional catch rates.
+fn provisional(o: &mut String, summary: &Summary, pct: f64) {
     if let Some(rows) = &summary.provisional {
         let _ = writeln!(
             o,
@@ -107,6 +127,10 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
             );
         }
     }
+}
+
+/// The missed faults, false alarms and errors, folded away.
+fn missed(o: &mut String, run: &SuiteRun) {
     let missed: Vec<_> = run
         .results
         .iter()
@@ -144,12 +168,4 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
         }
         let _ = writeln!(o, "\n</details>");
     }
-    if summary.errors > 0 {
-        let _ = writeln!(
-            o,
-            "\n**{} case(s) could not be scored** (counted in no rate, never as passes).",
-            summary.errors
-        );
-    }
-    o
 }
