@@ -16,8 +16,19 @@ use std::path::Path;
 
 /// A scoring rule in common use; spelt `strict` and `non-contradiction` everywhere (flags,
 /// reports, JSON).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Definition {
     /// Only `supported` counts as faithful.
     Strict,
@@ -34,7 +45,7 @@ impl Definition {
         }
     }
     pub fn as_str(self) -> &'static str {
-        crate::model::case::serde_name(&self)
+        self.into()
     }
 }
 
@@ -1005,5 +1016,10 @@ mod tests {
             s.dedup();
             s.len()
         });
+    }
+
+    #[test]
+    fn a_definition_is_named_as_serde_names_it() {
+        crate::model::case::assert_strum_names_are_serde_names::<Definition>();
     }
 }

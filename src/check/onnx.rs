@@ -41,8 +41,19 @@ pub struct ModelSettings {
 }
 
 /// An ONNX Runtime execution provider a checker may ask for (`providers:` in its config).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Provider {
     Cpu,
     Cuda,
@@ -61,7 +72,7 @@ impl Provider {
     ];
 
     pub fn as_str(self) -> &'static str {
-        crate::model::case::serde_name(&self)
+        self.into()
     }
 
     /// True when the loaded ONNX Runtime was built with this provider (the CPU one always is).
@@ -733,5 +744,13 @@ impl ModelConfig {
             providers: self.providers.clone().unwrap_or_default(),
             top_windows: self.top_windows,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_provider_is_named_as_serde_names_it() {
+        crate::model::case::assert_strum_names_are_serde_names::<super::Provider>();
     }
 }

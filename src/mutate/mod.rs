@@ -425,7 +425,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
                                             "rewrite"
                                         },
                                         op.name,
-                                        crate::model::case::serde_name(&kind)
+                                        kind.as_str()
                                     ),
                                     if purpose == Purpose::Fault {
                                         "review a mutant `fault` or `equivalent` (with a `why`)"

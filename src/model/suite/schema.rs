@@ -193,11 +193,37 @@ pub(crate) struct ReviewFile {
 }
 
 /// A person's review of a generated mutant, as written in a suite.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Deserialize,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ReviewKind {
     Fault,
     Equivalent,
     /// A rewrite that does not say what its claim says.
     NotEquivalent,
+}
+
+impl ReviewKind {
+    /// The name as written in a suite (`fault`, `equivalent`, `not_equivalent`).
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_review_kind_is_named_as_serde_names_it() {
+        crate::model::case::assert_strum_names_are_serde_names::<super::ReviewKind>();
+    }
 }

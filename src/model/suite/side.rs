@@ -214,13 +214,10 @@ impl SideFile {
             match &d.why {
                 Some(why) => o.push_str(&format!(
                     "  {id}: {{review: {}, why: {}}}\n",
-                    crate::model::case::serde_name(&d.kind),
+                    d.kind.as_str(),
                     quote(why)
                 )),
-                None => o.push_str(&format!(
-                    "  {id}: {{review: {}}}\n",
-                    crate::model::case::serde_name(&d.kind)
-                )),
+                None => o.push_str(&format!("  {id}: {{review: {}}}\n", d.kind.as_str())),
             }
         }
         o
@@ -268,7 +265,7 @@ impl SideFile {
 
 impl std::fmt::Display for Decision {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", crate::model::case::serde_name(&self.kind))?;
+        write!(f, "{}", self.kind.as_str())?;
         if let Some(why) = &self.why {
             write!(f, " ({})", crate::text::printable(why))?;
         }
