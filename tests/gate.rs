@@ -115,17 +115,15 @@ fn a_newly_missed_fault_fails_the_gate_and_is_listed() {
         md.contains("❌ gate failed") && md.contains("| newly_missed | m-c96bcca3cf7684fe |"),
         "{md}"
     );
-    let (_, xml) = combined(faithprobe(d.path()).args([
+    let (_, xml, _) = common::output(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),
         cand.to_str().unwrap(),
         "--format",
         "junit",
     ]));
-    assert!(
-        xml.contains("name=\"m-c96bcca3cf7684fe\"><failure message=\"newly_missed\""),
-        "{xml}"
-    );
+    let case = common::junit_case(&xml, "m-c96bcca3cf7684fe");
+    assert_eq!(common::junit_failure(&case), Some("newly_missed"), "{xml}");
     let (_, json) = combined(faithprobe(d.path()).args([
         "compare",
         base.to_str().unwrap(),

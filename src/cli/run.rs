@@ -167,7 +167,7 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         }
     }
     if args.format == RunFormat::Junit {
-        out.push_str(&report::run::junit::document(&junit));
+        out.push_str(&report::run::junit::document(junit));
     }
     // files first, all or nothing: a failed write is exit 4 and nothing half-written
     if let Some(path) = &args.record {

@@ -919,7 +919,7 @@ pub fn find_name(text: &str, name: &str, from: usize) -> Option<(usize, usize)> 
 }
 
 /// Escapes text for HTML and XML (element text and double-quoted attributes): the one escaper
-/// every HTML page, SVG chart, JUnit file and judge prompt uses.
+/// every HTML page, SVG chart and judge prompt uses (JUnit XML is escaped by quick-junit).
 pub fn escape_markup(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
