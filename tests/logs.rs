@@ -830,7 +830,7 @@ fn import_writes_only_what_loads_and_never_verifies_a_sentence_an_annotator_flag
     );
     assert!(err.contains("1 source(s) have no text"), "{err}");
     let suite = std::fs::read_to_string(d.path().join("suite.yaml")).unwrap();
-    let s: serde_yaml::Value = serde_yaml::from_str(&suite).unwrap();
+    let s = crate::common::parse_yaml(&suite);
     let ctx = &s["contexts"][0];
     let faithful: Vec<&str> = ctx["faithful"]
         .as_sequence()

@@ -311,8 +311,7 @@ impl LogReader {
             let text = crate::error::read_input(path)?;
             hasher.update(text.as_bytes());
             crate::io::yaml::check_aliases(path, &text)?;
-            let list: Vec<Value> =
-                serde_yaml::from_str(&text).map_err(|e| Error::from_yaml(path, &e, HELP))?;
+            let list: Vec<Value> = crate::io::yaml::parse(path, &text, HELP)?;
             let loc = crate::model::suite::Locator::new(&text);
             let mut nth: HashMap<String, usize> = HashMap::new();
             let with_lines: Vec<(Value, Option<usize>)> = list

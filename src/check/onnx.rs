@@ -630,14 +630,15 @@ pub enum LabelRef {
 
 impl<'de> serde::Deserialize<'de> for LabelRef {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use crate::io::yaml::Value;
         use serde::de::Error;
-        match serde_yaml::Value::deserialize(d)? {
-            serde_yaml::Value::Number(n) => n.as_u64().map(|i| LabelRef::Index(i as usize)).ok_or_else(|| {
+        match Value::deserialize(d)? {
+            Value::Number(n) => n.as_u64().map(|i| LabelRef::Index(i as usize)).ok_or_else(|| {
                 D::Error::custom(format!(
                     "labels: {n} is not an output index (a whole number from 0) or a label name"
                 ))
             }),
-            serde_yaml::Value::String(s) if !s.trim().is_empty() => Ok(LabelRef::Name(s)),
+            Value::String(s) if !s.trim().is_empty() => Ok(LabelRef::Name(s)),
             other => Err(D::Error::custom(format!(
                 "labels: {other:?} is not an output index (0, 1, ...) or a label name from config.json id2label"
             ))),

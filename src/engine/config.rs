@@ -26,6 +26,7 @@ use crate::check::Checker;
 use crate::error::{Error, Result};
 pub use crate::io::llm::EndpointConfig;
 use crate::io::llm::{LlmClient, LlmSettings, DEFAULT_MAX_WAIT};
+use crate::io::yaml;
 use crate::mutate::Rules;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -43,11 +44,11 @@ pub const DEFAULT_CONFIG: &str = "faithprobe.yaml";
 )]
 struct ConfigFile {
     #[serde(default)]
-    checkers: BTreeMap<String, serde_yaml::Value>,
+    checkers: BTreeMap<String, yaml::Value>,
     #[serde(default)]
-    decomposers: BTreeMap<String, serde_yaml::Value>,
+    decomposers: BTreeMap<String, yaml::Value>,
     #[serde(default)]
-    mutators: Option<serde_yaml::Value>,
+    mutators: Option<yaml::Value>,
 }
 
 /// An LLM mutator as configured under `mutators:` (`kind: llm`): an OpenAI-compatible endpoint
@@ -199,7 +200,7 @@ impl Config {
             }
         } else {
             crate::io::yaml::check_aliases(path, text)?;
-            serde_yaml::from_str(text).map_err(|e| Error::from_yaml(path, &e, HELP))?
+            crate::io::yaml::parse(path, text, HELP)?
         };
         let base = path
             .parent()
@@ -220,7 +221,7 @@ impl Config {
         let mut checkers = BTreeMap::new();
         for (name, value) in file.checkers {
             let line = line_of(&name);
-            let c: CheckerConfig = serde_yaml::from_value(value).map_err(|e| {
+            let c: CheckerConfig = yaml::from_value(value).map_err(|e| {
                 Error::input(
                     path,
                     line,
@@ -236,7 +237,7 @@ impl Config {
         let mut decomposers = BTreeMap::new();
         for (name, value) in file.decomposers {
             let line = line_of(&name);
-            let d: DecomposerConfig = serde_yaml::from_value(value).map_err(|e| {
+            let d: DecomposerConfig = yaml::from_value(value).map_err(|e| {
                 Error::input(
                     path,
                     line,
@@ -253,9 +254,9 @@ impl Config {
         let mut rules_dir = None;
         let mut llm_mutators = BTreeMap::new();
         match file.mutators {
-            None | Some(serde_yaml::Value::Null) => {}
-            Some(serde_yaml::Value::String(dir)) => rules_dir = Some(base.join(dir)),
-            Some(serde_yaml::Value::Mapping(map)) => {
+            None | Some(yaml::Value::Null) => {}
+            Some(yaml::Value::String(dir)) => rules_dir = Some(base.join(dir)),
+            Some(yaml::Value::Mapping(map)) => {
                 for (k, v) in map {
                     let name = k.as_str().unwrap_or_default().to_string();
                     let line = line_of(&name);
@@ -283,7 +284,7 @@ impl Config {
                             "name an LLM mutator with letters, digits, `_` or `-` (its faults are reported as NAME_FAULT)",
                         ));
                     }
-                    let m: LlmMutatorConfig = serde_yaml::from_value(v).map_err(|e| {
+                    let m: LlmMutatorConfig = yaml::from_value(v).map_err(|e| {
                         Error::input(
                             path,
                             line,

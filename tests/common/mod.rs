@@ -193,3 +193,9 @@ pub fn junit_failure(case: &quick_junit::TestCase) -> Option<&str> {
         _ => None,
     }
 }
+
+/// YAML text (a suite or side file faithprobe wrote) as a tree, through `faithprobe::io::yaml`,
+/// the one module that names the YAML crate.
+pub fn parse_yaml(text: &str) -> faithprobe::io::yaml::Value {
+    faithprobe::io::yaml::parse(Path::new("test.yaml"), text, "").unwrap()
+}
