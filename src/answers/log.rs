@@ -17,7 +17,7 @@ use crate::model::shard::Shard;
 pub const HELP: &str = "each answer needs `id` (a string or an integer), `answer`, and either `passages` ([{id, text}]) or `context` (an id in --contexts); optional: `question`, `tag`, `label` ({hallucinated, types}); other keys are kept as metadata";
 
 /// A person's judgement of a whole answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(expecting = "a label: {hallucinated: true|false, types: [...]}, or just true or false")]
 pub struct AnswerLabel {
     /// True when the answer states something its passages do not support.

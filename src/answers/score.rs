@@ -116,7 +116,7 @@ pub const RULE_GRID: [AnswerRule; 4] = [
 ];
 
 /// One claim of an answer with its verdict and evidence.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClaimResult {
     pub text: String,
     pub verdict: Option<Label>,
@@ -130,7 +130,7 @@ pub struct ClaimResult {
 }
 
 /// A number note as recorded.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NumberNoteRecord {
     pub number: String,
     pub status: String,
@@ -148,14 +148,14 @@ impl From<NumberNote> for NumberNoteRecord {
 }
 
 /// A sentence of an answer that is not a claim, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DroppedSentence {
     pub text: String,
     pub reason: String,
 }
 
 /// One scored answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AnswerResult {
     pub id: String,
     pub tag: Option<String>,
@@ -254,7 +254,7 @@ impl AnswerResult {
 }
 
 /// A scoring of a log, as recorded.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScoreRecord {
     pub version: u32,
     pub log: String,

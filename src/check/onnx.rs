@@ -51,6 +51,7 @@ pub struct ModelSettings {
     serde::Deserialize,
     strum::IntoStaticStr,
     strum::VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
 #[strum(serialize_all = "lowercase")]
@@ -646,6 +647,23 @@ impl<'de> serde::Deserialize<'de> for LabelRef {
     }
 }
 
+/// By hand, as its `Deserialize` is: an output index or a label name.
+impl schemars::JsonSchema for LabelRef {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LabelRef".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "an output index (0, 1, ...) or a label name from config.json id2label",
+            "anyOf": [
+                {"type": "integer", "minimum": 0},
+                {"type": "string", "pattern": "\\S"}
+            ]
+        })
+    }
+}
+
 impl std::fmt::Display for LabelRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -658,7 +676,7 @@ impl std::fmt::Display for LabelRef {
 /// `labels:` in an nli checker's config: which output means supported and which contradicted,
 /// overriding id2label. For a model with one output (a logit), `supported: 0` reads its sigmoid
 /// as the probability of supported and `unsupported: 0` as the probability of unsupported.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a labels mapping such as {supported: LABEL_1, contradicted: LABEL_0} (names or output indexes)"
@@ -669,7 +687,7 @@ pub struct LabelMap {
     pub contradicted: Option<LabelRef>,
 }
 /// `kind: nli` and `kind: similarity` settings.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "model checker settings: `model` (a folder) and optional `threshold`, `batch_size`, `threads`, `max_window_sentences`, `labels`, `template`, `providers`, `top_windows`"

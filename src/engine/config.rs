@@ -37,23 +37,54 @@ use std::time::Duration;
 /// The default config file, looked for in the working directory.
 pub const DEFAULT_CONFIG: &str = "faithprobe.yaml";
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a config: a mapping with optional `checkers`, `decomposers` and `mutators`"
 )]
 struct ConfigFile {
+    /// Named checkers, each tagged by `kind`.
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, CheckerConfig>")]
     checkers: BTreeMap<String, yaml::Value>,
+    /// Named decomposers for `score`, each tagged by `kind`.
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, DecomposerConfig>")]
     decomposers: BTreeMap<String, yaml::Value>,
+    /// A folder of mutation rule files, or a mapping of `rules: DIR` and named LLM mutators.
     #[serde(default)]
+    #[schemars(schema_with = "mutators_schema")]
     mutators: Option<yaml::Value>,
+}
+
+/// The JSON Schema of `faithprobe.yaml`, from [`ConfigFile`] and the settings types it names.
+pub fn json_schema(generator: schemars::SchemaGenerator) -> schemars::Schema {
+    generator.into_root_schema_for::<ConfigFile>()
+}
+
+/// `mutators:` by hand, as [`Config::from_yaml`] reads it: a folder, or a mapping of an optional
+/// `rules: DIR` and LLM mutators by name.
+fn mutators_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let llm = generator.subschema_for::<LlmMutatorConfig>();
+    schemars::json_schema!({
+        "anyOf": [
+            {"type": "null"},
+            {"type": "string", "description": "a folder of rule files such as number_swap.yaml"},
+            {
+                "type": "object",
+                "properties": {
+                    "rules": {"type": "string", "description": "a folder of rule files"}
+                },
+                "propertyNames": {"pattern": "^[A-Za-z0-9_-]+$"},
+                "additionalProperties": llm
+            }
+        ]
+    })
 }
 
 /// An LLM mutator as configured under `mutators:` (`kind: llm`): an OpenAI-compatible endpoint
 /// and the faults to ask it for.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "an LLM mutator: `kind: llm`, `base_url`, `model` and optional `faults`, `cache`, `api_key_env`, `prompt`, `timeout_s`, `max_retries`, `backoff_ms`, `max_wait_s`"
@@ -75,7 +106,7 @@ pub struct LlmMutatorConfig {
 }
 
 /// The one kind of configured mutator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LlmKind {
     Llm,
@@ -107,7 +138,7 @@ impl LlmMutatorConfig {
 }
 
 /// One named checker as configured, tagged by `kind`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CheckerConfig {
     Lexical(LexicalConfig),
@@ -132,7 +163,7 @@ impl CheckerConfig {
 }
 
 /// One named decomposer as configured: `sentences`, or `llm` over an OpenAI-compatible server.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum DecomposerConfig {
     Sentences {},

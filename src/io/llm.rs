@@ -531,7 +531,7 @@ pub enum LlmError {
 }
 
 /// The connection settings of an OpenAI-compatible endpoint (judge and LLM decomposer).
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "endpoint settings: `base_url`, `model` and optional `api_key_env`, `prompt`, `timeout_s`, `max_retries`, `backoff_ms`, `max_wait_s`"

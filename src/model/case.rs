@@ -9,7 +9,16 @@ use strum::{IntoStaticStr, VariantArray};
 
 /// What a checker says about a claim.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, IntoStaticStr, VariantArray,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    serde::Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -45,6 +54,7 @@ impl Label {
     Deserialize,
     IntoStaticStr,
     VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -76,6 +86,7 @@ impl ReviewState {
     Deserialize,
     IntoStaticStr,
     VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -98,7 +109,16 @@ impl CaseKind {
 
 /// What a person expects the checker to say.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -119,7 +139,16 @@ impl Expected {
 
 /// What a person says about a hard case.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, IntoStaticStr, VariantArray,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Deserialize,
+    Serialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -217,6 +246,7 @@ impl Role {
     Deserialize,
     IntoStaticStr,
     VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
