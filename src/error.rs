@@ -236,24 +236,6 @@ impl Error {
             Error::Interrupted(_) => Exit::Interrupted,
         }
     }
-
-    /// Turns a serde_yaml error into an input error that names the file and the line.
-    pub fn from_yaml(path: &Path, err: &serde_yaml::Error, help: &str) -> Self {
-        let (line, column) = match err.location() {
-            Some(loc) => (Some(loc.line()), Some(loc.column())),
-            None => (None, None),
-        };
-        let mut message = err.to_string();
-        // serde_yaml appends " at line L column C"; the location prefix already says it.
-        if let Some(pos) = message.find(" at line ") {
-            message.truncate(pos);
-        }
-        Error::Input {
-            location: Location::new(path, line, column),
-            message,
-            help: help.to_string(),
-        }
-    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -161,7 +161,7 @@ fn the_machine_formats_carry_a_newly_missed_fault() {
         md.contains("❌ gate failed") && md.contains("| newly_missed | m-c96bcca3cf7684fe |"),
         "{md}"
     );
-    let (_, xml) = combined(faithprobe(d.path()).args([
+    let (_, xml, _) = common::output(faithprobe(d.path()).args([
         "compare",
         "--cluster-by",
         "claim",
@@ -170,10 +170,8 @@ fn the_machine_formats_carry_a_newly_missed_fault() {
         "--format",
         "junit",
     ]));
-    assert!(
-        xml.contains("name=\"m-c96bcca3cf7684fe\"><failure message=\"newly_missed\""),
-        "{xml}"
-    );
+    let case = common::junit_case(&xml, "m-c96bcca3cf7684fe");
+    assert_eq!(common::junit_failure(&case), Some("newly_missed"), "{xml}");
     let (_, json) = combined(faithprobe(d.path()).args([
         "compare",
         "--cluster-by",

@@ -5,6 +5,7 @@
 //! written.
 
 use crate::common::{faithprobe_in, output, root};
+use faithprobe::io::yaml::Value;
 use std::path::Path;
 
 fn fixture(rel: &str) -> String {
@@ -46,8 +47,8 @@ fn run_next(dir: &Path, stderr: &str) -> Vec<String> {
         .collect()
 }
 
-fn yaml(dir: &Path, name: &str) -> serde_yaml::Value {
-    serde_yaml::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
+fn yaml(dir: &Path, name: &str) -> Value {
+    crate::common::parse_yaml(&std::fs::read_to_string(dir.join(name)).unwrap())
 }
 
 fn log_lines(dir: &Path, name: &str) -> Vec<serde_json::Value> {
@@ -59,8 +60,8 @@ fn log_lines(dir: &Path, name: &str) -> Vec<serde_json::Value> {
 }
 
 /// Every hard case of a suite as (id, type, label).
-fn hard_cases(suite: &serde_yaml::Value) -> Vec<(String, String, String)> {
-    let s = |v: &serde_yaml::Value| v.as_str().unwrap().to_string();
+fn hard_cases(suite: &Value) -> Vec<(String, String, String)> {
+    let s = |v: &Value| v.as_str().unwrap().to_string();
     suite["contexts"]
         .as_sequence()
         .unwrap()

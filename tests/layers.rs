@@ -6,7 +6,8 @@
 //! `model::suite`). A unit's code may name only units of its own layer or below; the units form
 //! no cycle; and nothing below `report` names `report`, `review` or `cli`. References are read
 //! from the code as written (`crate::x`, `faithprobe::x`, `super::x` at the top of a group),
-//! with comments, strings and `#[cfg(test)]` modules left out.
+//! with comments, strings and `#[cfg(test)]` modules left out. And only `src/io/yaml.rs` names
+//! the YAML crate: swapping it for a fork is one file.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -331,6 +332,32 @@ fn the_units_form_no_cycle() {
         }
     }
     assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
+}
+
+/// The YAML crate, spelt so that this file does not name it.
+const YAML_CRATE: &str = concat!("serde", "_yaml");
+
+#[test]
+fn only_io_yaml_names_the_yaml_crate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["src", "tests", "benches"] {
+        if root.join(dir).is_dir() {
+            rust_files(&root.join(dir), &mut files);
+        }
+    }
+    let naming: Vec<String> = files
+        .iter()
+        .filter(|f| !f.ends_with("src/io/yaml.rs"))
+        .filter(|f| std::fs::read_to_string(f).unwrap().contains(YAML_CRATE))
+        .map(|f| f.strip_prefix(root).unwrap().display().to_string())
+        .collect();
+    assert!(
+        naming.is_empty(),
+        "only src/io/yaml.rs may name {YAML_CRATE} (call crate::io::yaml instead): {naming:?}"
+    );
+    let yaml = std::fs::read_to_string(root.join("src/io/yaml.rs")).unwrap();
+    assert!(yaml.contains(&format!("{YAML_CRATE}::from_str")));
 }
 
 #[test]

@@ -18,3 +18,4 @@ mod outputs;
 mod python_checkers;
 mod realism;
 mod review;
+mod schemas;

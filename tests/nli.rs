@@ -121,8 +121,8 @@ fn evidence_windows_never_cross_passages() {
     let s = Setup::new("");
     let (_, v, err) = s.run(&larkspur(), "nli", &["--no-cache"]);
     let suite = std::fs::read_to_string(larkspur()).unwrap();
-    let passages: Vec<(String, String)> = serde_yaml::from_str::<serde_yaml::Value>(&suite)
-        .unwrap()["contexts"][0]["passages"]
+    let passages: Vec<(String, String)> = crate::common::parse_yaml(&suite)["contexts"][0]
+        ["passages"]
         .as_sequence()
         .unwrap()
         .iter()

@@ -52,8 +52,12 @@ struct SentenceRules {
 
 fn rules() -> &'static SentenceRules {
     static RULES: std::sync::LazyLock<SentenceRules> = std::sync::LazyLock::new(|| {
-        serde_yaml::from_str(include_str!("../../decomposer/sentences.yaml"))
-            .expect("the shipped decomposer rules are valid (tested)")
+        crate::io::yaml::parse(
+            std::path::Path::new("decomposer/sentences.yaml"),
+            include_str!("../../decomposer/sentences.yaml"),
+            "",
+        )
+        .expect("the shipped decomposer rules are valid (tested)")
     });
     &RULES
 }

@@ -3,7 +3,7 @@
 //! every faithfulness score, and almost nobody measures it.
 
 use super::decompose::Decomposer;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::text::tokens::tokenize;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -82,13 +82,11 @@ fn best_cover(h: &HashSet<String>, ds: &[HashSet<String>]) -> Option<usize> {
 pub fn load(path: &Path) -> Result<Vec<HandDecomposition>> {
     let text = crate::error::read_input(path)?;
     crate::io::yaml::check_aliases(path, &text)?;
-    serde_yaml::from_str(&text).map_err(|e| {
-        Error::from_yaml(
-            path,
-            &e,
-            "a list of {id, question, answer, claims: [...]}: a person's claims for each answer",
-        )
-    })
+    crate::io::yaml::parse(
+        path,
+        &text,
+        "a list of {id, question, answer, claims: [...]}: a person's claims for each answer",
+    )
 }
 
 pub fn evaluate(items: &[HandDecomposition], decomposer: &dyn Decomposer) -> DecomposeEval {
@@ -231,9 +229,7 @@ pub struct OmissionEval {
 pub fn load_omission_cases(path: &Path) -> Result<Vec<OmissionCase>> {
     let text = crate::error::read_input(path)?;
     crate::io::yaml::check_aliases(path, &text)?;
-    serde_yaml::from_str(&text).map_err(|e| {
-        Error::from_yaml(path, &e, "a list of logged answers (id, question, answer, passages) each with `omissions: [...]` a person confirmed")
-    })
+    crate::io::yaml::parse(path, &text, "a list of logged answers (id, question, answer, passages) each with `omissions: [...]` a person confirmed")
 }
 
 /// Scores the flags the omissions check raised (`flags[i]` for `cases[i]`).

@@ -17,7 +17,7 @@ use crate::model::shard::Shard;
 pub const HELP: &str = "each answer needs `id` (a string or an integer), `answer`, and either `passages` ([{id, text}]) or `context` (an id in --contexts); optional: `question`, `tag`, `label` ({hallucinated, types}); other keys are kept as metadata";
 
 /// A person's judgement of a whole answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(expecting = "a label: {hallucinated: true|false, types: [...]}, or just true or false")]
 pub struct AnswerLabel {
     /// True when the answer states something its passages do not support.
@@ -311,8 +311,7 @@ impl LogReader {
             let text = crate::error::read_input(path)?;
             hasher.update(text.as_bytes());
             crate::io::yaml::check_aliases(path, &text)?;
-            let list: Vec<Value> =
-                serde_yaml::from_str(&text).map_err(|e| Error::from_yaml(path, &e, HELP))?;
+            let list: Vec<Value> = crate::io::yaml::parse(path, &text, HELP)?;
             let loc = crate::model::suite::Locator::new(&text);
             let mut nth: HashMap<String, usize> = HashMap::new();
             let with_lines: Vec<(Value, Option<usize>)> = list

@@ -15,8 +15,19 @@ use std::path::Path;
 
 /// A scoring rule in common use; spelt `strict` and `non-contradiction` everywhere (flags,
 /// reports, JSON).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Definition {
     /// Only `supported` counts as faithful.
     Strict,
@@ -33,7 +44,7 @@ impl Definition {
         }
     }
     pub fn as_str(self) -> &'static str {
-        crate::model::case::serde_name(&self)
+        self.into()
     }
 }
 
@@ -104,7 +115,7 @@ pub const RULE_GRID: [AnswerRule; 4] = [
 ];
 
 /// One claim of an answer with its verdict and evidence.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClaimResult {
     pub text: String,
     pub verdict: Option<Label>,
@@ -118,7 +129,7 @@ pub struct ClaimResult {
 }
 
 /// A number note as recorded.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NumberNoteRecord {
     pub number: String,
     pub status: String,
@@ -136,14 +147,14 @@ impl From<NumberNote> for NumberNoteRecord {
 }
 
 /// A sentence of an answer that is not a claim, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DroppedSentence {
     pub text: String,
     pub reason: String,
 }
 
 /// One scored answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AnswerResult {
     pub id: String,
     pub tag: Option<String>,
@@ -242,7 +253,7 @@ impl AnswerResult {
 }
 
 /// A scoring of a log, as recorded.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScoreRecord {
     pub version: u32,
     pub log: String,
@@ -598,5 +609,10 @@ mod tests {
             s.dedup();
             s.len()
         });
+    }
+
+    #[test]
+    fn a_definition_is_named_as_serde_names_it() {
+        crate::model::case::assert_strum_names_are_serde_names::<Definition>();
     }
 }

@@ -201,7 +201,7 @@ impl Checker for CascadeChecker {
 }
 
 /// `kind: cascade` settings.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "cascade settings: `front`, `back`, `route_below` and optional `settle_below`"

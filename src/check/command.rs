@@ -438,7 +438,7 @@ impl Answers {
 }
 
 /// `kind: command` settings.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "command settings: `argv` (a list) and optional `timeout_s`, `total_timeout_s`"

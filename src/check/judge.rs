@@ -29,7 +29,7 @@ use std::time::Duration;
 pub const MAX_CONCURRENCY: usize = 64;
 
 /// One claim per call, or several claims of one context set per call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     PerClaim,
@@ -532,7 +532,7 @@ impl Checker for JudgeChecker {
 }
 
 /// `kind: judge` settings.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "judge settings: `base_url`, `model` and optional `prompt`, `mode`, `batch_size`, `concurrency`, ..."

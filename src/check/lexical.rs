@@ -849,7 +849,7 @@ impl Checker for LexicalChecker {
 }
 
 /// `kind: lexical` settings.
-#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "lexical settings: optional `threshold`, `topic_floor`, `max_window_sentences`"

@@ -41,8 +41,20 @@ pub struct ModelSettings {
 }
 
 /// An ONNX Runtime execution provider a checker may ask for (`providers:` in its config).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Provider {
     Cpu,
     Cuda,
@@ -61,7 +73,7 @@ impl Provider {
     ];
 
     pub fn as_str(self) -> &'static str {
-        crate::model::case::serde_name(&self)
+        self.into()
     }
 
     /// True when the loaded ONNX Runtime was built with this provider (the CPU one always is).
@@ -650,18 +662,36 @@ pub enum LabelRef {
 
 impl<'de> serde::Deserialize<'de> for LabelRef {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use crate::io::yaml::Value;
         use serde::de::Error;
-        match serde_yaml::Value::deserialize(d)? {
-            serde_yaml::Value::Number(n) => n.as_u64().map(|i| LabelRef::Index(i as usize)).ok_or_else(|| {
+        match Value::deserialize(d)? {
+            Value::Number(n) => n.as_u64().map(|i| LabelRef::Index(i as usize)).ok_or_else(|| {
                 D::Error::custom(format!(
                     "labels: {n} is not an output index (a whole number from 0) or a label name"
                 ))
             }),
-            serde_yaml::Value::String(s) if !s.trim().is_empty() => Ok(LabelRef::Name(s)),
+            Value::String(s) if !s.trim().is_empty() => Ok(LabelRef::Name(s)),
             other => Err(D::Error::custom(format!(
                 "labels: {other:?} is not an output index (0, 1, ...) or a label name from config.json id2label"
             ))),
         }
+    }
+}
+
+/// By hand, as its `Deserialize` is: an output index or a label name.
+impl schemars::JsonSchema for LabelRef {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LabelRef".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "an output index (0, 1, ...) or a label name from config.json id2label",
+            "anyOf": [
+                {"type": "integer", "minimum": 0},
+                {"type": "string", "pattern": "\\S"}
+            ]
+        })
     }
 }
 
@@ -677,7 +707,7 @@ impl std::fmt::Display for LabelRef {
 /// `labels:` in an nli checker's config: which output means supported and which contradicted,
 /// overriding id2label. For a model with one output (a logit), `supported: 0` reads its sigmoid
 /// as the probability of supported and `unsupported: 0` as the probability of unsupported.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a labels mapping such as {supported: LABEL_1, contradicted: LABEL_0} (names or output indexes)"
@@ -688,7 +718,7 @@ pub struct LabelMap {
     pub contradicted: Option<LabelRef>,
 }
 /// `kind: nli` and `kind: similarity` settings.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "model checker settings: `model` (a folder) and optional `threshold`, `batch_size`, `threads`, `max_window_sentences`, `labels`, `template`, `providers`, `top_windows`"
@@ -764,5 +794,13 @@ impl ModelConfig {
             providers: self.providers.clone().unwrap_or_default(),
             top_windows: self.top_windows,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_provider_is_named_as_serde_names_it() {
+        crate::model::case::assert_strum_names_are_serde_names::<super::Provider>();
     }
 }

@@ -214,7 +214,7 @@ fn render(
         }
     }
     if args.format == RunFormat::Junit {
-        out.push_str(&report::run::junit::document(&junit));
+        out.push_str(&report::run::junit::document(junit));
     }
     Ok(out)
 }

@@ -155,8 +155,11 @@ pub struct Change {
 }
 
 /// How a case got worse.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ChangeKind {
     /// A fault the base caught and the candidate does not.
     NewlyMissed,
@@ -166,7 +169,7 @@ pub enum ChangeKind {
 
 impl ChangeKind {
     pub fn as_str(self) -> &'static str {
-        crate::model::case::serde_name(&self)
+        self.into()
     }
 }
 
@@ -1588,5 +1591,10 @@ mod tests {
         );
         let e = e.to_string();
         assert!(e.contains("no such row") && e.contains("all_faults"), "{e}");
+    }
+
+    #[test]
+    fn a_change_kind_is_named_as_serde_names_it() {
+        crate::model::case::assert_strum_names_are_serde_names::<ChangeKind>();
     }
 }

@@ -27,6 +27,7 @@ pub mod sentences;
 pub use ragtruth::ragtruth;
 
 use crate::error::{Error, Result};
+use crate::io::yaml;
 use crate::model::case::HardCaseLabel;
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -299,7 +300,7 @@ impl SuiteBuilder {
     }
 
     /// The suite as YAML (keys in the order people write them), with its counts.
-    pub fn finish(self, imported: &mut Imported) -> serde_yaml::Value {
+    pub fn finish(self, imported: &mut Imported) -> yaml::Value {
         let mut contexts = Vec::new();
         for c in self.contexts {
             if crate::text::words::is_blank(&c.text) {
@@ -341,15 +342,15 @@ impl SuiteBuilder {
             });
         }
         imported.contexts = contexts.len();
-        let mut m = serde_yaml::Mapping::new();
+        let mut m = yaml::Mapping::new();
         m.insert("suite".into(), self.name.into());
         m.insert("description".into(), self.description.into());
         m.insert("hard_case_source".into(), "real".into());
         m.insert(
             "contexts".into(),
-            serde_yaml::to_value(&contexts).expect("plain values convert"),
+            yaml::to_value(&contexts).expect("plain values convert"),
         );
-        serde_yaml::Value::Mapping(m)
+        yaml::Value::Mapping(m)
     }
 }
 
@@ -437,7 +438,7 @@ pub(crate) fn finish(
                 help,
             ))
         }
-        Some(s) => Some(serde_yaml::to_string(&s).map_err(|e| crate::error::Refusal::Internal.with(e.to_string()))?),
+        Some(s) => Some(crate::io::yaml::to_string(&s).map_err(|e| crate::error::Refusal::Internal.with(e.to_string()))?),
         None => None,
     };
     let log = built.log.as_ref().zip(outputs.log);

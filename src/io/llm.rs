@@ -131,39 +131,11 @@ pub fn parse_retry_after(v: &str) -> Option<Duration> {
     })
 }
 
-/// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form RFC 9110 requires senders to use.
+/// An HTTP date: the IMF-fixdate RFC 9110 requires senders to use (`Sun, 06 Nov 1994 08:49:37
+/// GMT`) and the two obsolete forms it requires recipients to accept (RFC 850, asctime), read by
+/// the `httpdate` crate (a date whose weekday or day of the month is wrong is no date).
 fn httpdate(v: &str) -> Option<std::time::SystemTime> {
-    let parts: Vec<&str> = v.split_whitespace().collect();
-    let [_, day, month, year, time, "GMT"] = parts.as_slice() else {
-        return None;
-    };
-    let day: u64 = day.parse().ok()?;
-    let month = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ]
-    .iter()
-    .position(|m| m == month)? as u64
-        + 1;
-    let year: u64 = year.parse().ok()?;
-    let hms: Vec<u64> = time.split(':').filter_map(|x| x.parse().ok()).collect();
-    let [h, m, s] = hms.as_slice() else {
-        return None;
-    };
-    if !(1970..10000).contains(&year) || !(1..=31).contains(&day) || *h > 23 || *m > 59 || *s > 60 {
-        return None;
-    }
-    // days from the civil date (Howard Hinnant's algorithm)
-    let (y, mo) = if month <= 2 {
-        (year - 1, month + 9)
-    } else {
-        (year, month - 3)
-    };
-    let era = y / 400;
-    let yoe = y - era * 400;
-    let doy = (153 * mo + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(std::time::UNIX_EPOCH + Duration::from_secs(days * 86_400 + h * 3600 + m * 60 + s))
+    ::httpdate::parse_http_date(v).ok()
 }
 
 /// Replaces `key` and every run of 8 or more of its consecutive characters in `text` with
@@ -559,7 +531,7 @@ pub enum LlmError {
 }
 
 /// The connection settings of an OpenAI-compatible endpoint (judge and LLM decomposer).
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "endpoint settings: `base_url`, `model` and optional `api_key_env`, `prompt`, `timeout_s`, `max_retries`, `backoff_ms`, `max_wait_s`"
@@ -669,6 +641,16 @@ mod tests {
             httpdate("Sun, 06 Nov 1994 08:49:37 GMT"),
             Some(std::time::UNIX_EPOCH + Duration::from_secs(784_111_777))
         );
+    }
+
+    #[test]
+    fn retry_after_dates_in_the_obsolete_forms_are_read_and_impossible_dates_are_not() {
+        let t = Some(std::time::UNIX_EPOCH + Duration::from_secs(784_111_777));
+        assert_eq!(httpdate("Sunday, 06-Nov-94 08:49:37 GMT"), t);
+        assert_eq!(httpdate("Sun Nov  6 08:49:37 1994"), t);
+        assert_eq!(httpdate("Mon, 06 Nov 1994 08:49:37 GMT"), None);
+        assert_eq!(httpdate("Sun, 31 Feb 1994 08:49:37 GMT"), None);
+        assert_eq!(parse_retry_after("Sun, 06 Nov 1994 25:49:37 GMT"), None);
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Every file faithprobe writes goes through [`write_atomic`]: a temp file in the same folder,
-//! flushed to disk, then renamed over the target. A reader never sees half a file, a failed write
+//! Every file faithprobe writes goes through [`write_atomic`]: a temp file in the same folder
+//! (`tempfile::NamedTempFile`), flushed to disk, then renamed over the target (`persist`). A reader never sees half a file, a failed write
 //! leaves nothing behind, and anything that is not a regular file is never replaced.
 
 use crate::error::{Error, Result};
@@ -43,26 +43,21 @@ pub fn write_atomic_with(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    // beside the target, so the rename never crosses a file system; created exclusively under a
+    // fresh random name; 0666 less the umask, as a plain create would (tempfile's own default,
+    // 0600, would become the output's mode at the rename). Dropped on any error, it is removed.
     let result = (|| -> std::io::Result<()> {
-        let f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
+        let mut tmp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+            .tempfile_in(&dir)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
         fill(&mut w)?;
-        let f = w.into_inner().map_err(|e| e.into_error())?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, path)
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        tmp.persist(path).map(drop).map_err(|e| e.error)
     })();
-    match result {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(Error::write(path, e))
-        }
-    }
+    result.map_err(|e| Error::write(path, e))
 }
 
 /// Like [`write_atomic_with`], for output built from a source that can fail on its own (a spool
@@ -175,5 +170,25 @@ mod tests {
         let p = dir.path().join("no/such/dir/r.json");
         let err = write_atomic(&p, b"x").unwrap_err().to_string();
         assert!(err.contains("r.json"), "{err}");
+    }
+
+    #[test]
+    fn a_written_file_has_the_mode_a_plain_create_gives_and_a_failed_fill_leaves_nothing() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (ours, plain) = (dir.path().join("r.json"), dir.path().join("plain.json"));
+        write_atomic(&ours, b"x").unwrap();
+        std::fs::write(&plain, b"x").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&ours), mode(&plain));
+        let err = write_atomic_with(&ours, &mut |w| {
+            w.write_all(b"half")?;
+            Err(std::io::Error::other("the source ran dry"))
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("the source ran dry"), "{err}");
+        assert_eq!(std::fs::read_to_string(&ours).unwrap(), "x");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 }

@@ -1,11 +1,67 @@
-//! A bound on what YAML aliases may expand to, checked on the text before any YAML input (suite,
-//! log, config, rules) is parsed: one anchored 1 MB string repeated 2,000 times by alias is 2 GB
-//! once read, from a file of 1 MB. serde_yaml already refuses aliases nested into a bomb; this
-//! refuses many flat ones.
+//! The one module that names the YAML crate (serde_yaml; a test in `tests/layers.rs` holds
+//! that): every YAML text faithprobe reads or writes goes through [`parse`], [`from_value`],
+//! [`to_value`] and [`to_string`], and the files read in parts hold a [`Value`] or a [`Mapping`].
+//! ARCHITECTURE.md says what moving to a maintained fork would take.
+//!
+//! Also a bound on what YAML aliases may expand to, checked on the text before any YAML input
+//! (suite, log, config, rules) is parsed: one anchored 1 MB string repeated 2,000 times by alias
+//! is 2 GB once read, from a file of 1 MB. serde_yaml already refuses aliases nested into a bomb;
+//! this refuses many flat ones.
 
 use crate::error::{Error, Location};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use std::collections::HashMap;
 use std::path::Path;
+
+/// A YAML document as a tree, for the files read one part at a time (a config's checkers, a side
+/// file's reviews), so an error names the line of the part.
+pub type Value = serde_yaml::Value;
+
+/// A YAML mapping, its keys in the order written.
+pub type Mapping = serde_yaml::Mapping;
+
+/// What the YAML crate says went wrong; its `Display` is the message.
+pub type YamlError = serde_yaml::Error;
+
+/// Parses `text` as a `T`; an error is an input error naming `path`, the line and the column,
+/// with `help`. Run [`check_aliases`] on an input first.
+pub fn parse<T: DeserializeOwned>(path: &Path, text: &str, help: &str) -> Result<T, Error> {
+    serde_yaml::from_str(text).map_err(|e| input_error(path, &e, help))
+}
+
+/// A part of a document read as [`Value`], now as a `T`.
+pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, YamlError> {
+    serde_yaml::from_value(value)
+}
+
+/// `value` as a [`Value`].
+pub fn to_value<T: Serialize>(value: &T) -> Result<Value, YamlError> {
+    serde_yaml::to_value(value)
+}
+
+/// `value` as YAML text.
+pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, YamlError> {
+    serde_yaml::to_string(value)
+}
+
+/// A YAML error as an input error that names the file and the line.
+fn input_error(path: &Path, err: &YamlError, help: &str) -> Error {
+    let (line, column) = match err.location() {
+        Some(loc) => (Some(loc.line()), Some(loc.column())),
+        None => (None, None),
+    };
+    let mut message = err.to_string();
+    // serde_yaml appends " at line L column C"; the location prefix already says it.
+    if let Some(pos) = message.find(" at line ") {
+        message.truncate(pos);
+    }
+    Error::Input {
+        location: Location::new(path, line, column),
+        message,
+        help: help.to_string(),
+    }
+}
 
 /// The most bytes all aliases of one file may expand to: 16 MiB, or four times the file.
 pub(crate) fn expansion_limit(text_len: usize) -> usize {

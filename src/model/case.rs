@@ -5,10 +5,23 @@
 //! `mutate`), records and reporters import these from here, not from each other.
 
 use serde::{Deserialize, Serialize};
+use strum::{IntoStaticStr, VariantArray};
 
 /// What a checker says about a claim.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    serde::Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Label {
     Supported,
     Contradicted,
@@ -17,7 +30,7 @@ pub enum Label {
 
 impl Label {
     pub fn as_str(self) -> &'static str {
-        crate::model::case::serde_name(&self)
+        self.into()
     }
 
     /// A verdict other than `supported`.
@@ -28,8 +41,23 @@ impl Label {
 
 /// Where a mutant's review stands, without the reason: one definition shared by runs, records,
 /// comparisons, sweeps and reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ReviewState {
     Fault,
     Equivalent,
@@ -40,13 +68,28 @@ pub enum ReviewState {
 
 impl ReviewState {
     pub fn as_str(self) -> &'static str {
-        crate::model::case::serde_name(&self)
+        self.into()
     }
 }
 
 /// What kind of case a claim is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum CaseKind {
     /// A claim a person verified as faithful.
     Original,
@@ -60,13 +103,25 @@ pub enum CaseKind {
 
 impl CaseKind {
     pub fn as_str(self) -> &'static str {
-        crate::model::case::serde_name(&self)
+        self.into()
     }
 }
 
 /// What a person expects the checker to say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Expected {
     Supported,
     Contradicted,
@@ -78,13 +133,25 @@ pub enum Expected {
 
 impl Expected {
     pub fn as_str(self) -> &'static str {
-        crate::model::case::serde_name(&self)
+        self.into()
     }
 }
 
 /// What a person says about a hard case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Deserialize,
+    Serialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum HardCaseLabel {
     Supported,
     Contradicted,
@@ -94,7 +161,7 @@ pub enum HardCaseLabel {
 
 impl HardCaseLabel {
     pub fn as_str(self) -> &'static str {
-        serde_name(&self)
+        self.into()
     }
 }
 
@@ -110,8 +177,22 @@ impl From<HardCaseLabel> for Expected {
 }
 
 /// What a case counts towards in every rate. Defined once, here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Role {
     /// A faithful case the checker should pass: a verified claim, or a hard case a person
     /// labelled `supported`. Flagging it is a false alarm.
@@ -129,7 +210,7 @@ pub enum Role {
 
 impl Role {
     pub fn as_str(self) -> &'static str {
-        crate::model::case::serde_name(&self)
+        self.into()
     }
 
     /// The role of a case of `kind` with `expected` label and, for mutants, `review`.
@@ -152,8 +233,23 @@ impl Role {
 }
 
 /// How a case came out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Outcome {
     /// A faithful case the checker supported.
     Passed,
@@ -179,7 +275,7 @@ pub enum Outcome {
 
 impl Outcome {
     pub fn as_str(self) -> &'static str {
-        crate::model::case::serde_name(&self)
+        self.into()
     }
 
     /// The outcome of a case of `role` whose verdict was flagged or not (`None`: no verdict).
@@ -222,132 +318,6 @@ impl Outcome {
     pub fn uncounted(self) -> bool {
         matches!(self, Outcome::Error | Outcome::ParentFlagged)
     }
-}
-
-/// The name serde writes for a unit variant (`Outcome::FalseAlarm` → `false_alarm`): what every
-/// `as_str` of these enums returns, so a name is spelled once, by `rename_all`, never again by
-/// hand.
-#[allow(clippy::too_many_lines)] // a Serializer of one unit variant: many required methods
-pub fn serde_name<T: Serialize>(value: &T) -> &'static str {
-    use serde::ser::{Impossible, Serializer};
-    #[derive(Debug)]
-    struct NotUnit;
-    impl std::fmt::Display for NotUnit {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("not a unit variant")
-        }
-    }
-    impl std::error::Error for NotUnit {}
-    impl serde::ser::Error for NotUnit {
-        fn custom<M: std::fmt::Display>(_: M) -> Self {
-            NotUnit
-        }
-    }
-    struct Name;
-    macro_rules! refuse {
-        ($($f:ident($($t:ty),*)),* $(,)?) => {
-            $(fn $f(self, $(_: $t),*) -> Result<&'static str, NotUnit> { Err(NotUnit) })*
-        };
-    }
-    impl Serializer for Name {
-        type Ok = &'static str;
-        type Error = NotUnit;
-        type SerializeSeq = Impossible<&'static str, NotUnit>;
-        type SerializeTuple = Impossible<&'static str, NotUnit>;
-        type SerializeTupleStruct = Impossible<&'static str, NotUnit>;
-        type SerializeTupleVariant = Impossible<&'static str, NotUnit>;
-        type SerializeMap = Impossible<&'static str, NotUnit>;
-        type SerializeStruct = Impossible<&'static str, NotUnit>;
-        type SerializeStructVariant = Impossible<&'static str, NotUnit>;
-        fn serialize_unit_variant(
-            self,
-            _: &'static str,
-            _: u32,
-            variant: &'static str,
-        ) -> Result<&'static str, NotUnit> {
-            Ok(variant)
-        }
-        refuse!(
-            serialize_bool(bool),
-            serialize_i8(i8),
-            serialize_i16(i16),
-            serialize_i32(i32),
-            serialize_i64(i64),
-            serialize_u8(u8),
-            serialize_u16(u16),
-            serialize_u32(u32),
-            serialize_u64(u64),
-            serialize_f32(f32),
-            serialize_f64(f64),
-            serialize_char(char),
-            serialize_str(&str),
-            serialize_bytes(&[u8]),
-            serialize_none(),
-            serialize_unit(),
-            serialize_unit_struct(&'static str),
-        );
-        fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<&'static str, NotUnit> {
-            Err(NotUnit)
-        }
-        fn serialize_newtype_struct<T: ?Sized + Serialize>(
-            self,
-            _: &'static str,
-            _: &T,
-        ) -> Result<&'static str, NotUnit> {
-            Err(NotUnit)
-        }
-        fn serialize_newtype_variant<T: ?Sized + Serialize>(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-            _: &T,
-        ) -> Result<&'static str, NotUnit> {
-            Err(NotUnit)
-        }
-        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, NotUnit> {
-            Err(NotUnit)
-        }
-        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, NotUnit> {
-            Err(NotUnit)
-        }
-        fn serialize_tuple_struct(
-            self,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeTupleStruct, NotUnit> {
-            Err(NotUnit)
-        }
-        fn serialize_tuple_variant(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeTupleVariant, NotUnit> {
-            Err(NotUnit)
-        }
-        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, NotUnit> {
-            Err(NotUnit)
-        }
-        fn serialize_struct(
-            self,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeStruct, NotUnit> {
-            Err(NotUnit)
-        }
-        fn serialize_struct_variant(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeStructVariant, NotUnit> {
-            Err(NotUnit)
-        }
-    }
-    value.serialize(Name).unwrap_or("")
 }
 
 /// A person's review of a mutant, as the run sees it.
@@ -415,6 +385,24 @@ impl Case {
     }
 }
 
+/// Fails unless every variant's strum name (`as_str`) is the name serde writes for it: the two
+/// derives spell each name from one `rename_all`/`serialize_all` pair, and this holds them equal.
+#[cfg(test)]
+pub(crate) fn assert_strum_names_are_serde_names<T>()
+where
+    T: VariantArray + Serialize + Copy + std::fmt::Debug + Into<&'static str>,
+{
+    assert!(!T::VARIANTS.is_empty());
+    for &v in T::VARIANTS {
+        let strum: &'static str = v.into();
+        assert_eq!(
+            serde_json::to_value(v).unwrap(),
+            serde_json::Value::from(strum),
+            "{v:?}: strum and serde disagree"
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -444,5 +432,16 @@ mod tests {
         assert_eq!(CaseKind::HardCase.as_str(), "hard_case");
         assert_eq!(ReviewState::Unreviewed.as_str(), "unreviewed");
         assert_eq!(Expected::Flagged.as_str(), "flagged");
+    }
+
+    #[test]
+    fn strum_names_every_variant_as_serde_does() {
+        assert_strum_names_are_serde_names::<Label>();
+        assert_strum_names_are_serde_names::<ReviewState>();
+        assert_strum_names_are_serde_names::<CaseKind>();
+        assert_strum_names_are_serde_names::<Expected>();
+        assert_strum_names_are_serde_names::<HardCaseLabel>();
+        assert_strum_names_are_serde_names::<Role>();
+        assert_strum_names_are_serde_names::<Outcome>();
     }
 }

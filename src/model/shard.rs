@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// Which part of a log a run takes: `K/N`, by a hash of the answer id (or case id), so the parts
 /// are disjoint, cover everything, and do not depend on the order of the log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Shard {
     pub k: u32,
     pub n: u32,

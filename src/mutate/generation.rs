@@ -318,7 +318,7 @@ impl<'s> Made<'s> {
                                 "rewrite"
                             },
                             op.name,
-                            crate::model::case::serde_name(&kind)
+                            kind.as_str()
                         ),
                         if purpose == Purpose::Fault {
                             "review a mutant `fault` or `equivalent` (with a `why`)"

@@ -103,7 +103,7 @@ impl ReplyCache {
 }
 
 /// What an LLM mutator shows the model besides the claim and its passages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Examples {
     /// Nothing: the prompt as written (the default).

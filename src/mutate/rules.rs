@@ -14,13 +14,11 @@ use std::sync::Arc;
 /// Parses one rule file's YAML into an operator's rule struct, with the file's name in errors.
 pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
     crate::io::yaml::check_aliases(path, text)?;
-    serde_yaml::from_str(text).map_err(|e| {
-        Error::from_yaml(
-            path,
-            &e,
-            "compare with the rule file of the same name shipped in mutators/ (faithprobe mutants --list names them)",
-        )
-    })
+    crate::io::yaml::parse(
+        path,
+        text,
+        "compare with the rule file of the same name shipped in mutators/ (faithprobe mutants --list names them)",
+    )
 }
 
 /// The 1-based line of the first line of `text` that `hit` accepts.

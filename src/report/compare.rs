@@ -3,7 +3,7 @@
 use super::{fmt_score, Paint};
 use crate::gate::compare::{Comparison, GroupRow};
 use crate::model::case::Label;
-use crate::text::escape::{escape_markup, escape_md_cell, escape_md_code};
+use crate::text::escape::{escape_md_cell, escape_md_code};
 use std::fmt::Write;
 
 use super::fmt_kn as side;
@@ -382,59 +382,55 @@ pub fn markdown(c: &Comparison) -> String {
 
 /// JUnit XML: one test case per regression group row, failing where the gate fails.
 pub fn junit(c: &Comparison) -> String {
-    let mut o = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let failures = c.rows.iter().filter(|r| r.significantly_worse).count() + c.regressions.len();
-    let errors = c.errors.len();
-    let tests = c.rows.len() + c.regressions.len() + errors;
-    let _ = writeln!(
-        o,
-        "<testsuites name=\"faithprobe compare\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\">"
-    );
-    let _ = writeln!(
-        o,
-        "  <testsuite name=\"{} vs {}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\">",
-        escape_markup(&c.base),
-        escape_markup(&c.candidate),
-    );
-    for r in &c.rows {
-        let _ = write!(
-            o,
-            "    <testcase classname=\"compare\" name=\"{}\">",
-            escape_markup(&r.group)
-        );
-        if r.significantly_worse {
-            let _ =
-                write!(
-                o,
-                "<failure message=\"significantly worse: p = {}\">{} worse, {} better</failure>",
-                crate::stats::fmt_p(r.p_value), r.worse, r.better
-            );
-        }
-        let _ = writeln!(o, "</testcase>");
-    }
-    for r in &c.regressions {
-        let _ = writeln!(
-            o,
-            "    <testcase classname=\"{}.{}\" name=\"{}\"><failure message=\"{}\">{}: base {} candidate {}</failure></testcase>",
-            escape_markup(&r.suite),
-            escape_markup(r.fault_type.as_deref().unwrap_or(r.kind.as_str())),
-            escape_markup(&r.id),
-            escape_markup(r.change.as_str()),
-            escape_markup(&r.claim),
-            escape_markup(&verdict(&r.base_verdict, r.base_score)),
-            escape_markup(&verdict(&r.candidate_verdict, r.candidate_score))
-        );
-    }
-    for e in &c.errors {
-        let _ = writeln!(
-            o,
-            "    <testcase classname=\"{}\" name=\"{}\"><error message=\"not scored ({})\">{}</error></testcase>",
-            escape_markup(&e.suite),
-            escape_markup(&e.id),
-            e.side,
-            escape_markup(&e.error)
-        );
-    }
-    o.push_str("  </testsuite>\n</testsuites>\n");
-    o
+    use super::junit::{case, document, suite, Status};
+    let rows = c.rows.iter().map(|r| {
+        let status = if r.significantly_worse {
+            Status::Failed {
+                message: format!(
+                    "significantly worse: p = {}",
+                    crate::stats::fmt_p(r.p_value)
+                ),
+                text: Some(format!("{} worse, {} better", r.worse, r.better)),
+            }
+        } else {
+            Status::Passed
+        };
+        case("compare", &r.group, status)
+    });
+    let regressions = c.regressions.iter().map(|r| {
+        case(
+            &format!(
+                "{}.{}",
+                r.suite,
+                r.fault_type.as_deref().unwrap_or(r.kind.as_str())
+            ),
+            &r.id,
+            Status::Failed {
+                message: r.change.as_str().to_string(),
+                text: Some(format!(
+                    "{}: base {} candidate {}",
+                    r.claim,
+                    verdict(&r.base_verdict, r.base_score),
+                    verdict(&r.candidate_verdict, r.candidate_score)
+                )),
+            },
+        )
+    });
+    let errors = c.errors.iter().map(|e| {
+        case(
+            &e.suite,
+            &e.id,
+            Status::Error {
+                message: format!("not scored ({})", e.side),
+                text: Some(e.error.clone()),
+            },
+        )
+    });
+    document(
+        "faithprobe compare",
+        [suite(
+            &format!("{} vs {}", c.base, c.candidate),
+            rows.chain(regressions).chain(errors),
+        )],
+    )
 }

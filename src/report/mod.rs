@@ -3,6 +3,7 @@
 pub mod answers;
 pub mod audit;
 pub mod compare;
+pub mod junit;
 pub mod proxy;
 pub mod run;
 pub mod snapshot;

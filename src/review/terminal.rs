@@ -1,11 +1,19 @@
-//! Keys from a terminal: stdin without line buffering or echo while a screen waits for one key,
-//! back to normal for a line of text (a reason) and on the way out, whatever the way out.
+//! Keys from a terminal, through crossterm: raw mode (no line buffering, no echo, Ctrl-C read as
+//! a key) while a screen waits for one key, the terminal's own mode for a line of text (a reason)
+//! and on the way out, whatever the way out.
+//!
+//! crossterm is built with `use-dev-tty`: its default (mio) event source never returns from
+//! `poll` once the terminal is gone (it reads end-of-file again and again, crossterm issue 793),
+//! so neither an interrupt nor a lost terminal would end the walk. This one returns at its
+//! timeout, and [`Terminal`] sees a lost terminal by stdin no longer being one.
 
-use std::io::Write;
+use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use std::io::{IsTerminal, Write};
+use std::time::Duration;
 
 /// A terminal in single-key mode; dropping it restores the settings it found.
 pub struct Terminal {
-    saved: libc::termios,
+    _private: (),
 }
 
 /// What reading a key gave.
@@ -19,49 +27,30 @@ pub enum Key {
     Lost,
 }
 
-/// What waiting for a byte gave.
+/// What waiting for a key event gave.
 enum Read {
-    Byte(u8),
+    Key(KeyEvent),
     Interrupted,
     Lost,
 }
 
-const STDIN: libc::c_int = 0;
+/// How often a wait looks for an interrupt: five times a second.
+const POLL: Duration = Duration::from_millis(200);
 
 /// True when both stdin and stdout are terminals.
 pub fn interactive() -> bool {
-    // SAFETY: isatty only reads the descriptors' state
-    unsafe { libc::isatty(STDIN) == 1 && libc::isatty(1) == 1 }
+    std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
 }
 
 impl Terminal {
-    /// Puts stdin in single-key mode (no line buffering, no echo, Ctrl-C read as a key).
+    /// Puts the terminal in single-key mode (no line buffering, no echo, Ctrl-C read as a key).
     pub fn open() -> std::io::Result<Terminal> {
-        // SAFETY: tcgetattr fills the termios it is given; it is read only after success
-        let mut saved: libc::termios = unsafe { std::mem::zeroed() };
-        if unsafe { libc::tcgetattr(STDIN, &mut saved) } != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        let t = Terminal { saved };
-        t.keys_mode()?;
-        Ok(t)
-    }
-
-    fn keys_mode(&self) -> std::io::Result<()> {
-        let mut raw = self.saved;
-        raw.c_lflag &= !(libc::ICANON | libc::ECHO | libc::ISIG);
-        raw.c_cc[libc::VMIN] = 1;
-        raw.c_cc[libc::VTIME] = 0;
-        // SAFETY: a valid termios for stdin, copied from the one the terminal gave
-        if unsafe { libc::tcsetattr(STDIN, libc::TCSANOW, &raw) } != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(())
+        crossterm::terminal::enable_raw_mode()?;
+        Ok(Terminal { _private: () })
     }
 
     fn restore(&self) {
-        // SAFETY: the settings the terminal had when it was opened
-        unsafe { libc::tcsetattr(STDIN, libc::TCSANOW, &self.saved) };
+        let _ = crossterm::terminal::disable_raw_mode();
     }
 
     /// Clears the terminal and shows `text`.
@@ -69,7 +58,7 @@ impl Terminal {
         let mut out = std::io::stdout().lock();
         // the screen's fields are escaped as it is built; this keeps any other sequence out
         let text = crate::text::escape::printable_keeping_color(text);
-        let _ = write!(out, "\x1b[H\x1b[2J{text}");
+        let _ = write!(out, "\x1b[H\x1b[2J{}", line_ends(&text));
         let _ = out.flush();
     }
 
@@ -77,76 +66,43 @@ impl Terminal {
     pub fn say(&mut self, text: &str) {
         let text = crate::text::escape::printable_keeping_color(text);
         let mut out = std::io::stdout().lock();
-        let _ = write!(out, "{text}");
+        let _ = write!(out, "{}", line_ends(&text));
         let _ = out.flush();
     }
 
-    /// Waits for a byte from stdin, checking for an interrupt five times a second. A hang-up,
-    /// an error or the end of input (a terminal in key mode never ends otherwise) is `Lost`.
-    fn byte(&self) -> Read {
+    /// Waits for a key event, checking for an interrupt five times a second. A hang-up (stdin no
+    /// longer a terminal) or an error reading it is `Lost`; other events (a resize) are skipped.
+    fn event(&self) -> Read {
         loop {
             if crate::io::interrupt::requested() {
                 return Read::Interrupted;
             }
-            let mut fds = libc::pollfd {
-                fd: STDIN,
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            // SAFETY: one valid pollfd
-            let n = unsafe { libc::poll(&mut fds, 1, 200) };
-            if n < 0 {
-                if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                    continue;
-                }
+            if !std::io::stdin().is_terminal() {
                 return Read::Lost;
             }
-            if n == 0 {
-                continue;
+            match event::poll(POLL) {
+                Ok(false) => continue,
+                Ok(true) => {}
+                Err(_) => return Read::Lost,
             }
-            if fds.revents & libc::POLLIN == 0 {
-                return Read::Lost; // POLLHUP, POLLERR or POLLNVAL without data
-            }
-            let mut b = [0u8; 1];
-            // SAFETY: reads at most one byte into a one-byte buffer
-            let got = unsafe { libc::read(STDIN, b.as_mut_ptr().cast(), 1) };
-            match got {
-                1 => return Read::Byte(b[0]),
-                n if n < 0
-                    && std::io::Error::last_os_error().kind()
-                        == std::io::ErrorKind::Interrupted => {}
-                _ => return Read::Lost,
+            match event::read() {
+                Ok(Event::Key(k)) if k.kind != KeyEventKind::Release => return Read::Key(k),
+                Ok(_) => {}
+                Err(_) => return Read::Lost,
             }
         }
     }
 
-    /// The next key. Escape sequences (arrow keys) are read whole and ignored.
+    /// The next key. Arrow and function keys, Escape and characters outside ASCII are no key.
     pub fn key(&mut self) -> Key {
         loop {
-            let b = match self.byte() {
-                Read::Byte(b) => b,
+            let k = match self.event() {
+                Read::Key(k) => k,
                 Read::Interrupted => return Key::Quit,
                 Read::Lost => return Key::Lost,
             };
-            match b {
-                3 | 4 => return Key::Quit,
-                0x1b => {
-                    // the rest of an escape sequence arrives at once: drain it
-                    let mut fds = libc::pollfd {
-                        fd: STDIN,
-                        events: libc::POLLIN,
-                        revents: 0,
-                    };
-                    // SAFETY: one valid pollfd; reads one byte at a time into a one-byte buffer
-                    while unsafe { libc::poll(&mut fds, 1, 30) } > 0 {
-                        let mut x = [0u8; 1];
-                        if unsafe { libc::read(STDIN, x.as_mut_ptr().cast(), 1) } != 1 {
-                            break;
-                        }
-                    }
-                }
-                b if b.is_ascii() => return Key::Char(b as char),
-                _ => {} // a byte of a multi-byte character: no key
+            if let Some(key) = key_of(k) {
+                return key;
             }
         }
     }
@@ -156,17 +112,19 @@ impl Terminal {
     pub fn line(&mut self, prompt: &str) -> Option<String> {
         self.say(prompt);
         self.restore();
-        let mut bytes = Vec::new();
+        let mut text = String::new();
         let got = loop {
-            let Read::Byte(b) = self.byte() else {
+            let Read::Key(k) = self.event() else {
                 break None;
             };
-            if b == b'\n' || b == b'\r' {
-                break Some(String::from_utf8_lossy(&bytes).into_owned());
+            match k.code {
+                KeyCode::Enter => break Some(text),
+                KeyCode::Tab => text.push('\t'),
+                KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => text.push(c),
+                _ => {}
             }
-            bytes.push(b);
         };
-        let _ = self.keys_mode();
+        let _ = crossterm::terminal::enable_raw_mode();
         got
     }
 }
@@ -174,5 +132,69 @@ impl Terminal {
 impl Drop for Terminal {
     fn drop(&mut self) {
         self.restore();
+    }
+}
+
+/// The key a key event is, as the byte the terminal sent would read: Ctrl-C and Ctrl-D quit,
+/// Enter is `\n`, another control key its control character; None for no key.
+fn key_of(k: KeyEvent) -> Option<Key> {
+    let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
+    match k.code {
+        KeyCode::Char('c' | 'd') if ctrl => Some(Key::Quit),
+        KeyCode::Char(c) if ctrl && c.is_ascii_alphabetic() => {
+            Some(Key::Char(char::from(c.to_ascii_lowercase() as u8 & 0x1f)))
+        }
+        KeyCode::Char(c) if c.is_ascii() && !ctrl => Some(Key::Char(c)),
+        KeyCode::Enter => Some(Key::Char('\n')),
+        KeyCode::Tab => Some(Key::Char('\t')),
+        KeyCode::Backspace => Some(Key::Char('\x7f')),
+        _ => None,
+    }
+}
+
+/// `text` with every line ending `\r\n`: raw mode leaves out the terminal's own translation.
+fn line_ends(text: &str) -> String {
+    let mut o = String::with_capacity(text.len() + text.len() / 32);
+    let mut prev = '\0';
+    for c in text.chars() {
+        if c == '\n' && prev != '\r' {
+            o.push('\r');
+        }
+        o.push(c);
+        prev = c;
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode, modifiers: KeyModifiers) -> Option<Key> {
+        key_of(KeyEvent::new(code, modifiers))
+    }
+
+    #[test]
+    fn keys_read_as_the_bytes_a_terminal_sends() {
+        let none = KeyModifiers::NONE;
+        let ctrl = KeyModifiers::CONTROL;
+        assert_eq!(key(KeyCode::Char('f'), none), Some(Key::Char('f')));
+        assert_eq!(
+            key(KeyCode::Char('F'), KeyModifiers::SHIFT),
+            Some(Key::Char('F'))
+        );
+        assert_eq!(key(KeyCode::Char('c'), ctrl), Some(Key::Quit));
+        assert_eq!(key(KeyCode::Char('d'), ctrl), Some(Key::Quit));
+        assert_eq!(key(KeyCode::Char('z'), ctrl), Some(Key::Char('\x1a')));
+        assert_eq!(key(KeyCode::Enter, none), Some(Key::Char('\n')));
+        assert_eq!(key(KeyCode::Char('é'), none), None);
+        assert_eq!(key(KeyCode::Up, none), None);
+        assert_eq!(key(KeyCode::Esc, none), None);
+    }
+
+    #[test]
+    fn every_line_ends_with_a_carriage_return_once() {
+        assert_eq!(line_ends("a\nb\r\nc\n"), "a\r\nb\r\nc\r\n");
+        assert_eq!(line_ends(""), "");
     }
 }

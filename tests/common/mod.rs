@@ -168,3 +168,34 @@ pub fn as_printed(line: &str, cwd: &Path) -> std::process::Output {
         .output()
         .unwrap()
 }
+
+/// The test case named `name` in the JUnit document `xml` (a `--format junit` stdout), read
+/// back by quick-junit, so a test holds what the document says, not how it is laid out.
+pub fn junit_case(xml: &str, name: &str) -> quick_junit::TestCase {
+    let report = quick_junit::Report::deserialize_from_str(xml)
+        .unwrap_or_else(|e| panic!("not JUnit XML ({e}):\n{xml}"));
+    report
+        .test_suites
+        .into_iter()
+        .flat_map(|s| s.test_cases)
+        .find(|c| c.name.as_str() == name)
+        .unwrap_or_else(|| panic!("no test case `{name}` in:\n{xml}"))
+}
+
+/// The message of a test case's `<failure>`, if it failed.
+pub fn junit_failure(case: &quick_junit::TestCase) -> Option<&str> {
+    match &case.status {
+        quick_junit::TestCaseStatus::NonSuccess {
+            kind: quick_junit::NonSuccessKind::Failure,
+            message,
+            ..
+        } => Some(message.as_ref().map_or("", |m| m.as_str())),
+        _ => None,
+    }
+}
+
+/// YAML text (a suite or side file faithprobe wrote) as a tree, through `faithprobe::io::yaml`,
+/// the one module that names the YAML crate.
+pub fn parse_yaml(text: &str) -> faithprobe::io::yaml::Value {
+    faithprobe::io::yaml::parse(Path::new("test.yaml"), text, "").unwrap()
+}

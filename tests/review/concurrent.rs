@@ -7,7 +7,7 @@ use crate::common::faithprobe_in;
 /// The decisions of the side file in `dir`: (id, decision), in file order.
 fn side_decisions(dir: &std::path::Path) -> Vec<(String, String)> {
     let text = std::fs::read_to_string(dir.join("larkspur.reviews.yaml")).unwrap();
-    let v: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    let v = crate::common::parse_yaml(&text);
     v["reviews"]
         .as_mapping()
         .unwrap()

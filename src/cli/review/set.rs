@@ -173,14 +173,14 @@ fn write_side<'a>(
                     return Err(side::conflict(file, key, now, d));
                 }
             }
-            let kind = faithprobe::model::case::serde_name(&d.kind);
+            let kind = d.kind.as_str();
             let before = if key != id { file.set(key, None) } else { None };
             let before = file.set(id, Some(d.clone())).or(before);
             lines.push(format!(
                 "{id}: {kind}{}",
                 match before {
                     Some(b) if b.kind != ReviewKind::Fault || d.kind != ReviewKind::Fault =>
-                        format!(", was {}", faithprobe::model::case::serde_name(&b.kind)),
+                        format!(", was {}", b.kind.as_str()),
                     _ => String::new(),
                 }
             ));

@@ -23,6 +23,7 @@ pub use crate::check::onnx::ModelConfig;
 use crate::error::{Error, Result};
 pub use crate::io::llm::EndpointConfig;
 pub use mutators::{LlmKind, LlmMutatorConfig};
+pub use parse::json_schema;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,7 +32,7 @@ use std::path::{Path, PathBuf};
 pub const DEFAULT_CONFIG: &str = "faithprobe.yaml";
 
 /// One named checker as configured, tagged by `kind`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CheckerConfig {
     Lexical(LexicalConfig),
@@ -56,7 +57,7 @@ impl CheckerConfig {
 }
 
 /// One named decomposer as configured: `sentences`, or `llm` over an OpenAI-compatible server.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum DecomposerConfig {
     Sentences {},

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// An LLM mutator as configured under `mutators:` (`kind: llm`): an OpenAI-compatible endpoint
 /// and the faults to ask it for.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "an LLM mutator: `kind: llm`, `base_url`, `model` and optional `faults`, `examples`, `cache`, `api_key_env`, `prompt`, `timeout_s`, `max_retries`, `backoff_ms`, `max_wait_s`"
@@ -37,7 +37,7 @@ pub struct LlmMutatorConfig {
 }
 
 /// The one kind of configured mutator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LlmKind {
     Llm,
@@ -78,7 +78,7 @@ pub(super) fn parse(
     path: &Path,
     text: &str,
     base: &Path,
-    value: Option<serde_yaml::Value>,
+    value: Option<crate::io::yaml::Value>,
     lines: &mut BTreeMap<String, usize>,
 ) -> Result<Mutators> {
     let line_of = |name: &str| super::parse::line_of(text, name);
@@ -86,9 +86,9 @@ pub(super) fn parse(
     let mut rules_dir = None;
     let mut llm_mutators = BTreeMap::new();
     match value {
-        None | Some(serde_yaml::Value::Null) => {}
-        Some(serde_yaml::Value::String(dir)) => rules_dir = Some(base.join(dir)),
-        Some(serde_yaml::Value::Mapping(map)) => {
+        None | Some(crate::io::yaml::Value::Null) => {}
+        Some(crate::io::yaml::Value::String(dir)) => rules_dir = Some(base.join(dir)),
+        Some(crate::io::yaml::Value::Mapping(map)) => {
             for (k, v) in map {
                 let name = k.as_str().unwrap_or_default().to_string();
                 let line = line_of(&name);
@@ -116,7 +116,7 @@ pub(super) fn parse(
                         "name an LLM mutator with letters, digits, `_` or `-` (its faults are reported as NAME_FAULT)",
                     ));
                 }
-                let m: LlmMutatorConfig = serde_yaml::from_value(v).map_err(|e| {
+                let m: LlmMutatorConfig = crate::io::yaml::from_value(v).map_err(|e| {
                     Error::input(
                         path,
                         line,

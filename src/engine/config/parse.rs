@@ -7,18 +7,49 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a config: a mapping with optional `checkers`, `decomposers` and `mutators`"
 )]
 pub(super) struct ConfigFile {
+    /// Named checkers, each tagged by `kind`.
     #[serde(default)]
-    pub checkers: BTreeMap<String, serde_yaml::Value>,
+    #[schemars(with = "BTreeMap<String, super::CheckerConfig>")]
+    pub checkers: BTreeMap<String, crate::io::yaml::Value>,
+    /// Named decomposers for `score`, each tagged by `kind`.
     #[serde(default)]
-    pub decomposers: BTreeMap<String, serde_yaml::Value>,
+    #[schemars(with = "BTreeMap<String, super::DecomposerConfig>")]
+    pub decomposers: BTreeMap<String, crate::io::yaml::Value>,
+    /// A folder of mutation rule files, or a mapping of `rules: DIR` and named LLM mutators.
     #[serde(default)]
-    pub mutators: Option<serde_yaml::Value>,
+    #[schemars(schema_with = "mutators_schema")]
+    pub mutators: Option<crate::io::yaml::Value>,
+}
+
+/// The JSON Schema of `faithprobe.yaml`, from [`ConfigFile`] and the settings types it names.
+pub fn json_schema(generator: schemars::SchemaGenerator) -> schemars::Schema {
+    generator.into_root_schema_for::<ConfigFile>()
+}
+
+/// `mutators:` by hand, as the config reads it: a folder, or a mapping of an optional
+/// `rules: DIR` and LLM mutators by name.
+fn mutators_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let llm = generator.subschema_for::<super::mutators::LlmMutatorConfig>();
+    schemars::json_schema!({
+        "anyOf": [
+            {"type": "null"},
+            {"type": "string", "description": "a folder of rule files such as number_swap.yaml"},
+            {
+                "type": "object",
+                "properties": {
+                    "rules": {"type": "string", "description": "a folder of rule files"}
+                },
+                "propertyNames": {"pattern": "^[A-Za-z0-9_-]+$"},
+                "additionalProperties": llm
+            }
+        ]
+    })
 }
 
 /// The file's top level: empty text is a config with nothing configured.
@@ -31,7 +62,7 @@ pub(super) fn config_file(path: &Path, text: &str) -> Result<ConfigFile> {
         }
     } else {
         crate::io::yaml::check_aliases(path, text)?;
-        serde_yaml::from_str(text).map_err(|e| Error::from_yaml(path, &e, HELP))?
+        crate::io::yaml::parse(path, text, HELP)?
     })
 }
 
@@ -51,14 +82,14 @@ pub(super) fn line_of(text: &str, name: &str) -> Option<usize> {
 pub(super) fn checkers(
     path: &Path,
     text: &str,
-    values: BTreeMap<String, serde_yaml::Value>,
+    values: BTreeMap<String, crate::io::yaml::Value>,
     lines: &mut BTreeMap<String, usize>,
 ) -> Result<BTreeMap<String, CheckerConfig>> {
     let line_of = |name: &str| line_of(text, name);
     let mut checkers = BTreeMap::new();
     for (name, value) in values {
         let line = line_of(&name);
-        let c: CheckerConfig = serde_yaml::from_value(value).map_err(|e| {
+        let c: CheckerConfig = crate::io::yaml::from_value(value).map_err(|e| {
             Error::input(
                 path,
                 line,
@@ -78,14 +109,14 @@ pub(super) fn checkers(
 pub(super) fn decomposers(
     path: &Path,
     text: &str,
-    values: BTreeMap<String, serde_yaml::Value>,
+    values: BTreeMap<String, crate::io::yaml::Value>,
     lines: &mut BTreeMap<String, usize>,
 ) -> Result<BTreeMap<String, DecomposerConfig>> {
     let line_of = |name: &str| line_of(text, name);
     let mut decomposers = BTreeMap::new();
     for (name, value) in values {
         let line = line_of(&name);
-        let d: DecomposerConfig = serde_yaml::from_value(value).map_err(|e| {
+        let d: DecomposerConfig = crate::io::yaml::from_value(value).map_err(|e| {
             Error::input(
                 path,
                 line,

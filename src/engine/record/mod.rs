@@ -26,7 +26,7 @@ pub const RECORD_VERSION: u32 = 3;
 pub const SCORE_TOLERANCE: f64 = 1e-5;
 
 /// One case as recorded.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordCase {
     pub id: String,
@@ -93,7 +93,7 @@ impl RecordRun {
 }
 
 /// The checker that made a record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordChecker {
     pub name: String,
@@ -102,7 +102,7 @@ pub struct RecordChecker {
 }
 
 /// One suite's run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordRun {
     pub suite: String,
@@ -132,7 +132,7 @@ fn is_one(n: &usize) -> bool {
 }
 
 /// A saved run of one checker over one or more suites.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Record {
     pub version: u32,

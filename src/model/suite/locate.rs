@@ -1,6 +1,6 @@
-//! Finds the line of a key or an id in YAML source text. serde_yaml gives positions for syntax
-//! and schema errors only; the semantic checks (duplicate ids, empty claims, unknown reviews)
-//! use this to point at the line a person has to edit.
+//! Finds the line of a key or an id in YAML source text. The YAML crate (behind `io::yaml`)
+//! gives positions for syntax and schema errors only; the semantic checks (duplicate ids, empty
+//! claims, unknown reviews) use this to point at the line a person has to edit.
 
 use std::collections::HashMap;
 

@@ -28,10 +28,8 @@ pub(super) fn suite_file(path: &Path, text: &str) -> Result<schema::SuiteFile> {
             help: SCHEMA_HELP.to_string(),
         })
     } else {
-        serde_yaml::from_str::<schema::SuiteFile>(text).map_err(|e| {
-            let err = Error::from_yaml(path, &e, SCHEMA_HELP);
-            located(err, text)
-        })
+        crate::io::yaml::parse::<schema::SuiteFile>(path, text, SCHEMA_HELP)
+            .map_err(|err| located(err, text))
     };
     parsed.map_err(|err| {
         match err {
@@ -54,7 +52,7 @@ pub(super) fn suite_file(path: &Path, text: &str) -> Result<schema::SuiteFile> {
     })
 }
 
-/// The help for a schema error, by the part of the suite it is in (the path serde_yaml puts
+/// The help for a schema error, by the part of the suite it is in (the path the YAML crate puts
 /// before the message, e.g. `contexts[0].passages[1]: ...`).
 fn schema_help(message: &str) -> &'static str {
     let path = message.split(": ").next().unwrap_or("");

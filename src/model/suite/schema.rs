@@ -93,26 +93,31 @@ pub(crate) fn binary_tag(text: &str) -> Option<(usize, usize)> {
     None
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a suite: a mapping with `suite`, `contexts` and optional `description`, `hard_case_source`, `entities` and `reviews`"
 )]
 pub(crate) struct SuiteFile {
+    /// The suite's name, in reports, records and snapshot file names.
     pub suite: String,
     #[serde(default, deserialize_with = "opt_text")]
     pub description: Option<String>,
     /// Where the suite's hard cases come from unless a hard case says otherwise.
     #[serde(default)]
     pub hard_case_source: Option<CaseSource>,
+    /// Names the entity_swap operator exchanges, by kind (`plan: [Team, Enterprise]`).
     #[serde(default)]
     pub entities: BTreeMap<String, Vec<String>>,
+    /// The context sets: each the passages that were in one prompt, with its claims.
     pub contexts: Vec<ContextFile>,
+    /// Reviews of the generated mutants and rewrites, by id (`faithprobe mutants --format
+    /// yaml` writes the block; `faithprobe review` writes a side file instead).
     #[serde(default)]
     pub reviews: BTreeMap<String, ReviewFile>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a context set: a mapping with `id`, `passages` and optional `question`, `faithful` and `hard_cases`"
@@ -122,13 +127,15 @@ pub(crate) struct ContextFile {
     #[serde(default, deserialize_with = "opt_text")]
     pub question: Option<String>,
     pub passages: Vec<PassageFile>,
+    /// Claims a person verified as supported by the passages.
     #[serde(default)]
     pub faithful: Vec<FaithfulFile>,
+    /// Labelled claims that probe the checker.
     #[serde(default)]
     pub hard_cases: Vec<HardCaseFile>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a passage: a mapping such as {id: plans, text: \"...\"}"
@@ -139,7 +146,7 @@ pub(crate) struct PassageFile {
     pub text: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a verified claim: a mapping such as {id: f1, claim: \"...\"}"
@@ -150,13 +157,14 @@ pub(crate) struct FaithfulFile {
     pub claim: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a hard case: a mapping such as {id: h1, type: paraphrase, claim: \"...\", label: supported} (and optional `source: real` or `source: written`)"
 )]
 pub(crate) struct HardCaseFile {
     pub id: String,
+    /// The case type: an operator's name (`number_swap`, ...) joins that operator's row.
     #[serde(rename = "type")]
     pub case_type: String,
     #[serde(deserialize_with = "text")]
@@ -166,11 +174,18 @@ pub(crate) struct HardCaseFile {
     pub source: Option<CaseSource>,
 }
 
+/// The JSON Schema of a suite file, from [`SuiteFile`] and the types it names.
+pub fn json_schema(generator: schemars::SchemaGenerator) -> schemars::Schema {
+    generator.into_root_schema_for::<SuiteFile>()
+}
+
 /// Where a hard case comes from: a person wrote it to probe the checker (`written`, the default),
 /// or it is a labelled error (or verified sentence) of real generated output (`real`: imported from
 /// a labelled data set, or verified from a log). Real errors are what the gap between mutation
 /// scores and recall is measured on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(
     rename_all = "snake_case",
     expecting = "`real` (labelled real output) or `written` (a hard case a person wrote)"
@@ -181,7 +196,7 @@ pub enum CaseSource {
     Real,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a review: {review: fault} or {review: equivalent, why: \"...\"}"
@@ -193,11 +208,38 @@ pub(crate) struct ReviewFile {
 }
 
 /// A person's review of a generated mutant, as written in a suite.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Deserialize,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ReviewKind {
     Fault,
     Equivalent,
     /// A rewrite that does not say what its claim says.
     NotEquivalent,
+}
+
+impl ReviewKind {
+    /// The name as written in a suite (`fault`, `equivalent`, `not_equivalent`).
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_review_kind_is_named_as_serde_names_it() {
+        crate::model::case::assert_strum_names_are_serde_names::<super::ReviewKind>();
+    }
 }

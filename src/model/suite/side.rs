@@ -60,7 +60,7 @@ pub struct SideFile {
 )]
 struct SideYaml {
     #[serde(default)]
-    reviews: serde_yaml::Mapping,
+    reviews: crate::io::yaml::Mapping,
 }
 
 const HELP: &str = "each line under `reviews:` is `MUTANT_ID: {review: fault}` or `MUTANT_ID: {review: equivalent, why: \"...\"}`; `faithprobe review SUITE` writes this file, or delete the line to undo a decision";
@@ -102,7 +102,7 @@ impl SideFile {
                 reviews: Default::default(),
             }
         } else {
-            serde_yaml::from_str(text).map_err(|e| Error::from_yaml(path, &e, HELP))?
+            crate::io::yaml::parse(path, text, HELP)?
         };
         let loc = super::Locator::new(text);
         let mut entries = Vec::new();
@@ -113,13 +113,13 @@ impl SideFile {
                     None,
                     format!(
                         "a review is keyed by `{}`, not by a mutant id",
-                        serde_yaml::to_string(&k).unwrap_or_default().trim()
+                        crate::io::yaml::to_string(&k).unwrap_or_default().trim()
                     ),
                     HELP,
                 ));
             };
             let line = loc.key(&id);
-            let r: schema::ReviewFile = serde_yaml::from_value(v).map_err(|e| {
+            let r: schema::ReviewFile = crate::io::yaml::from_value(v).map_err(|e| {
                 Error::input(path, line, format!("the review of `{id}`: {e}"), HELP)
             })?;
             let why = r.why.filter(|w| !crate::text::words::is_blank(w));
@@ -216,13 +216,10 @@ impl SideFile {
             match &d.why {
                 Some(why) => o.push_str(&format!(
                     "  {id}: {{review: {}, why: {}}}\n",
-                    crate::model::case::serde_name(&d.kind),
+                    d.kind.as_str(),
                     quote(why)
                 )),
-                None => o.push_str(&format!(
-                    "  {id}: {{review: {}}}\n",
-                    crate::model::case::serde_name(&d.kind)
-                )),
+                None => o.push_str(&format!("  {id}: {{review: {}}}\n", d.kind.as_str())),
             }
         }
         o
@@ -270,7 +267,7 @@ impl SideFile {
 
 impl std::fmt::Display for Decision {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", crate::model::case::serde_name(&self.kind))?;
+        write!(f, "{}", self.kind.as_str())?;
         if let Some(why) = &self.why {
             write!(f, " ({})", crate::text::escape::printable(why))?;
         }

@@ -6,7 +6,6 @@ use super::{one_line, tag_cell, tag_width};
 use crate::gate::answers::AnswerComparison;
 use crate::model::case::Label;
 use crate::report::Paint;
-use crate::text::escape::escape_markup;
 use std::fmt::Write;
 
 fn drop_text(d: Option<f64>) -> String {
@@ -259,28 +258,33 @@ pub fn comparison_markdown(c: &AnswerComparison) -> String {
 
 /// The answer-level comparison as JUnit XML: one test case per definition.
 pub fn comparison_junit(c: &AnswerComparison) -> String {
-    let failures = c.rows.iter().filter(|r| r.significantly_worse).count();
-    let mut o = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"faithprobe compare\" tests=\"{0}\" failures=\"{failures}\">\n  <testsuite name=\"{1} vs {2}\" tests=\"{0}\" failures=\"{failures}\">\n",
-        c.rows.len(),
-        escape_markup(&c.base_log),
-        escape_markup(&c.candidate_log)
-    );
-    for r in &c.rows {
-        let _ = write!(
-            o,
-            "    <testcase classname=\"compare.answers\" name=\"unsupported answers ({})\">",
-            r.definition.as_str()
-        );
-        if r.significantly_worse {
-            let _ = write!(
-                o,
-                "<failure message=\"significantly worse: adjusted p = {}\">{} broken, {} fixed of {} pairs</failure>",
-                crate::stats::fmt_p(r.p_adjusted), r.broken, r.fixed, r.paired
-            );
-        }
-        let _ = writeln!(o, "</testcase>");
-    }
-    o.push_str("  </testsuite>\n</testsuites>\n");
-    o
+    use crate::report::junit::{case, document, suite, Status};
+    let rows = c.rows.iter().map(|r| {
+        let status = if r.significantly_worse {
+            Status::Failed {
+                message: format!(
+                    "significantly worse: adjusted p = {}",
+                    crate::stats::fmt_p(r.p_adjusted)
+                ),
+                text: Some(format!(
+                    "{} broken, {} fixed of {} pairs",
+                    r.broken, r.fixed, r.paired
+                )),
+            }
+        } else {
+            Status::Passed
+        };
+        case(
+            "compare.answers",
+            &format!("unsupported answers ({})", r.definition.as_str()),
+            status,
+        )
+    });
+    document(
+        "faithprobe compare",
+        [suite(
+            &format!("{} vs {}", c.base_log, c.candidate_log),
+            rows,
+        )],
+    )
 }
