@@ -343,6 +343,52 @@ mod tests {
         assert_eq!((one.ci_low, one.ci_high), (0.0, 1.0));
     }
 
+    #[test]
+    fn the_envelope_is_never_narrower_than_the_exact_one_and_close_to_it() {
+        // every layout of up to 4 claims of 1-4 mutants: the lower bound against the least raw
+        // lower bound over every layout with at least these catches, found by enumeration
+        let mut rng = crate::stats::TestRng(11);
+        let mut widest_gap = 0.0f64;
+        for _ in 0..400 {
+            let c = 2 + (rng.next_f64() * 3.0) as usize;
+            let clusters: Vec<(u64, u64)> = (0..c)
+                .map(|_| {
+                    let m = 1 + (rng.next_f64() * 4.0) as u64;
+                    ((rng.next_f64() * (m + 1) as f64) as u64 % (m + 1), m)
+                })
+                .collect();
+            let shape = Shape::new(clusters.iter().map(|c| c.1), 0.95);
+            let mut exact = f64::INFINITY;
+            let mut layout: Vec<u64> = clusters.iter().map(|c| c.0).collect();
+            loop {
+                let k: f64 = layout.iter().map(|y| *y as f64).sum();
+                let s: f64 = layout
+                    .iter()
+                    .zip(&clusters)
+                    .map(|(y, (_, m))| (*y as f64) * (*y as f64) / *m as f64)
+                    .sum();
+                exact = exact.min(shape.low(k, s));
+                // the next layout with y_i <= y'_i <= m_i, an odometer
+                let mut i = 0;
+                while i < c && layout[i] == clusters[i].1 {
+                    layout[i] = clusters[i].0;
+                    i += 1;
+                }
+                if i == c {
+                    break;
+                }
+                layout[i] += 1;
+            }
+            let got = cluster_rate(&clusters, 0.95).ci_low;
+            assert!(got <= exact + 1e-12, "{clusters:?}: {got} > {exact}");
+            widest_gap = widest_gap.max(exact - got);
+        }
+        assert!(widest_gap < 0.05, "{widest_gap}");
+        eprintln!(
+            "the chord bound's lower bound is at most {widest_gap:.4} under the exact envelope's"
+        );
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
         #[test]
