@@ -391,6 +391,32 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_large_layout_gives_a_finite_interval_near_plain_wilson_when_cases_are_independent() {
+        // 20,000 claims of 1-5 mutants, each caught with 0.8 on its own
+        let mut rng = crate::stats::TestRng(3);
+        let clusters: Vec<(u64, u64)> = (0..20_000)
+            .map(|_| {
+                let m = (1 + (rng.next_f64() * 5.0) as u64).min(5);
+                ((0..m).filter(|_| rng.next_f64() < 0.8).count() as u64, m)
+            })
+            .collect();
+        let r = cluster_rate(&clusters, 0.95);
+        let k: u64 = clusters.iter().map(|c| c.0).sum();
+        let n: u64 = clusters.iter().map(|c| c.1).sum();
+        let (lo, hi) = wilson(k, n, 0.95);
+        let sizes = cluster_rate_by_sizes(&clusters, 0.95);
+        assert!(r.ci_low.is_finite() && r.ci_high.is_finite(), "{r:?}");
+        assert!(r.ci_low <= lo && hi <= r.ci_high, "{r:?} vs [{lo}, {hi}]");
+        assert!(
+            sizes.0 <= r.ci_low && r.ci_high <= sizes.1,
+            "{r:?} vs {sizes:?}"
+        );
+        let ratio = (r.ci_high - r.ci_low) / (hi - lo);
+        assert!(ratio < 1.1, "{ratio} {r:?}");
+        assert!(r.icc_upper < 0.05, "{r:?}");
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
         #[test]
