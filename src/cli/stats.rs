@@ -25,8 +25,8 @@ pub enum StatsCommand {
         /// Pairs good in the base and bad in the candidate.
         c: u64,
     },
-    /// The smallest drop in a catch rate that N paired cases detect with the exact McNemar test
-    /// (best case: the candidate only loses cases), or the power to detect a given drop.
+    /// The smallest drop in a catch rate that N paired cases detect with the gate's one-sided
+    /// exact test (best case: the candidate only loses cases), or the power to detect a given drop.
     Power {
         /// Paired cases in the row (faults of a type, or faithful cases).
         #[arg(long)]
@@ -45,7 +45,8 @@ pub enum StatsCommand {
         #[arg(long, default_value_t = 0.0)]
         fix_rate: f64,
     },
-    /// Labelled cases needed to pin a rate near P to within ±E.
+    /// Labelled cases needed to pin a rate near P to within ±E: the smallest n from which every
+    /// larger n meets the margin, and how often that many cases give it.
     SampleSize {
         /// The rate you expect (0 to 1).
         #[arg(long)]
@@ -119,7 +120,7 @@ pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
             match drop {
                 Some(d) if (0.0..=1.0).contains(&d) => outln!(
                 o,
-                    "power {:.3} to detect a drop of {d} with {n} paired cases at alpha {alpha} (exact McNemar; {case})",
+                    "power {:.3} to detect a drop of {d} with {n} paired cases at alpha {alpha} (the gate's one-sided exact McNemar test; {case})",
                     stats::power::power_with_fixes(n, d, fix_rate, alpha)
                 ),
                 Some(d) => {
@@ -128,12 +129,12 @@ pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
                 None => match stats::power::detectable_drop_with_fixes(n, fix_rate, alpha, power) {
                     Some(d) => outln!(
                 o,
-                        "{n} paired cases detect a drop of {} with power {power} at alpha {alpha} (exact McNemar; at least {need} one-way discordant pairs; {case})",
+                        "{n} paired cases detect a drop of {} with power {power} at alpha {alpha} (the gate's one-sided exact McNemar test: at least {need} one-way discordant pairs; {case})",
                         sig3(d)
                     ),
                     None => outln!(
                 o,
-                        "{n} paired cases cannot detect any drop with power {power} at alpha {alpha}: the exact McNemar test needs at least {need} one-way discordant pairs"
+                        "{n} paired cases cannot detect any drop with power {power} at alpha {alpha}: the gate's one-sided exact McNemar test needs at least {need} one-way discordant pairs"
                     ),
                 },
             }
@@ -142,22 +143,31 @@ pub fn run(what: StatsCommand) -> anyhow::Result<Exit> {
             rate,
             margin,
             confidence,
-        } => {
-            super::check_confidence(confidence)?;
-            if !((0.0..=1.0).contains(&rate) && margin > 0.0 && margin < 1.0) {
-                return Err(
-                    Error::Usage("--rate must be in [0, 1] and --margin in (0, 1)".into()).into(),
-                );
-            }
-            outln!(
-                o,
-                "{} labelled cases to pin a rate near {rate} to within ±{margin} at {}% confidence",
-                stats::sample_size(rate, margin, confidence),
-                (confidence * 100.0).round()
-            );
-        }
+        } => sample_size(&mut o, rate, margin, confidence)?,
     }
     super::out::emit(&o)
+}
+
+/// `stats sample-size`: the smallest n from which every larger n meets the margin, and the share
+/// of outcomes that do at that n.
+fn sample_size(o: &mut String, rate: f64, margin: f64, confidence: f64) -> anyhow::Result<()> {
+    super::check_confidence(confidence)?;
+    if !((0.0..=1.0).contains(&rate) && margin > 0.0 && margin < 1.0) {
+        return Err(Error::Usage("--rate must be in [0, 1] and --margin in (0, 1)".into()).into());
+    }
+    let n = stats::sample_size(rate, margin, confidence);
+    let share = stats::sample_size::share_meeting(rate, margin, confidence, n);
+    outln!(
+        o,
+        "{n} labelled cases to pin a rate near {rate} to within ±{margin} at {}% confidence (every larger n meets it too, at the count the rate gives)",
+        (confidence * 100.0).round()
+    );
+    outln!(
+        o,
+        "  at a true rate of {rate}, {:.1}% of the outcomes of {n} cases give a Wilson interval within ±{margin}",
+        share * 100.0
+    );
+    Ok(())
 }
 
 /// A small figure to three significant figures (0.0823, 0.000934), never rounded to zero.

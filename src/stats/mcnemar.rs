@@ -31,7 +31,7 @@ pub fn mcnemar_exact(b: u64, c: u64) -> f64 {
 }
 
 /// P(X <= k) for X ~ Binomial(n, 1/2), k <= n/2.
-fn half_tail(k: u64, n: u64) -> f64 {
+pub(crate) fn half_tail(k: u64, n: u64) -> f64 {
     let log_top = log_dbinom_half(k, n);
     if log_top < -745.0 - (n as f64).ln() {
         return 0.0; // below the smallest f64 even summed over every term
@@ -52,7 +52,7 @@ fn half_tail(k: u64, n: u64) -> f64 {
 }
 
 /// log P(X = x) for X ~ Binomial(n, 1/2), accurate for n up to 2^53.
-fn log_dbinom_half(x: u64, n: u64) -> f64 {
+pub(crate) fn log_dbinom_half(x: u64, n: u64) -> f64 {
     let ln2 = std::f64::consts::LN_2;
     if x == 0 || x == n {
         return -(n as f64) * ln2;

@@ -3,6 +3,8 @@
 pub mod agreement;
 pub mod bootstrap;
 pub mod cluster;
+#[cfg(test)]
+mod cluster_grid;
 pub mod kappa;
 pub mod mcnemar;
 pub mod paired;
