@@ -9,7 +9,7 @@
 //! its passages lack, an invented name part or modifier adds only words they never use.
 
 use faithprobe::model::suite::Suite;
-use faithprobe::mutate::{generate, Purpose, Rules, REGISTRY};
+use faithprobe::mutate::{generate, Mutant, Purpose, Rules, REGISTRY};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -398,70 +398,8 @@ fn no_operator_writes_broken_text_on_555_real_looking_claims_and_no_detail_domin
                 ));
             }
         }
-        // a conflation combines the passages' own words wrongly: none of its words is new; an
-        // invented name part or modifier adds words none of which the passages use
-        for m in &of {
-            let (parent, ctx) = claims[m.parent.as_str()];
-            let new: Vec<String> = multiset_minus(&m.text, parent);
-            if op.name == "conflation" {
-                // (an amount keeps the claim's scale letter: "€410m" for the passages' "€410
-                // million")
-                let number = |w: &String| {
-                    let digits = w.trim_end_matches(['m', 'k', 'b', 'n']);
-                    let digits = if digits.chars().all(|c| c.is_ascii_digit()) {
-                        digits
-                    } else {
-                        w
-                    };
-                    digits.to_string()
-                };
-                let foreign: Vec<&String> = new
-                    .iter()
-                    .filter(|w| !passage_words[ctx].contains(&number(w)))
-                    .collect();
-                if !foreign.is_empty() {
-                    problems.push(format!(
-                        "conflation: {} has {foreign:?}, not words of the passages",
-                        m.text
-                    ));
-                }
-            }
-            if op.name == "name_part" {
-                let added: Vec<&String> = new
-                    .iter()
-                    .filter(|w| !["a", "an"].contains(&w.as_str()))
-                    .collect();
-                if added.is_empty() || added.iter().any(|w| passage_words[ctx].contains(*w)) {
-                    problems.push(format!(
-                        "name_part: {} adds {added:?}, which must be words the passages never use",
-                        m.text
-                    ));
-                }
-            }
-        }
-        // the added phrase: what the mutant has after the claim's text (without its stop), or
-        // the word an invented name part or modifier adds
-        let mut phrases: BTreeMap<String, usize> = BTreeMap::new();
-        if op.name == "name_part" {
-            for m in &of {
-                let parent = claims[m.parent.as_str()].0;
-                for w in multiset_minus(&m.text, parent) {
-                    if !["a", "an"].contains(&w.as_str()) {
-                        *phrases.entry(w).or_default() += 1;
-                    }
-                }
-            }
-        }
-        if op.name == "added_detail" {
-            for m in &of {
-                let parent = claims[m.parent.as_str()].0.trim_end_matches('.');
-                if let Some(added) = m.text.strip_prefix(parent) {
-                    *phrases
-                        .entry(added.trim_end_matches('.').trim().to_string())
-                        .or_default() += 1;
-                }
-            }
-        }
+        words_of_their_own(op.name, &of, &claims, &passage_words, &mut problems);
+        let phrases = added_phrases(op.name, &of, &claims);
         let commonest = phrases.iter().max_by_key(|(_, n)| **n);
         let share = commonest.map(|(_, n)| *n as f64 / of.len().max(1) as f64);
         table.push_str(&format!(
@@ -528,4 +466,88 @@ fn no_operator_writes_broken_text_on_555_real_looking_claims_and_no_detail_domin
         referenced.len(),
         news.len()
     );
+}
+
+/// Claim id -> (claim, context id).
+type Claims<'a> = BTreeMap<&'a str, (&'a str, &'a str)>;
+
+/// The words a conflation or an invented name part adds, checked against its passages' words:
+/// a conflation adds none of its own, a name part only words the passages never use.
+fn words_of_their_own(
+    op: &str,
+    of: &[&Mutant],
+    claims: &Claims,
+    passage_words: &BTreeMap<&str, std::collections::BTreeSet<String>>,
+    problems: &mut Vec<String>,
+) {
+    // a conflation combines the passages' own words wrongly: none of its words is new; an
+    // invented name part or modifier adds words none of which the passages use
+    for m in of {
+        let (parent, ctx) = claims[m.parent.as_str()];
+        let new: Vec<String> = multiset_minus(&m.text, parent);
+        if op == "conflation" {
+            // (an amount keeps the claim's scale letter: "€410m" for the passages' "€410
+            // million")
+            let number = |w: &String| {
+                let digits = w.trim_end_matches(['m', 'k', 'b', 'n']);
+                let digits = if digits.chars().all(|c| c.is_ascii_digit()) {
+                    digits
+                } else {
+                    w
+                };
+                digits.to_string()
+            };
+            let foreign: Vec<&String> = new
+                .iter()
+                .filter(|w| !passage_words[ctx].contains(&number(w)))
+                .collect();
+            if !foreign.is_empty() {
+                problems.push(format!(
+                    "conflation: {} has {foreign:?}, not words of the passages",
+                    m.text
+                ));
+            }
+        }
+        if op == "name_part" {
+            let added: Vec<&String> = new
+                .iter()
+                .filter(|w| !["a", "an"].contains(&w.as_str()))
+                .collect();
+            if added.is_empty() || added.iter().any(|w| passage_words[ctx].contains(*w)) {
+                problems.push(format!(
+                    "name_part: {} adds {added:?}, which must be words the passages never use",
+                    m.text
+                ));
+            }
+        }
+    }
+}
+
+/// How often each phrase an operator adds is added: the words of an invented name part, the
+/// text `added_detail` puts after the claim.
+fn added_phrases(op: &str, of: &[&Mutant], claims: &Claims) -> BTreeMap<String, usize> {
+    // the added phrase: what the mutant has after the claim's text (without its stop), or
+    // the word an invented name part or modifier adds
+    let mut phrases: BTreeMap<String, usize> = BTreeMap::new();
+    if op == "name_part" {
+        for m in of {
+            let parent = claims[m.parent.as_str()].0;
+            for w in multiset_minus(&m.text, parent) {
+                if !["a", "an"].contains(&w.as_str()) {
+                    *phrases.entry(w).or_default() += 1;
+                }
+            }
+        }
+    }
+    if op == "added_detail" {
+        for m in of {
+            let parent = claims[m.parent.as_str()].0.trim_end_matches('.');
+            if let Some(added) = m.text.strip_prefix(parent) {
+                *phrases
+                    .entry(added.trim_end_matches('.').trim().to_string())
+                    .or_default() += 1;
+            }
+        }
+    }
+    phrases
 }
