@@ -283,7 +283,7 @@ fn suite_rows(summary: &Summary) -> Vec<Vec<String>> {
 /// What a suite's table counts, said under it.
 fn suite_note(summary: &Summary) -> String {
     format!(
-        "Clustered CI: the Wilson interval (with a t quantile) on the effective number of parent claims, since the mutants of one claim tend to be caught or missed together. Detectable drop: the smallest fall in a catch rate that a paired comparison of this many faults detects with 80% power (exact McNemar, alpha 0.05 shared by Holm over the rows); \"none\" means a comparison of this row cannot show any drop. Parent flagged: fault mutants of claims the checker already flags, in no catch rate.{}{}",
+        "Clustered CI: the Wilson interval (with a t quantile) on the parent claims' effective number, from an upper bound on how alike a claim's mutants are caught, since the mutants of one claim tend to be caught or missed together. Detectable drop: the smallest fall in a catch rate that a paired comparison of this many faults detects with 80% power (the gate's one-sided test, alpha 0.05 shared by Holm over the rows); \"none\" means a comparison of this row cannot show any drop. Parent flagged: fault mutants of claims the checker already flags, in no catch rate.{}{}",
         if summary.parent_flagged > 0 {
             format!(
                 " Counted as before (every flagged fault mutant caught), all faults would be {}/{}.",
