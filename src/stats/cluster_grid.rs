@@ -313,7 +313,7 @@ fn the_clustered_interval_covers_its_level_in_every_cell_of_the_grid() {
 /// The README's grid: 2,000 replications a cell, the lowest coverage of each interval and the
 /// cells under 95% (`-- --ignored --nocapture`, in release: about a minute).
 #[test]
-#[ignore]
+#[ignore = "a measurement for README, about a minute in release: cargo test --release --lib stats::cluster_grid -- --ignored --nocapture"]
 fn coverage_grid_for_the_readme() {
     let reps = 2000;
     let cells = run_grid(reps, 20270116);
@@ -350,7 +350,7 @@ fn coverage_grid_for_the_readme() {
 /// The README's width table: at correlation 0, the mean width of each interval per layout and
 /// rate, and the clustered ones as multiples of plain Wilson (`-- --ignored --nocapture`).
 #[test]
-#[ignore]
+#[ignore = "a measurement for README: cargo test --release --lib stats::cluster_grid -- --ignored --nocapture"]
 fn width_table_for_the_readme() {
     let reps = 2000;
     let mut rng = TestRng(20270117);
@@ -399,7 +399,7 @@ fn the_populations_have_the_rate_and_correlation_asked() {
 /// The grid's hardest cells at 20,000 replications (Monte Carlo error about 0.0015), for both
 /// clustered intervals (`-- --ignored --nocapture`, in release).
 #[test]
-#[ignore]
+#[ignore = "a measurement for README, in release: cargo test --release --lib stats::cluster_grid -- --ignored --nocapture"]
 fn hardest_cells_at_twenty_thousand_replications() {
     let reps = 20_000;
     let mut rng = TestRng(20270119);

@@ -433,7 +433,7 @@ mod tests {
     /// BENCHMARKS' timing: `cargo test --release --lib stats::paired::tests::timing -- --ignored
     /// --nocapture`.
     #[test]
-    #[ignore]
+    #[ignore = "a timing for BENCHMARKS, in release: cargo test --release --lib stats::paired::tests::timing -- --ignored --nocapture"]
     fn timing_of_the_sign_flip_p() {
         let mut rng = crate::stats::TestRng(20270202);
         let mut row = |clusters: usize, most: f64| -> Vec<i64> {
