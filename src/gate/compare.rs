@@ -100,6 +100,14 @@ pub enum ClusterBy {
 }
 
 impl ClusterBy {
+    /// One cluster, as a report names it.
+    pub fn singular(self) -> &'static str {
+        match self {
+            ClusterBy::Claim => "claim",
+            ClusterBy::Context => "context",
+        }
+    }
+
     /// The plural a report names the clusters with.
     pub fn plural(self) -> &'static str {
         match self {
@@ -126,6 +134,11 @@ impl GateOptions {
 }
 
 impl GroupRow {
+    /// A fault type's row (not false alarms, invariance or all faults): the second family.
+    pub fn is_fault_type(&self) -> bool {
+        !self.faithful && self.group != RowKey::AllFaults.name()
+    }
+
     /// The cases the base got right, the only ones that can get worse: caught faults, or passed
     /// faithful cases.
     pub fn base_good(&self) -> u64 {
@@ -738,13 +751,13 @@ fn decide_rows(
     nets: &[Vec<i64>],
     opts: &GateOptions,
 ) -> (usize, Option<(usize, f64)>) {
-    let is_all = |r: &GroupRow| r.group == RowKey::AllFaults.name() && !r.faithful;
-    let all = rows.iter().position(|r| is_all(r) && r.gating);
-    let is_type = |r: &GroupRow| !r.faithful && !is_all(r);
+    let all = rows
+        .iter()
+        .position(|r| !r.faithful && !r.is_fault_type() && r.gating);
     let gating = |i: &usize| rows[*i].gating;
     let (primary, types): (Vec<usize>, Vec<usize>) = (0..rows.len())
         .filter(gating)
-        .partition(|i| all.is_none() || !is_type(&rows[*i]));
+        .partition(|i| all.is_none() || !rows[*i].is_fault_type());
     let (m1, rejected) = decide_on(rows, nets, &primary, opts.alpha, opts);
     for r in rows.iter_mut().filter(|r| !r.gating) {
         r.p_adjusted = r.p_worse;
@@ -785,7 +798,7 @@ fn nothing_can_fail(rows: &[GroupRow], opts: &GateOptions) -> Option<String> {
         return None;
     }
     let most = gating.iter().map(|r| r.clusters_at_risk).max().unwrap_or(0);
-    let needed = (1.0 / opts.alpha).log2().ceil().max(1.0) as u64;
+    let needed = crate::stats::power::pairs_needed(opts.alpha);
     let unit = opts.cluster_by.plural();
     Some(format!(
         "no gating row can fail: at most {most} {unit} at risk in a row, and a row needs at least {needed} at alpha {}; {}or set a rule such as --max-new-misses 0 (a rule has no error rate)",
@@ -850,23 +863,17 @@ fn failures_of(
             worse: r.worse,
             better: r.better,
             clusters_changed: r.clusters_changed,
-            unit: match opts.cluster_by {
-                ClusterBy::Claim => "claim",
-                ClusterBy::Context => "context",
-            },
+            unit: opts.cluster_by.singular(),
             p_worse: r.p_worse,
             p_adjusted: r.p_adjusted,
             adjust: opts.adjust,
             family_size: match fault_types {
-                Some((m, _)) if !r.faithful && r.group != RowKey::AllFaults.name() => m,
+                Some((m, _)) if r.is_fault_type() => m,
                 _ => family_size,
             },
-            after_all: match fault_types {
-                Some((_, level)) if !r.faithful && r.group != RowKey::AllFaults.name() => {
-                    Some(level)
-                }
-                _ => None,
-            },
+            after_all: fault_types
+                .filter(|_| r.is_fault_type())
+                .map(|(_, level)| level),
             alpha: opts.alpha,
         })
         .collect();

@@ -41,7 +41,7 @@ fn p_legend(c: &Comparison) -> String {
     let reach = c
         .rows
         .iter()
-        .filter(|r| r.gating && r.in_family && (r.faithful || r.group == "all faults"))
+        .filter(|r| r.gating && r.in_family && !r.is_fault_type())
         .count();
     let types = match c.fault_types {
         Some((m, level)) => format!(
@@ -126,12 +126,9 @@ fn notes(c: &Comparison) -> Vec<String> {
 /// One note for the rows that cannot fail for want of clusters: which, how many clusters they
 /// have at risk, and what a row would need.
 fn few_clusters(c: &Comparison, rows: &[&GroupRow]) -> String {
-    let (one, many) = match c.cluster_by {
-        crate::gate::compare::ClusterBy::Claim => ("claim", "claims"),
-        crate::gate::compare::ClusterBy::Context => ("context", "contexts"),
-    };
+    let (one, many) = (c.cluster_by.singular(), c.cluster_by.plural());
     let most = rows.iter().map(|r| r.clusters_at_risk).max().unwrap_or(0);
-    let needed = (1.0 / c.alpha).log2().ceil().max(1.0) as u64;
+    let needed = crate::stats::power::pairs_needed(c.alpha);
     let which = if rows.len() == c.rows.iter().filter(|r| r.base_good() > 0).count() {
         "every row".to_string()
     } else {
