@@ -1382,3 +1382,193 @@ fn a_cluster_or_stratum_key_no_answer_carries_is_an_error_naming_the_keys_that_e
         assert!(code == 0 || code == 1, "{flag}: {err}");
     }
 }
+
+/// A log of port-authority summaries, some of them wrong, answers to 12 sources; `labelled` of
+/// them carry a person's label in a side file.
+fn port_log(d: &Path, answers: usize, labelled: usize) {
+    let ctx = "The port authority said on Tuesday that container traffic rose 17 per cent in the first half of the year. Its chief executive, Maria Olsen, said the new crane terminal would open in March. The authority expects to hire 160 staff for the terminal.";
+    let good = [
+        "Here is a summary: container traffic rose 17 per cent in the first half of the year.",
+        "Maria Olsen said the new crane terminal would open in March.",
+        "The authority expects to hire 160 staff for the terminal.",
+    ];
+    let bad = [
+        "Container traffic rose 70 per cent in the first half of the year.",
+        "The terminal will cost $ 160 million to build.",
+        "Maria Olsen said the terminal would open in May.",
+    ];
+    let (mut log, mut labels) = (String::new(), String::new());
+    for i in 0..answers {
+        let hallucinated = i % 10 < 3;
+        let text = if hallucinated {
+            bad[i % 3]
+        } else {
+            good[i % 3]
+        };
+        log.push_str(
+            &serde_json::json!({"id": format!("a{i}"), "answer": text,
+                "passages": [{"id": "p", "text": ctx}], "source": format!("s{}", i % 12)})
+            .to_string(),
+        );
+        log.push('\n');
+        if i < labelled {
+            labels.push_str(
+                &serde_json::json!({"id": format!("a{i}"), "hallucinated": hallucinated})
+                    .to_string(),
+            );
+            labels.push('\n');
+        }
+    }
+    std::fs::write(d.join("log.jsonl"), log).unwrap();
+    std::fs::write(d.join("labels.jsonl"), labels).unwrap();
+}
+
+#[test]
+fn labels_on_part_of_a_log_correct_its_rate_for_the_checkers_errors() {
+    let d = tempfile::tempdir().unwrap();
+    port_log(d.path(), 60, 20);
+    let args = [
+        "score",
+        "log.jsonl",
+        "--labels",
+        "labels.jsonl",
+        "--cluster-by",
+        "source",
+        "--show",
+        "none",
+    ];
+    let (code, out, err) = output(faithprobe_in(d.path()).args(args));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("corrected for the checker (prediction-powered)"),
+        "{out}"
+    );
+    let (code, json, err) = output(
+        faithprobe_in(d.path())
+            .args(args)
+            .args(["--format", "json"]),
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    // the estimate is the checker's rate on the unlabelled answers plus the labelled answers'
+    // mean of (label - flag), recomputed here from the answers themselves
+    let (mut fu, mut nu, mut rect, mut nl) = (0.0, 0.0, 0.0, 0.0);
+    for a in v["answers"].as_array().unwrap() {
+        let flagged = a["claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["verdict"] != "supported");
+        match a["label"]["hallucinated"].as_bool() {
+            Some(y) => {
+                rect += f64::from(u8::from(y)) - f64::from(u8::from(flagged));
+                nl += 1.0;
+            }
+            None => {
+                fu += f64::from(u8::from(flagged));
+                nu += 1.0;
+            }
+        }
+    }
+    assert_eq!((nu, nl), (40.0, 20.0));
+    let c = &v["summary"][0]["unsupported_answers_corrected"];
+    let want = (fu / nu + rect / nl).clamp(0.0, 1.0);
+    assert!(
+        (c["estimate"].as_f64().unwrap() - want).abs() < 1e-12,
+        "{c}"
+    );
+    assert!(c["ci_low"].as_f64().unwrap() <= want && want <= c["ci_high"].as_f64().unwrap());
+    // the observed rate undercounts the 30% this log really has: the correction moves towards it
+    let observed = c["observed"].as_f64().unwrap();
+    assert!(observed < want, "{c}");
+}
+
+#[test]
+fn a_suite_run_with_real_errors_corrects_the_claim_rate_and_a_wrong_record_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    port_log(d.path(), 60, 0);
+    let suite = root().join("tests/fixtures/real-errors.yaml");
+    let (code, _, err) = output(faithprobe_in(d.path()).args([
+        "run",
+        suite.to_str().unwrap(),
+        "--record",
+        "rec.json",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let (code, json, err) = output(faithprobe_in(d.path()).args([
+        "score",
+        "log.jsonl",
+        "--correct-with",
+        "rec.json",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    // sensitivity on the real errors, specificity on verified claims and supported hard cases,
+    // recomputed from the record
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("rec.json")).unwrap()).unwrap();
+    let (mut caught, mut errors, mut passed, mut faithful) = (0.0, 0.0, 0.0, 0.0);
+    for c in rec["runs"][0]["cases"].as_array().unwrap() {
+        let flagged = c["verdict"] != "supported";
+        if c["real"] == true && c["expected"] != "supported" {
+            errors += 1.0;
+            caught += f64::from(u8::from(flagged));
+        } else if (c["kind"] == "original" || c["kind"] == "hard_case")
+            && c["expected"] == "supported"
+        {
+            faithful += 1.0;
+            passed += f64::from(u8::from(!flagged));
+        }
+    }
+    let a = &v["summary"][0];
+    let c = &a["unsupported_claims_corrected"];
+    let (se, sp) = (caught / errors, passed / faithful);
+    assert!(
+        (c["sensitivity"].as_f64().unwrap() - se).abs() < 1e-12,
+        "{c}"
+    );
+    assert!(
+        (c["specificity"].as_f64().unwrap() - sp).abs() < 1e-12,
+        "{c}"
+    );
+    let obs = a["unsupported_claims"]["rate"].as_f64().unwrap();
+    let want = ((obs + sp - 1.0) / (se + sp - 1.0)).clamp(0.0, 1.0);
+    assert!(
+        (c["estimate"].as_f64().unwrap() - want).abs() < 1e-12,
+        "{c}"
+    );
+    assert_eq!(c["method"], "rogan_gladen");
+
+    // refused: a suite file, a record of mutants only, a record of other settings
+    let (code, _, err) = output(faithprobe_in(d.path()).args([
+        "score",
+        "log.jsonl",
+        "--correct-with",
+        suite.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not a run record"), "{err}");
+    let larkspur = root().join("suites/larkspur.yaml");
+    let (code, _, err) = output(faithprobe_in(d.path()).args([
+        "run",
+        larkspur.to_str().unwrap(),
+        "--record",
+        "lark.json",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) =
+        output(faithprobe_in(d.path()).args(["score", "log.jsonl", "--correct-with", "lark.json"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no scored real errors"), "{err}");
+    std::fs::write(
+        d.path().join("faithprobe.yaml"),
+        "checkers:\n  lexical: {kind: lexical, threshold: 0.9}\n",
+    )
+    .unwrap();
+    let (code, _, err) =
+        output(faithprobe_in(d.path()).args(["score", "log.jsonl", "--correct-with", "rec.json"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("other settings"), "{err}");
+}

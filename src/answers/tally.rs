@@ -5,6 +5,7 @@
 
 use super::score::{AnswerResult, AnswerRule, Definition, Status, RULE_GRID};
 use crate::stats::agreement::{auroc, Auroc, Confusion};
+use crate::stats::correct::{self, Calibration, Corrected, PpiCounts};
 use crate::stats::sweep::{at, recommend, split, sweep, SweepItem, SweepPoint};
 use crate::stats::{cluster_rate, ClusterRate, Rate};
 use serde::Serialize;
@@ -31,6 +32,16 @@ pub struct Aggregate {
     /// The same rate with a cluster-aware interval (`--cluster-by`): answers to one source are
     /// not independent.
     pub unsupported_answers_clustered: Option<ClusterRate>,
+    /// With labels on part of the log: the unsupported-answer rate corrected for the checker's
+    /// errors (prediction-powered: the checker's rate plus the labelled sample's mean of label
+    /// minus flag), its interval clustered by `--cluster-by`.
+    pub unsupported_answers_corrected: Option<Corrected>,
+    /// Claims not faithful / claims over scored answers.
+    pub unsupported_claims: Rate,
+    /// With `--correct-with`: the unsupported-claim rate corrected for the checker's
+    /// sensitivity and specificity on a suite's real errors and verified claims (Rogan-Gladen),
+    /// its interval clustered by answer (or by `--cluster-by`).
+    pub unsupported_claims_corrected: Option<Corrected>,
     /// The unsupported-answer rate under each rule of [`RULE_GRID`] (`any`, more than a
     /// quarter, half, three quarters of the claims), for a sweep of the rule.
     pub by_rule: Vec<(AnswerRule, Rate)>,
@@ -137,6 +148,14 @@ struct AggState {
     clusters: BTreeMap<String, (u64, u64)>,
     /// Unsupported answers under each rule of the grid.
     by_rule: [u64; 4],
+    /// Every scored answer's flag and label, for the prediction-powered rate.
+    ppi: PpiCounts,
+    /// Running sums of (bad claims k, claims n) per cluster: k, n, k^2, k n, n^2, and the
+    /// clusters counted (answers, without `--cluster-by`).
+    claim_sums: [f64; 5],
+    claim_units: u64,
+    /// With `--cluster-by`: (bad claims, claims) per cluster.
+    claim_clusters: BTreeMap<String, (u64, u64)>,
     /// (unsupported, scored) by claim count: 1, 2, 3-5, 6+.
     by_length: [(u64, u64); 4],
 }
@@ -171,6 +190,9 @@ pub struct TallyOptions {
     pub stratify_by: Option<String>,
     /// When an answer counts as unsupported (`--answer-rule`).
     pub answer_rule: AnswerRule,
+    /// The checker's claim-level sensitivity and specificity from a suite run
+    /// (`--correct-with`), one per definition: the unsupported-claim rate is corrected for them.
+    pub calibration: Option<Vec<Calibration>>,
 }
 
 /// Per tag: answers, then per definition (unsupported, scored) answers and (bad, all) claims.
@@ -193,6 +215,8 @@ pub struct Tally {
     keys: std::collections::BTreeSet<String>,
     cluster_seen: bool,
     stratum_seen: bool,
+    /// With `--cluster-by`: each cluster's index, for the prediction-powered variance.
+    cluster_index: std::collections::HashMap<String, usize>,
 }
 
 /// Worse answers sort first: errors, then the lowest share of faithful claims, then the lowest
@@ -216,6 +240,7 @@ impl Tally {
             keys: Default::default(),
             cluster_seen: false,
             stratum_seen: false,
+            cluster_index: Default::default(),
         }
     }
 
@@ -279,6 +304,20 @@ impl Tally {
                 .and_then(|k| super::score::pair_key(a, Some(k)))
         };
         let cluster = key(&self.opts.cluster_by);
+        // an answer without the key is a cluster of its own
+        let cluster_key = self
+            .opts
+            .cluster_by
+            .as_ref()
+            .map(|_| cluster.clone().unwrap_or_else(|| format!("\0{}", a.id)));
+        let cluster_no = match &cluster_key {
+            Some(c) => {
+                let next = self.cluster_index.len();
+                *self.cluster_index.entry(c.clone()).or_insert(next)
+            }
+            None => 0,
+        };
+        let label = a.label.as_ref().map(|l| l.hallucinated);
         for (i, d) in self.opts.definitions.iter().enumerate() {
             let s = &mut self.aggs[i];
             match a.status(*d) {
@@ -309,12 +348,22 @@ impl Tally {
                     s.by_length[bin].0 += u64::from(bad);
                     s.by_length[bin].1 += 1;
                     counts.push((faithful, claims));
-                    if self.opts.cluster_by.is_some() {
-                        // an answer without the key is a cluster of its own
-                        let c = cluster.clone().unwrap_or_else(|| format!("\0{}", a.id));
-                        let e = s.clusters.entry(c).or_default();
+                    s.ppi.add(correct::Answer {
+                        cluster: cluster_no,
+                        flagged: bad,
+                        label,
+                    });
+                    let (k, n) = ((claims - faithful) as u64, claims as u64);
+                    if let Some(c) = &cluster_key {
+                        let e = s.clusters.entry(c.clone()).or_default();
                         e.0 += u64::from(bad);
                         e.1 += 1;
+                        let e = s.claim_clusters.entry(c.clone()).or_default();
+                        e.0 += k;
+                        e.1 += n;
+                    } else {
+                        add_claim_unit(&mut s.claim_sums, k, n);
+                        s.claim_units += 1;
                     }
                     if let Some(t) = &a.tag {
                         let entry = self.tags.get_mut(t).expect("inserted above");
@@ -371,38 +420,51 @@ impl Tally {
 
     pub fn summary(&self) -> ScoreSummary {
         let c = self.opts.confidence;
-        let definitions =
-            self.opts
-                .definitions
-                .iter()
-                .zip(&self.aggs)
-                .map(|(d, s)| Aggregate {
-                    definition: *d,
-                    answers: self.answers,
-                    refusals: s.refusals,
-                    partial_refusals: s.partial,
-                    no_claims: s.no_claims,
-                    errors: s.errors,
-                    claims: s.claims,
-                    faithful_claims: s.faithful,
-                    micro: (s.claims > 0).then(|| s.faithful as f64 / s.claims as f64),
-                    macro_score: (s.scored > 0).then(|| s.score_sum / s.scored as f64),
-                    unsupported_answers: Rate::new(s.unsupported, s.scored, c),
-                    unsupported_answers_clustered: self.opts.cluster_by.as_ref().map(|_| {
-                        cluster_rate(&s.clusters.values().copied().collect::<Vec<_>>(), c)
-                    }),
-                    by_rule: RULE_GRID
-                        .iter()
-                        .zip(s.by_rule)
-                        .map(|(r, k)| (*r, Rate::new(k, s.scored, c)))
-                        .collect(),
-                    by_length: ["1 claim", "2 claims", "3-5 claims", "6+ claims"]
-                        .into_iter()
-                        .zip(s.by_length)
-                        .map(|(name, (k, n))| (name, Rate::new(k, n, c)))
-                        .collect(),
-                })
-                .collect();
+        let definitions = self
+            .opts
+            .definitions
+            .iter()
+            .zip(&self.aggs)
+            .enumerate()
+            .map(|(i, (d, s))| Aggregate {
+                definition: *d,
+                answers: self.answers,
+                refusals: s.refusals,
+                partial_refusals: s.partial,
+                no_claims: s.no_claims,
+                errors: s.errors,
+                claims: s.claims,
+                faithful_claims: s.faithful,
+                micro: (s.claims > 0).then(|| s.faithful as f64 / s.claims as f64),
+                macro_score: (s.scored > 0).then(|| s.score_sum / s.scored as f64),
+                unsupported_answers: Rate::new(s.unsupported, s.scored, c),
+                unsupported_answers_clustered: self
+                    .opts
+                    .cluster_by
+                    .as_ref()
+                    .map(|_| cluster_rate(&s.clusters.values().copied().collect::<Vec<_>>(), c)),
+                unsupported_answers_corrected: (s.ppi.labelled > 0).then(|| {
+                    correct::prediction_powered(&s.ppi, self.opts.cluster_by.is_some(), c)
+                }),
+                unsupported_claims: Rate::new((s.claims - s.faithful) as u64, s.claims as u64, c),
+                unsupported_claims_corrected: self
+                    .opts
+                    .calibration
+                    .as_ref()
+                    .and_then(|cal| cal.get(i))
+                    .map(|cal| claims_corrected(s, *cal, c)),
+                by_rule: RULE_GRID
+                    .iter()
+                    .zip(s.by_rule)
+                    .map(|(r, k)| (*r, Rate::new(k, s.scored, c)))
+                    .collect(),
+                by_length: ["1 claim", "2 claims", "3-5 claims", "6+ claims"]
+                    .into_iter()
+                    .zip(s.by_length)
+                    .map(|(name, (k, n))| (name, Rate::new(k, n, c)))
+                    .collect(),
+            })
+            .collect();
         let by_tag = self
             .tags
             .iter()
@@ -580,6 +642,32 @@ impl Tally {
     }
 }
 
+/// Adds one cluster's (bad claims, claims) to the running sums of the claim rate's variance.
+fn add_claim_unit(sums: &mut [f64; 5], k: u64, n: u64) {
+    let (k, n) = (k as f64, n as f64);
+    sums[0] += k;
+    sums[1] += n;
+    sums[2] += k * k;
+    sums[3] += k * n;
+    sums[4] += n * n;
+}
+
+/// The unsupported-claim rate corrected for the checker's claim-level sensitivity and
+/// specificity, its variance clustered by answer (or by `--cluster-by`).
+fn claims_corrected(s: &AggState, cal: Calibration, confidence: f64) -> Corrected {
+    let (mut sums, mut units) = (s.claim_sums, s.claim_units);
+    for (k, n) in s.claim_clusters.values() {
+        add_claim_unit(&mut sums, *k, *n);
+        units += 1;
+    }
+    let obs = correct::Observed {
+        k: (s.claims - s.faithful) as f64,
+        n: s.claims as f64,
+        cluster_variance: correct::ratio_cluster_variance(sums, units),
+    };
+    correct::rogan_gladen(obs, cal, confidence)
+}
+
 /// Per tag, each labelled answer's (label, flag).
 type ByTag = BTreeMap<String, Vec<(bool, bool)>>;
 /// Per label type, (flagged, all) of the answers labelled hallucinated with it.
@@ -687,6 +775,7 @@ pub fn aggregate(answers: &[AnswerResult], def: Definition, confidence: f64) -> 
         cluster_by: None,
         stratify_by: None,
         answer_rule: AnswerRule::Any,
+        calibration: None,
     });
     for a in answers {
         t.add(a);

@@ -96,6 +96,11 @@ pub struct ScoreArgs {
     /// independent.
     #[arg(long)]
     pub cluster_by: Option<String>,
+    /// Correct the unsupported-claim rate for this checker's errors as a suite run measured
+    /// them: a run record (`run SUITE --record FILE.json`) of the same checker on a suite with
+    /// real labelled errors (hard cases imported from labelled output) and verified claims.
+    #[arg(long, value_name = "RUN_RECORD")]
+    pub correct_with: Option<PathBuf>,
     /// With labels: also report agreement within each value of this key (a dataset, a source
     /// type) and its macro-average, and warn when the pooled figure is above every stratum's.
     #[arg(long)]
@@ -150,7 +155,11 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         None => None,
     };
     let defs = definitions(&args);
-    let tally = tally(&args, &defs, confidence);
+    let calibration = match &args.correct_with {
+        Some(p) => Some(calibration(p, checker.as_ref(), &defs)?),
+        None => None,
+    };
+    let tally = tally(&args, &defs, confidence, calibration);
     let head = head(&args, checker.as_ref(), decomposer.as_ref());
     // progress by the work: bytes of the log read, not answers (later answers may have longer
     // passages)
@@ -239,7 +248,12 @@ fn shares_in_range(args: &ScoreArgs) -> Result<(), Error> {
 }
 
 /// The tally of the answers under `defs`, with the summary's options from the flags.
-fn tally(args: &ScoreArgs, defs: &[Definition], confidence: f64) -> Tally {
+fn tally(
+    args: &ScoreArgs,
+    defs: &[Definition],
+    confidence: f64,
+    calibration: Option<Vec<faithprobe::stats::correct::Calibration>>,
+) -> Tally {
     Tally::new(TallyOptions {
         definitions: defs.to_vec(),
         confidence,
@@ -252,7 +266,116 @@ fn tally(args: &ScoreArgs, defs: &[Definition], confidence: f64) -> Tally {
         cluster_by: args.cluster_by.clone(),
         stratify_by: args.stratify_by.clone(),
         answer_rule: args.answer_rule,
+        calibration,
     })
+}
+
+/// The checker's claim-level sensitivity (on the real labelled errors) and specificity (on
+/// the verified claims and the hard cases labelled supported) in a run record, per definition.
+/// The record must be of the checker that scores the log and hold real errors: a calibration
+/// of another checker, or of mutants only, is refused.
+fn calibration(
+    path: &std::path::Path,
+    checker: &dyn Checker,
+    defs: &[Definition],
+) -> anyhow::Result<Vec<faithprobe::stats::correct::Calibration>> {
+    use faithprobe::engine::record::AnyRecord;
+    use faithprobe::model::case::{CaseKind, Role};
+    let fix = "run the suite with the checker that scores the log: `faithprobe run SUITE --checker NAME --record FILE.json`";
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    if !AnyRecord::looks_like_record(&bytes) {
+        return Err(Error::input(
+            path,
+            None,
+            "not a run record: --correct-with takes the JSON file `faithprobe run SUITE --record FILE.json` writes",
+            fix,
+        )
+        .into());
+    }
+    let record = match AnyRecord::from_bytes(path, bytes)? {
+        AnyRecord::Run(r) => r,
+        AnyRecord::Score(_) => {
+            return Err(Error::input(
+                path,
+                None,
+                "a score record, not a run record: --correct-with needs a suite's run record",
+                fix,
+            )
+            .into())
+        }
+    };
+    let want = (checker.name(), checker.kind());
+    if let Some(run) = record
+        .runs
+        .iter()
+        .find(|r| (r.checker.name.as_str(), r.checker.kind.as_str()) != want)
+    {
+        return Err(Error::input(
+            path,
+            None,
+            format!(
+                "the record is of checker `{}` ({}), not of `{}` ({}), which scores this log: its errors say nothing about this checker",
+                faithprobe::text::escape::printable(&run.checker.name),
+                faithprobe::text::escape::printable(&run.checker.kind),
+                want.0,
+                want.1
+            ),
+            fix,
+        )
+        .into());
+    }
+    let settings = checker.settings();
+    if let Some(run) = record.runs.iter().find(|r| r.checker.settings != settings) {
+        let show = |m: &std::collections::BTreeMap<String, String>| {
+            m.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return Err(Error::input(
+            path,
+            None,
+            format!(
+                "the record's checker `{}` ran with other settings ({}) than the one scoring this log ({}): its errors are another checker's",
+                want.0,
+                faithprobe::text::escape::printable(&show(&run.checker.settings)),
+                show(&settings)
+            ),
+            fix,
+        )
+        .into());
+    }
+    let cases = record.runs.iter().flat_map(|r| &r.cases);
+    let mut out = vec![faithprobe::stats::correct::Calibration::default(); defs.len()];
+    for c in cases {
+        let Some(verdict) = c.verdict else { continue }; // an error says nothing either way
+        for (cal, d) in out.iter_mut().zip(defs) {
+            let flagged = !d.faithful(verdict);
+            match c.role() {
+                Role::Fault if c.real => {
+                    cal.errors += 1;
+                    cal.caught += u64::from(flagged);
+                }
+                Role::FalseAlarmOpportunity
+                    if matches!(c.kind, CaseKind::Original | CaseKind::HardCase) =>
+                {
+                    cal.faithful += 1;
+                    cal.passed += u64::from(!flagged);
+                }
+                _ => {}
+            }
+        }
+    }
+    if out[0].errors == 0 {
+        return Err(Error::input(
+            path,
+            None,
+            "the record has no scored real errors (hard cases from labelled output that are not labelled supported): mutants measure made-up faults, not the checker's sensitivity on this log's errors",
+            "import labelled real output into the suite's hard cases (`faithprobe import`), run it with --record, and pass that record",
+        )
+        .into());
+    }
+    Ok(out)
 }
 
 /// The score record's head: the log, the checker and the decomposer (the log's fingerprint and
@@ -347,6 +470,9 @@ fn guard(args: &ScoreArgs, ctx: &Ctx) -> Result<(), Error> {
     }
     if let Some(l) = &args.labels {
         inputs.push(("--labels", l));
+    }
+    if let Some(r) = &args.correct_with {
+        inputs.push(("--correct-with", r));
     }
     let mut outputs: Vec<(&str, &std::path::Path)> = Vec::new();
     if let Some(r) = &args.record {

@@ -59,6 +59,26 @@ pub(crate) fn fmt_ci(lo: f64, hi: f64) -> String {
     format!("[{lo:.2}, {hi:.2}]")
 }
 
+/// A corrected rate: `rate [lo, hi]`, or `undefined` (its reason is printed apart).
+pub(crate) fn fmt_corrected(c: &crate::stats::correct::Corrected) -> String {
+    match c.estimate {
+        Some(e) => format!("{} {}", fmt_rate(Some(e)), fmt_ci(c.ci_low, c.ci_high)),
+        None => "undefined".into(),
+    }
+}
+
+/// How a corrected rate was made, in words: the method and the checker's sensitivity and
+/// specificity behind it.
+pub(crate) fn corrected_basis(c: &crate::stats::correct::Corrected) -> String {
+    let f = |x: Option<f64>| x.map_or_else(|| "unknown".to_string(), |x| format!("{x:.2}"));
+    format!(
+        "{}; sensitivity {}, specificity {}",
+        c.method.as_str(),
+        f(c.sensitivity),
+        f(c.specificity)
+    )
+}
+
 /// `k/n rate [lo, hi]`: a rate with its count and interval, as every table prints it.
 pub(crate) fn fmt_kn(r: &crate::stats::Rate) -> String {
     format!(

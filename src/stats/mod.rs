@@ -5,6 +5,7 @@ pub mod bootstrap;
 pub mod cluster;
 #[cfg(test)]
 mod cluster_grid;
+pub mod correct;
 pub mod kappa;
 pub mod mcnemar;
 pub mod paired;

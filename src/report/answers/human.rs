@@ -189,6 +189,45 @@ pub fn human_summary(head: &AnswerHead, s: &ScoreSummary, confidence: f64, paint
     o
 }
 
+/// Writes one row of the table across answers: its name, then a cell per definition.
+type Row<'a> = dyn Fn(&mut String, &str, &dyn Fn(&Aggregate) -> String) + 'a;
+
+/// The rates corrected for the checker's errors, each with its basis, and why a correction is
+/// undefined where it is.
+fn corrected_rows(o: &mut String, s: &ScoreSummary, row: &Row) {
+    type Get = fn(&Aggregate) -> Option<&crate::stats::correct::Corrected>;
+    let answers: Get = |a| a.unsupported_answers_corrected.as_ref();
+    let claims: Get = |a| a.unsupported_claims_corrected.as_ref();
+    for (what, get) in [("answers", answers), ("claims", claims)] {
+        let Some(c0) = get(&s.definitions[0]) else {
+            continue;
+        };
+        if what == "claims" {
+            row(o, "unsupported-claim rate", &|a| {
+                crate::report::fmt_kn(&a.unsupported_claims)
+            });
+        }
+        row(
+            o,
+            &format!("  corrected for the checker ({})", c0.method.as_str()),
+            &|a| get(a).map(crate::report::fmt_corrected).unwrap_or_default(),
+        );
+        for a in &s.definitions {
+            let Some(c) = get(a) else { continue };
+            let _ = writeln!(
+                o,
+                "      {}: {}{}",
+                a.definition.as_str(),
+                crate::report::corrected_basis(c),
+                c.undefined
+                    .as_ref()
+                    .map(|u| format!("; undefined: {u}"))
+                    .unwrap_or_default()
+            );
+        }
+    }
+}
+
 /// The table across answers (one column per definition), the counts, and the unsupported-answer
 /// rate under each answer rule and by answer length.
 fn across_answers(o: &mut String, s: &ScoreSummary, pct: f64, paint: Paint) {
@@ -221,6 +260,7 @@ fn across_answers(o: &mut String, s: &ScoreSummary, pct: f64, paint: Paint) {
             },
         );
     }
+    corrected_rows(o, s, &row);
     row(o, "claim-level faithfulness (micro)", &|a| {
         format!("{}/{} {}", a.faithful_claims, a.claims, opt(a.micro))
     });

@@ -24,6 +24,30 @@ pub fn markdown_summary(head: &AnswerHead, s: &ScoreSummary) -> String {
     for a in &s.definitions {
         let _ = write!(o, " {} |", crate::report::fmt_kn(&a.unsupported_answers));
     }
+    for (name, get) in [
+        (
+            "unsupported answers, corrected for the checker",
+            (|a: &crate::answers::tally::Aggregate| a.unsupported_answers_corrected.as_ref())
+                as fn(
+                    &crate::answers::tally::Aggregate,
+                ) -> Option<&crate::stats::correct::Corrected>,
+        ),
+        ("unsupported claims, corrected for the checker", |a| {
+            a.unsupported_claims_corrected.as_ref()
+        }),
+    ] {
+        if let Some(c0) = get(&s.definitions[0]) {
+            let _ = write!(
+                o,
+                "\n| {name} ({}) |",
+                cell(&crate::report::corrected_basis(c0))
+            );
+            for a in &s.definitions {
+                let v = get(a).map(crate::report::fmt_corrected).unwrap_or_default();
+                let _ = write!(o, " {} |", cell(&v));
+            }
+        }
+    }
     let _ = write!(o, "\n| micro faithfulness |");
     for a in &s.definitions {
         let _ = write!(o, " {} |", opt(a.micro));
