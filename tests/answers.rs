@@ -349,13 +349,19 @@ fn compare_on_score_records_pairs_answers_and_lists_the_newly_broken() {
         ])
         .assert()
         .success();
-    // one broken answer is not significant: the statistical gate passes, and lists it
+    // six scored answers, at most five at risk: no row can reach significance whatever the
+    // candidate did, so there is no verdict (exit 3, never a pass), and the broken one is listed
     let out = fg(d.path())
         .args(["compare", base.to_str().unwrap(), cand.to_str().unwrap()])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(
+        text.contains("no definition's row can fail: at most 5 answers at risk")
+            && text.contains("--max-new-misses 0"),
+        "{text}"
+    );
     assert!(text.contains("fixed 0  broken 1"), "{text}");
     assert!(
         text.contains("a17-grounded: Order A17 shipped on 3 March. It arrives on Friday."),
@@ -386,7 +392,8 @@ fn compare_on_score_records_pairs_answers_and_lists_the_newly_broken() {
         .args(["compare", base.to_str().unwrap(), base.to_str().unwrap()])
         .output()
         .unwrap();
-    assert_eq!(same.status.code(), Some(0));
+    // nor can a record compared with itself on six answers: no verdict either, never a pass
+    assert_eq!(same.status.code(), Some(3));
 }
 
 #[test]

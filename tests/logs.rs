@@ -1063,6 +1063,8 @@ fn answers_to_one_source_count_once_in_the_paired_test_with_cluster_by() {
         Some(0.5),
         "one source, one change"
     );
+    // Holm over the three strata: 3 x 0.5 is 1
+    assert_eq!(billing["p_holm"].as_f64(), Some(1.0), "{v}");
     let export = strata.iter().find(|x| x["stratum"] == "export").unwrap();
     assert_eq!(export["broken"], 0);
     // a run record clusters by context or claim: a log's key is refused there
@@ -1379,7 +1381,8 @@ fn a_cluster_or_stratum_key_no_answer_carries_is_an_error_naming_the_keys_that_e
             "{flag}: {err}"
         );
         let (code, _, err) = output(fg().args(["compare", "r.json", "r.json", flag, "source_id"]));
-        assert!(code == 0 || code == 1, "{flag}: {err}");
+        // the key is known: a verdict, or none because too few answers are at risk, never 2
+        assert!(matches!(code, 0 | 1 | 3), "{flag}: {err}");
     }
 }
 

@@ -67,6 +67,9 @@ pub struct StratumRow {
     pub broken: u64,
     /// One-sided, by the row's clusters, unadjusted.
     pub p_worse: f64,
+    /// `p_worse` Holm-adjusted over the row's strata: with five strata and no change at all, an
+    /// unadjusted p < 0.05 shows somewhere in about one comparison in seven.
+    pub p_holm: f64,
 }
 
 /// Two scorings, answer by answer: the same log scored by two checkers, or two generators'
@@ -288,7 +291,7 @@ fn strata(scored: &[(bool, bool, &AnswerResult)], opts: &AnswerCompareOptions) -
         let key = pair_key(x.2, Some(k)).unwrap_or_else(|| "(none)".into());
         strata.entry(key).or_default().push(x);
     }
-    strata
+    let mut rows = strata
         .into_iter()
         .map(|(stratum, xs)| {
             let n = xs.len() as u64;
@@ -309,9 +312,30 @@ fn strata(scored: &[(bool, bool, &AnswerResult)], opts: &AnswerCompareOptions) -
                 fixed: xs.iter().filter(|x| x.0 && !x.1).count() as u64,
                 broken: xs.iter().filter(|x| !x.0 && x.1).count() as u64,
                 p_worse: sign_flip_p_worse(&net),
+                p_holm: 1.0,
             }
         })
-        .collect()
+        .collect::<Vec<_>>();
+    let holm = holm(&rows.iter().map(|r| r.p_worse).collect::<Vec<_>>());
+    for (r, p) in rows.iter_mut().zip(holm) {
+        r.p_holm = p;
+    }
+    rows
+}
+
+/// Holm's step-down adjustment of `p` (each adjusted p is at least the one before it in
+/// ascending order, and at most 1).
+fn holm(p: &[f64]) -> Vec<f64> {
+    let m = p.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|a, b| p[*a].total_cmp(&p[*b]));
+    let mut out = vec![1.0; m];
+    let mut running = 0.0f64;
+    for (rank, &i) in order.iter().enumerate() {
+        running = running.max(((m - rank) as f64 * p[i]).min(1.0));
+        out[i] = running;
+    }
+    out
 }
 
 /// One decision over the rows: one-sided, by clusters, adjusted over the definitions that can
@@ -353,6 +377,30 @@ fn decide_rows(rows: &mut [AnswerRow], opts: &AnswerCompareOptions) -> Vec<GateF
         }
     }
     failures
+}
+
+/// A gate never passes on nothing: when no row could reach significance whatever the
+/// candidate did (too few answers or clusters at risk) and no count rule is set, there is no
+/// verdict.
+fn nothing_can_fail(rows: &[AnswerRow], opts: &AnswerCompareOptions) -> Option<String> {
+    let scored: Vec<&AnswerRow> = rows.iter().filter(|r| r.paired > 0).collect();
+    if scored.is_empty()
+        || opts.max_new_broken.is_some()
+        || scored.iter().any(|r| r.detectable_drop.is_some())
+    {
+        return None;
+    }
+    let most = scored.iter().map(|r| r.clusters_at_risk).max().unwrap_or(0);
+    let needed = crate::stats::power::pairs_needed(opts.alpha);
+    let unit = match &opts.cluster_by {
+        Some(k) => format!("clusters (values of `{k}`)"),
+        None => "answers".into(),
+    };
+    Some(format!(
+        "no definition's row can fail: at most {most} {unit} at risk (with an answer the base found supported), and a row needs at least {needed} at alpha {}; score more answers{}, or set a rule such as --max-new-misses 0 (a rule has no error rate)",
+        opts.alpha,
+        if opts.cluster_by.is_some() { " from more sources" } else { "" }
+    ))
 }
 
 /// Compares two scorings answer by answer. Records with no pair, or whose every pair has an
@@ -430,6 +478,7 @@ pub fn compare_answers(
         ));
     }
     let failures = decide_rows(&mut rows, opts);
+    no_verdict.extend(nothing_can_fail(&rows, opts));
     let sorted_ids = |xs: &[(String, &AnswerResult)]| {
         let mut ids: Vec<String> = xs.iter().map(|(_, a)| a.id.clone()).collect();
         ids.sort();
@@ -450,4 +499,17 @@ pub fn compare_answers(
         errors_in_candidate,
         no_verdict,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn holm_steps_down_and_stays_monotone() {
+        let p = super::holm(&[0.01, 0.04, 0.03, 0.5]);
+        // sorted 0.01, 0.03, 0.04, 0.5 -> 0.04, 0.09, 0.09 (monotone), 0.5
+        let want = [0.04, 0.09, 0.09, 0.5];
+        for (g, w) in p.iter().zip(want) {
+            assert!((g - w).abs() < 1e-12, "{p:?}");
+        }
+    }
 }

@@ -80,21 +80,22 @@ fn within_strata(o: &mut String, c: &AnswerComparison) {
     for row in c.rows.iter().filter(|r| !r.by_stratum.is_empty()) {
         let _ = writeln!(
             o,
-            "\n  {} within each stratum (for reading; one-sided p unadjusted):",
+            "\n  {} within each stratum (for reading: one-sided p unadjusted, and Holm-adjusted over the strata):",
             row.definition.as_str()
         );
         let width = tag_width(row.by_stratum.iter().map(|x| x.stratum.as_str()), 12);
         for x in &row.by_stratum {
             let _ = writeln!(
                 o,
-                "    {:<width$} {:>4} pairs  base {}  candidate {}  fixed {}  broken {}  p = {}",
+                "    {:<width$} {:>4} pairs  base {}  candidate {}  fixed {}  broken {}  p = {}  Holm p = {}",
                 tag_cell(&x.stratum, width),
                 x.paired,
                 r(&x.base_unsupported),
                 r(&x.candidate_unsupported),
                 x.fixed,
                 x.broken,
-                crate::stats::fmt_p(x.p_worse)
+                crate::stats::fmt_p(x.p_worse),
+                crate::stats::fmt_p(x.p_holm)
             );
         }
     }
