@@ -1071,3 +1071,61 @@ fn flaky_verdicts_that_do_not_fit_the_record_are_refused_never_taken_to_pass_the
     ]));
     assert_eq!(code, 0, "{o}");
 }
+
+#[test]
+fn a_false_alarm_margin_passes_what_is_shown_within_it_and_fails_what_is_not() {
+    let d = tempfile::tempdir().unwrap();
+    let base = base_record(d.path());
+    let b = base.to_str().unwrap();
+    let compare = |margin: &str, cand: &str| {
+        combined(faithprobe(d.path()).args([
+            "compare",
+            "--cluster-by",
+            "claim",
+            "--false-alarm-margin",
+            margin,
+            b,
+            cand,
+        ]))
+    };
+    // 16 faithful cases and no change: the bound is z^2 / (16 + z^2) = 0.145
+    let (code, o) = compare("0.2", b);
+    assert_eq!(code, 0, "{o}");
+    assert!(
+        o.contains("false-alarm margin 0.2: the rise is at most 0.145")
+            && o.contains("within the margin"),
+        "{o}"
+    );
+    let (code, o) = compare("0.1", b);
+    assert_eq!(code, 1, "{o}");
+    assert!(
+        o.contains("false alarms: not shown within --false-alarm-margin 0.1")
+            && o.contains("upper bound on the rise is 0.145 >= 0.1"),
+        "{o}"
+    );
+    // a candidate that newly flags the two supported hard cases the base passed is not shown
+    // within 0.2 either
+    let cand = d.path().join("cand.json");
+    edit(&base, &cand, |v| {
+        for c in v["runs"][0]["cases"].as_array_mut().unwrap() {
+            if c["kind"] == "hard_case" && c["expected"] == "supported" && c["outcome"] == "passed"
+            {
+                c["verdict"] = "not_found".into();
+                c["outcome"] = "false_alarm".into();
+            }
+        }
+    });
+    let (code, o) = compare("0.2", cand.to_str().unwrap());
+    assert_eq!(code, 1, "{o}");
+    assert!(
+        o.contains("2 newly flagged, 0 no longer flagged of 16 faithful cases"),
+        "{o}"
+    );
+    // a margin outside (0, 1) is a usage error
+    let (code, o) = compare("1.5", b);
+    assert_eq!(code, 2, "{o}");
+    assert!(
+        o.contains("--false-alarm-margin 1.5 must be between 0 and 1"),
+        "{o}"
+    );
+}

@@ -66,6 +66,13 @@ pub struct CompareArgs {
     /// records). Default `off`.
     #[arg(long, default_value = "off", value_parser = parse_limit)]
     pub max_new_false_alarms: Limit,
+    /// Non-inferiority on false alarms (run records): also fail unless the candidate shows its
+    /// false-alarm rate is less than this much above the base's (the one-sided 1 - alpha upper
+    /// bound on the paired rise under the margin). A candidate truly worse by the margin passes
+    /// at most alpha of the time; an equally good one can fail on a small suite (README: "The
+    /// gate's statistics").
+    #[arg(long, value_name = "RISE")]
+    pub false_alarm_margin: Option<f64>,
     /// How the p-values of the gating rows are combined into one decision.
     #[arg(long, value_enum, default_value_t = AdjustArg::Holm)]
     pub adjust: AdjustArg,
@@ -118,22 +125,42 @@ pub struct CompareArgs {
     pub definitions: Vec<super::score::DefinitionArg>,
 }
 
-pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
-    let confidence = args.confidence.checked()?;
+/// `--alpha` and `--false-alarm-margin` are strictly between 0 and 1, `--min-detectable` in
+/// (0, 1].
+fn check_ranges(args: &CompareArgs) -> Result<(), Error> {
     let alpha = args.alpha;
     if !(alpha > 0.0 && alpha < 1.0) {
-        return Err(Error::Usage(format!("--alpha {alpha} must be between 0 and 1")).into());
+        return Err(Error::Usage(format!(
+            "--alpha {alpha} must be between 0 and 1"
+        )));
     }
     if !(args.min_detectable > 0.0 && args.min_detectable <= 1.0) {
         return Err(Error::Usage(format!(
             "--min-detectable {} must be in (0, 1]",
             args.min_detectable
-        ))
-        .into());
+        )));
     }
+    if let Some(m) = args.false_alarm_margin.filter(|m| !(*m > 0.0 && *m < 1.0)) {
+        return Err(Error::Usage(format!(
+            "--false-alarm-margin {m} must be between 0 and 1"
+        )));
+    }
+    Ok(())
+}
+
+pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
+    let confidence = args.confidence.checked()?;
+    let alpha = args.alpha;
+    check_ranges(&args)?;
     let (base, candidate) = match args.checkers.len() {
         0 => match read_records(&args)? {
             Pair::Runs(b, c) => (b, c),
+            Pair::Scores(_, _) if args.false_alarm_margin.is_some() => {
+                return Err(Error::Usage(
+                    "--false-alarm-margin applies to run records (faithprobe run --record): score records have no faithful cases a person verified".into(),
+                )
+                .into())
+            }
             Pair::Scores(b, c) => return compare_scores(&args, ctx, &b, &c, confidence),
         },
         2 => match run_checkers(&args, ctx)? {
@@ -165,6 +192,7 @@ pub fn run(args: CompareArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         adjust: args.adjust.into(),
         gate_on: (!args.gate_on.is_empty()).then(|| args.gate_on.clone()),
         min_detectable: args.min_detectable,
+        false_alarm_margin: args.false_alarm_margin,
         cluster_by: match args.cluster_by.as_deref() {
             None | Some("context") => compare::ClusterBy::Context,
             Some("claim") => compare::ClusterBy::Claim,

@@ -66,6 +66,10 @@ pub struct GroupRow {
     /// A fault-type row is tested only after `all faults` is significantly worse (the
     /// gatekeeping family); false when that did not happen, so the row could not fail.
     pub tested: bool,
+    /// The false-alarm row with `--false-alarm-margin`: the one-sided upper bound on the rise
+    /// of the false-alarm rate (Tango's score bound, clustered), what the margin is tested
+    /// against.
+    pub rise_upper: Option<f64>,
 }
 
 /// How the gate decides: the level, the rows that gate, how their p-values are combined.
@@ -85,6 +89,9 @@ pub struct GateOptions {
     pub min_detectable: f64,
     /// The unit whose cases move together: the paired test's clusters and the intervals'.
     pub cluster_by: ClusterBy,
+    /// Non-inferiority on false alarms (`--false-alarm-margin`): the gate also fails unless the
+    /// one-sided upper bound on the false-alarm rise is under this margin. None: no margin.
+    pub false_alarm_margin: Option<f64>,
 }
 
 /// What the cases of a suite comparison are clustered by.
@@ -129,6 +136,7 @@ impl GateOptions {
             gate_on: None,
             min_detectable: 0.10,
             cluster_by: ClusterBy::Context,
+            false_alarm_margin: None,
         }
     }
 }
@@ -194,6 +202,8 @@ pub struct Comparison {
     pub alpha: f64,
     pub max_new_misses: Option<u64>,
     pub max_new_false_alarms: Option<u64>,
+    /// `--false-alarm-margin`, when set.
+    pub false_alarm_margin: Option<f64>,
     pub adjust: Adjust,
     pub min_detectable: f64,
     /// Tarone's m: the number of rows alpha is divided among (false alarms, invariance and all
@@ -671,8 +681,23 @@ fn row(key: &RowKey, cases: &Cases<'_>, opts: &GateOptions) -> (GroupRow, Vec<i6
         clusters_at_risk: at_risk.len() as u64,
         min_reachable_p: 0.5f64.powi(at_risk.len().min(1100) as i32),
         tested: true,
+        rise_upper: (key == &RowKey::FalseAlarms && opts.false_alarm_margin.is_some())
+            .then(|| rise_upper(cases, opts.alpha)),
     };
     (row, net)
+}
+
+/// The one-sided upper bound on the rise of a faithful row's bad rate, from each cluster's
+/// (newly bad, no longer bad, cases).
+fn rise_upper(cases: &Cases<'_>, alpha: f64) -> f64 {
+    let mut by: BTreeMap<&String, (u64, u64, u64)> = BTreeMap::new();
+    for (u, b, c) in cases {
+        let e = by.entry(u).or_default();
+        e.0 += u64::from(b.good() && !c.good());
+        e.1 += u64::from(!b.good() && c.good());
+        e.2 += 1;
+    }
+    crate::stats::paired::paired_rise_upper(&by.into_values().collect::<Vec<_>>(), alpha)
 }
 
 /// Tarone + Holm over the rows `members` at `level`. Sets each member's `in_family`,
@@ -793,6 +818,7 @@ fn nothing_can_fail(rows: &[GroupRow], opts: &GateOptions) -> Option<String> {
     let gating: Vec<&GroupRow> = rows.iter().filter(|r| r.gating).collect();
     if opts.max_new_misses.is_some()
         || opts.max_new_false_alarms.is_some()
+        || gating.iter().any(|r| r.rise_upper.is_some())
         || gating.iter().any(|r| r.detectable_drop.is_some())
     {
         return None;
@@ -877,6 +903,20 @@ fn failures_of(
             alpha: opts.alpha,
         })
         .collect();
+    if let Some(margin) = opts.false_alarm_margin {
+        for r in rows.iter().filter(|r| r.gating) {
+            if let Some(upper) = r.rise_upper.filter(|u| *u >= margin) {
+                failures.push(GateFailure::FalseAlarmMargin {
+                    worse: r.worse,
+                    better: r.better,
+                    cases: r.base.n,
+                    upper,
+                    margin,
+                    alpha: opts.alpha,
+                });
+            }
+        }
+    }
     let newly_missed = regressions
         .iter()
         .filter(|r| r.change == ChangeKind::NewlyMissed)
@@ -938,6 +978,7 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
         alpha: opts.alpha,
         max_new_misses: opts.max_new_misses,
         max_new_false_alarms: opts.max_new_false_alarms,
+        false_alarm_margin: opts.false_alarm_margin,
         adjust: opts.adjust,
         min_detectable: opts.min_detectable,
         family_size,

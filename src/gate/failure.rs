@@ -37,6 +37,16 @@ pub enum GateFailure {
         p_adjusted: f64,
         alpha: f64,
     },
+    /// The false-alarm row's rise could be `--false-alarm-margin` or more: the candidate did
+    /// not show it is no worse than the margin (non-inferiority).
+    FalseAlarmMargin {
+        worse: u64,
+        better: u64,
+        cases: u64,
+        upper: f64,
+        margin: f64,
+        alpha: f64,
+    },
     /// More faults newly missed than `--max-new-misses` allows.
     NewlyMissed { count: u64, max: u64 },
     /// More faithful cases newly flagged than `--max-new-false-alarms` allows.
@@ -121,6 +131,18 @@ impl fmt::Display for GateFailure {
                     .unwrap_or_else(|| "answer".into()),
                 fmt_p(*p_worse),
                 fmt_p(*p_adjusted)
+            ),
+            GateFailure::FalseAlarmMargin {
+                worse,
+                better,
+                cases,
+                upper,
+                margin,
+                alpha,
+            } => write!(
+                f,
+                "false alarms: not shown within --false-alarm-margin {margin} ({worse} newly flagged, {better} no longer flagged of {cases} faithful cases; the one-sided {}% upper bound on the rise is {upper:.3} >= {margin})",
+                (1.0 - alpha) * 100.0
             ),
             GateFailure::NewlyMissed { count, max } => write!(
                 f,

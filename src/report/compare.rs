@@ -207,9 +207,30 @@ fn rows_table(o: &mut String, c: &Comparison, paint: Paint) {
             p_legend(c)
         ))
     );
+    if let Some(line) = margin_line(c) {
+        let _ = writeln!(o, "  {line}");
+    }
     for line in notes(c) {
         let _ = writeln!(o, "{}", paint.dim(&format!("note: {line}")));
     }
+}
+
+/// With `--false-alarm-margin`: the false-alarm rise's upper bound against the margin.
+fn margin_line(c: &Comparison) -> Option<String> {
+    let margin = c.false_alarm_margin?;
+    let r = c.rows.iter().find(|r| r.rise_upper.is_some())?;
+    let upper = r.rise_upper?;
+    Some(format!(
+        "false-alarm margin {margin}: the rise is at most {upper:.3} (one-sided {}% upper bound, {} clusters by {}): {}",
+        (1.0 - c.alpha) * 100.0,
+        r.clusters,
+        c.cluster_by.singular(),
+        if upper < margin {
+            "within the margin"
+        } else {
+            "not shown within the margin"
+        }
+    ))
 }
 
 /// The cases the candidate got wrong that the base got right.
@@ -345,6 +366,9 @@ pub fn markdown(c: &Comparison) -> String {
         );
     }
     let _ = writeln!(o, "\n{}", escape_md_cell(&p_legend(c)));
+    if let Some(line) = margin_line(c) {
+        let _ = writeln!(o, "\n{}", escape_md_cell(&line));
+    }
     let notes = notes(c);
     if !notes.is_empty() {
         let _ = writeln!(o);
