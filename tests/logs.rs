@@ -1487,7 +1487,7 @@ fn labels_on_part_of_a_log_correct_its_rate_for_the_checkers_errors() {
 }
 
 #[test]
-fn a_suite_run_with_real_errors_corrects_the_claim_rate_and_a_wrong_record_is_refused() {
+fn a_suite_run_with_real_errors_corrects_the_claim_rate() {
     let d = tempfile::tempdir().unwrap();
     port_log(d.path(), 60, 0);
     let suite = root().join("tests/fixtures/real-errors.yaml");
@@ -1543,7 +1543,20 @@ fn a_suite_run_with_real_errors_corrects_the_claim_rate_and_a_wrong_record_is_re
         "{c}"
     );
     assert_eq!(c["method"], "rogan_gladen");
+}
 
+#[test]
+fn a_record_that_cannot_calibrate_the_checker_is_refused_with_steps_that_work() {
+    let d = tempfile::tempdir().unwrap();
+    port_log(d.path(), 60, 0);
+    let suite = root().join("tests/fixtures/real-errors.yaml");
+    let (code, _, err) = output(faithprobe_in(d.path()).args([
+        "run",
+        suite.to_str().unwrap(),
+        "--record",
+        "rec.json",
+    ]));
+    assert_eq!(code, 0, "{err}");
     // refused: a suite file, a record of mutants only, a record of other settings
     let (code, _, err) = output(faithprobe_in(d.path()).args([
         "score",
@@ -1565,6 +1578,28 @@ fn a_suite_run_with_real_errors_corrects_the_claim_rate_and_a_wrong_record_is_re
         output(faithprobe_in(d.path()).args(["score", "log.jsonl", "--correct-with", "lark.json"]));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no scored real errors"), "{err}");
+    // the steps it prints work as printed
+    assert!(
+        err.contains("faithprobe import ragtruth DIR --log LOG.jsonl --hard-cases SUITE.yaml"),
+        "{err}"
+    );
+    let rt = root().join("tests/fixtures/ragtruth");
+    for step in [
+        vec![
+            "import",
+            "ragtruth",
+            rt.to_str().unwrap(),
+            "--log",
+            "rt.jsonl",
+            "--hard-cases",
+            "rt.yaml",
+        ],
+        vec!["run", "rt.yaml", "--record", "RUN.json"],
+        vec!["score", "log.jsonl", "--correct-with", "RUN.json"],
+    ] {
+        let (code, _, err) = output(faithprobe_in(d.path()).args(&step));
+        assert_eq!(code, 0, "{step:?}: {err}");
+    }
     std::fs::write(
         d.path().join("faithprobe.yaml"),
         "checkers:\n  lexical: {kind: lexical, threshold: 0.9}\n",

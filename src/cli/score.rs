@@ -371,7 +371,7 @@ fn calibration(
             path,
             None,
             "the record has no scored real errors (hard cases from labelled output that are not labelled supported): mutants measure made-up faults, not the checker's sensitivity on this log's errors",
-            "import labelled real output into the suite's hard cases (`faithprobe import`), run it with --record, and pass that record",
+            "add real errors to a suite as hard cases with `source: real` (or import labelled output: `faithprobe import ragtruth DIR --log LOG.jsonl --hard-cases SUITE.yaml`), run it with `faithprobe run SUITE.yaml --record RUN.json`, and pass --correct-with RUN.json",
         )
         .into());
     }
