@@ -71,6 +71,11 @@ enum Command {
     },
     Init(cli::init::InitArgs),
     Merge(cli::merge::MergeArgs),
+    /// Build suites: `suite from-log LOG --out SUITE.yaml` drafts one from logged answers.
+    Suite {
+        #[command(subcommand)]
+        what: cli::suite::SuiteCommand,
+    },
     /// Turn public human-labelled data into a faithprobe log (and suite).
     Import {
         #[command(subcommand)]
@@ -189,6 +194,7 @@ fn main() -> ExitCode {
         Command::Init(a) => cli::init::run(a),
         Command::Merge(a) => cli::merge::run(a),
         Command::Import { what } => cli::import::run(what),
+        Command::Suite { what } => cli::suite::run(what, &ctx),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut buf = Vec::new();

@@ -759,6 +759,11 @@ fn run_printed_steps(printed: &str, cwd: &std::path::Path) {
     assert_eq!(steps.len(), 3, "{printed}");
     for step in steps {
         assert!(step.starts_with("faithprobe "), "{step}");
+        if step.contains(" review ") {
+            // the review asks in a terminal: run it in one, as printed, and quit at once
+            review_as_printed(step, cwd);
+            continue;
+        }
         let out = common::as_printed(step, cwd);
         assert_eq!(
             out.status.code(),
@@ -766,6 +771,38 @@ fn run_printed_steps(printed: &str, cwd: &std::path::Path) {
             "`{step}` as printed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+}
+
+/// A printed `faithprobe review` step in a pseudo-terminal, through `sh` as printed: it shows
+/// the first mutant with its keys, and `q` ends it with exit 0.
+fn review_as_printed(step: &str, cwd: &std::path::Path) {
+    let bin = assert_cmd::cargo::cargo_bin("faithprobe");
+    let mut cmd = std::process::Command::new("sh");
+    cmd.args(["-c", step])
+        .current_dir(cwd)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin.parent().unwrap().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .env_remove("CI")
+        .env_remove("FAITHPROBE_CONFIG")
+        .env("NO_COLOR", "1")
+        .env("TERM", "dumb");
+    let mut p = rexpect::session::spawn_command(cmd, Some(30_000)).unwrap();
+    p.exp_string("[b] broken").unwrap();
+    p.send("q").unwrap();
+    p.flush().unwrap();
+    p.exp_eof().unwrap();
+    match p.process().wait().unwrap() {
+        rexpect::process::WaitStatus::Exited(_, code) => {
+            assert_eq!(code, 0, "`{step}` in a terminal")
+        }
+        other => panic!("`{step}`: {other:?}"),
     }
 }
 

@@ -7,6 +7,7 @@ mod common;
 mod answers;
 mod cli;
 mod families;
+mod from_log;
 mod gate;
 mod importers;
 mod informative;

@@ -308,11 +308,16 @@ fn set_refuses_what_does_not_fit_and_writes_nothing() {
         (vec![format!("{rewrite}=fault")], "is a rewrite"),
         (vec![format!("{mutant}=not_equivalent")], "is a mutant"),
         (vec![format!("{mutant}=maybe")], "is not a decision"),
-        (vec![format!("{mutant}")], "write `ID=fault`"),
+        (vec![format!("{mutant}")], "write `ID=DECISION`"),
+        (
+            vec![format!("{mutant}=supported")],
+            "decide `fault`, `equivalent` or `broken`",
+        ),
+        (vec![format!("{rewrite}=broken")], "is a rewrite"),
         // one bad --set among good ones: nothing is written
         (
             vec![format!("{mutant}=fault"), "m-0000000000000000=fault".into()],
-            "no mutant or rewrite `m-0000000000000000`",
+            "no mutant, rewrite or pending claim `m-0000000000000000`",
         ),
     ] {
         let mut c = faithprobe_in(dir.path());

@@ -360,6 +360,9 @@ fn run_checkers(args: &CompareArgs, ctx: &Ctx) -> Result<Option<(Record, Record)
         mutators: args.mutators.clone(),
     };
     let loaded = super::load_all(&config, &suites)?;
+    for line in super::run::left_out_notes(&loaded) {
+        errln!("{line}");
+    }
     let mut records = Vec::new();
     for name in &args.checkers {
         let checker = config.checker(name, args.cache.path())?;

@@ -104,7 +104,7 @@ fn next_steps(dir: &std::path::Path, suite: &std::path::Path, config: &std::path
         suite.display(),
         config.display()
     );
-    t.push_str(&format!("  faithprobe mutants {s} --format yaml     # review the generated faults, paste the block into the suite\n"));
+    t.push_str(&format!("  faithprobe{cfg} review {s}                    # decide each generated fault in a terminal: f real, e equivalent, b broken\n"));
     t.push_str(&format!(
         "  faithprobe run {s}                       # false alarms and catch rates with intervals\n"
     ));

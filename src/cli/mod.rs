@@ -19,6 +19,7 @@ pub mod run;
 pub mod score;
 pub mod snapshot;
 pub mod stats;
+pub mod suite;
 pub mod sweep;
 
 use clap::{Args, ValueEnum};

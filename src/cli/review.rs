@@ -44,14 +44,24 @@ pub struct ReviewArgs {
     /// With --list: human or json.
     #[arg(long, value_enum, default_value_t = ListFormat::Human, requires = "list")]
     pub format: ListFormat,
-    /// Decide without a terminal: `ID=fault`, `ID=equivalent` or, for a rewrite,
-    /// `ID=not_equivalent`; repeat for more. `equivalent` of a mutant and `not_equivalent` need
-    /// --why.
+    /// Decide without a terminal: a mutant `ID=fault`, `ID=equivalent` or `ID=broken`; a rewrite
+    /// `ID=equivalent` or `ID=not_equivalent`; a pending claim `ID=supported`, `ID=contradicted`,
+    /// `ID=not_found` (with --type), `ID=borderline` (with --type, --label and the rule as
+    /// --why) or `ID=not_a_claim`; repeat for more. `equivalent` of a mutant and
+    /// `not_equivalent` need --why.
     #[arg(long = "set", value_name = "ID=DECISION")]
     pub set: Vec<String>,
-    /// The reason for the --set decisions that need one.
+    /// The reason for the --set decisions that need one (for `borderline`, the rule you decided).
     #[arg(long, requires = "set")]
     pub why: Option<String>,
+    /// For a pending claim decided `contradicted`, `not_found` or `borderline`: the error type of
+    /// the hard case it becomes (an operator's name, e.g. `number_swap`, joins that row).
+    #[arg(long = "type", value_name = "TYPE", requires = "set")]
+    pub case_type: Option<String>,
+    /// For a pending claim decided `borderline`: the label your rule gives it (supported,
+    /// contradicted, not_found or misleading).
+    #[arg(long, requires = "set")]
+    pub label: Option<String>,
     /// List the reviews whose mutant the suite no longer generates (exit 1 when any).
     #[arg(long, conflicts_with_all = ["set", "prune"])]
     pub stale: bool,
@@ -77,7 +87,15 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         return list(&loaded, args.format);
     }
     if !args.set.is_empty() {
-        return set::set(&loaded, &args.set, args.why.as_deref());
+        return set::set(
+            &loaded,
+            &args.set,
+            &set::Extra {
+                why: args.why.as_deref(),
+                case_type: args.case_type.as_deref(),
+                label: args.label.as_deref(),
+            },
+        );
     }
     if args.stale || args.prune {
         return stale(&loaded, args.prune);
@@ -106,12 +124,21 @@ fn list(loaded: &[(Suite, MutantSet)], format: ListFormat) -> anyhow::Result<Exi
         }
         ListFormat::Human => {
             for (suite, set) in loaded {
-                let n = pending.iter().filter(|p| p.suite == suite.name).count();
+                let n = pending
+                    .iter()
+                    .filter(|p| p.suite == suite.name && p.kind != "claim")
+                    .count();
+                let claims = suite.pending().count();
                 o.push_str(&format!(
-                    "{} ({}): {n} of {} mutants and rewrites unreviewed\n",
+                    "{} ({}): {n} of {} mutants and rewrites unreviewed{}\n",
                     suite.name,
                     suite.path.display(),
-                    set.mutants.len()
+                    set.mutants.len(),
+                    if claims > 0 {
+                        format!(", {claims} claims pending verification")
+                    } else {
+                        String::new()
+                    }
                 ));
             }
             for p in &pending {
@@ -338,6 +365,14 @@ fn on_key(key: Key, rewrite: bool, walk: &mut Walk, term: &mut Terminal) -> anyh
         Key::Char('f') if !rewrite => KeyDid::Note(walk.decide(Decision {
             kind: ReviewKind::Fault,
             why: None,
+            case_type: None,
+            label: None,
+        })?),
+        Key::Char('b') if !rewrite => KeyDid::Note(walk.decide(Decision {
+            kind: ReviewKind::Broken,
+            why: None,
+            case_type: None,
+            label: None,
         })?),
         Key::Char('f') => KeyDid::Note(Some(
             "a rewrite is not a fault: press e if it says the same as its claim, n if it does not"
@@ -346,6 +381,8 @@ fn on_key(key: Key, rewrite: bool, walk: &mut Walk, term: &mut Terminal) -> anyh
         Key::Char('e') if rewrite => KeyDid::Note(walk.decide(Decision {
             kind: ReviewKind::Equivalent,
             why: Some("says the same as its claim".into()),
+            case_type: None,
+            label: None,
         })?),
         Key::Char(k @ ('n' | 'e')) if (k == 'n') == rewrite => {
             // a decision that needs a reason: not equivalent (a rewrite), equivalent (a mutant)
@@ -368,6 +405,8 @@ fn on_key(key: Key, rewrite: bool, walk: &mut Walk, term: &mut Terminal) -> anyh
                 Some(why) => KeyDid::Note(walk.decide(Decision {
                     kind,
                     why: Some(why),
+                    case_type: None,
+                    label: None,
                 })?),
                 None => KeyDid::Note(Some("no reason given: nothing decided".into())),
             }

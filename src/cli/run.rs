@@ -101,6 +101,11 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     if let Some(dir) = &args.snapshot {
         write_snapshots(dir, &runs, strict, ctx, &mut exit)?;
     }
+    if !args.require_reviewed {
+        for line in left_out_notes(&loaded) {
+            errln!("{line}");
+        }
+    }
     if args.require_reviewed {
         if let Some(msg) = unreviewed_message(&loaded) {
             errln!("{msg}");
@@ -255,6 +260,49 @@ fn write_snapshots(
 }
 
 /// The error `--require-reviewed` prints when mutants or rewrites have no review, or `None`.
+/// What the run left out for want of a person's review, and the command that reviews it.
+pub(super) fn left_out_notes(
+    loaded: &[(
+        faithprobe::model::suite::Suite,
+        faithprobe::mutate::MutantSet,
+    )],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (suite, set) in loaded {
+        let mutants = set
+            .mutants
+            .iter()
+            .filter(|m| {
+                m.review == faithprobe::model::case::MutantReview::Unreviewed && !m.is_rewrite()
+            })
+            .count();
+        let pending = suite.pending().count();
+        if mutants + pending == 0 {
+            continue;
+        }
+        let mut parts = Vec::new();
+        if mutants > 0 {
+            parts.push(format!(
+                "{mutants} unreviewed mutant{} counted apart",
+                if mutants == 1 { "" } else { "s" }
+            ));
+        }
+        if pending > 0 {
+            parts.push(format!(
+                "{pending} claim{} pending verification in no rate",
+                if pending == 1 { "" } else { "s" }
+            ));
+        }
+        out.push(format!(
+            "note: {}: {}; review them: faithprobe review {}",
+            suite.name,
+            parts.join(", "),
+            super::shell_paths(std::iter::once(suite.path.as_path()))
+        ));
+    }
+    out
+}
+
 fn unreviewed_message(
     loaded: &[(
         faithprobe::model::suite::Suite,
@@ -274,13 +322,22 @@ fn unreviewed_message(
                 }
             }
         }
-        if mutants + rewrites > 0 {
+        let pending = suite.pending().count();
+        if mutants + rewrites + pending > 0 {
             lines.push(format!(
-                "  {} ({}): {mutants} mutant{} and {rewrites} rewrite{} without a review",
+                "  {} ({}): {mutants} mutant{} and {rewrites} rewrite{} without a review{}",
                 suite.name,
                 suite.path.display(),
                 if mutants == 1 { "" } else { "s" },
                 if rewrites == 1 { "" } else { "s" },
+                if pending > 0 {
+                    format!(
+                        ", {pending} claim{} pending verification",
+                        if pending == 1 { "" } else { "s" }
+                    )
+                } else {
+                    String::new()
+                }
             ));
             paths.push(suite.path.as_path());
         }
@@ -290,7 +347,7 @@ fn unreviewed_message(
     }
     let paths = super::shell_paths(paths);
     Some(format!(
-        "error: --require-reviewed: every mutant and rewrite needs a person's review, and these have none:\n{}\n  review them in a terminal: faithprobe review {paths}\n  or list them for a script: faithprobe review {paths} --list",
+        "error: --require-reviewed: every mutant, rewrite and pending claim needs a person's review, and these have none:\n{}\n  review them in a terminal: faithprobe review {paths}\n  or list them for a script: faithprobe review {paths} --list",
         lines.join("\n")
     ))
 }

@@ -84,6 +84,9 @@ pub fn run(args: SweepArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         None => {
             let config = ctx.config()?;
             let loaded = super::load_all(&config, &args.suites)?;
+            for line in super::run::left_out_notes(&loaded) {
+                errln!("{line}");
+            }
             let name = args.checker.as_deref().unwrap_or("lexical");
             let checker = config.checker(name, args.cache.path())?;
             let runs = super::score_suites(&loaded, checker.as_ref());

@@ -4,6 +4,7 @@
 //! engine's.
 
 pub mod config;
+pub mod from_log;
 pub mod merge;
 pub mod proxy;
 pub mod record;

@@ -33,6 +33,8 @@ pub struct SuiteRun {
     pub operator_counts: Vec<(&'static str, usize)>,
     /// Operators that produced no mutant on this suite.
     pub empty_operators: Vec<&'static str>,
+    /// Mutants a person reviewed `broken`, per operator: the operators' defects, in no rate.
+    pub broken: Vec<(&'static str, usize)>,
     /// How many times every case was scored (`--repeat`); 1 normally.
     pub repeats: usize,
     /// Cases whose verdict changed between repeats.
@@ -55,6 +57,20 @@ pub struct Flaky {
     pub claim: String,
     /// The verdict of each repeat (`error` where it could not be scored).
     pub verdicts: Vec<String>,
+}
+
+/// The mutants reviewed `broken`, counted per operator (in the operators' order).
+fn broken_by_operator(mutants: &MutantSet) -> Vec<(&'static str, usize)> {
+    let mut out: Vec<(&'static str, usize)> = Vec::new();
+    for m in &mutants.mutants {
+        if matches!(m.review, MutantReview::Broken { .. }) {
+            match out.iter_mut().find(|(op, _)| *op == m.operator) {
+                Some((_, n)) => *n += 1,
+                None => out.push((m.operator, 1)),
+            }
+        }
+    }
+    out
 }
 
 impl SuiteRun {
@@ -167,12 +183,14 @@ pub fn cases(suite: &Suite, mutants: &MutantSet) -> Vec<Case> {
             });
         }
     }
-    // a rewrite a person found changes the meaning is no case: `mutants` lists it
-    for m in mutants
-        .mutants
-        .iter()
-        .filter(|m| !matches!(m.review, MutantReview::NotEquivalent { .. }))
-    {
+    // a rewrite a person found changes the meaning, and a mutant a person found broken, are
+    // no cases: `mutants` lists them
+    for m in mutants.mutants.iter().filter(|m| {
+        !matches!(
+            m.review,
+            MutantReview::NotEquivalent { .. } | MutantReview::Broken { .. }
+        )
+    }) {
         let rewrite = m.is_rewrite();
         out.push(Case {
             id: m.id.clone(),
@@ -262,6 +280,7 @@ pub fn run_suite_part(
         results,
         operator_counts: mutants.counts(),
         empty_operators: mutants.empty_operators.clone(),
+        broken: broken_by_operator(mutants),
         repeats: 1,
         flaky: Vec::new(),
         shard,

@@ -379,6 +379,7 @@ mod tests {
             results,
             operator_counts: vec![],
             empty_operators: vec![],
+            broken: vec![],
             repeats: 1,
             flaky: vec![],
             rules_sha256: String::new(),

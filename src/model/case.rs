@@ -64,6 +64,9 @@ pub enum ReviewState {
     Unreviewed,
     /// A rewrite a person found changes the meaning: it is no case (never in a record's rates).
     NotEquivalent,
+    /// A mutant a person found is no sentence a generator would write: a defect of its
+    /// operator, no case.
+    Broken,
 }
 
 impl ReviewState {
@@ -225,7 +228,7 @@ impl Role {
                 _ => Role::Unreviewed,
             },
             CaseKind::Rewrite => match review {
-                Some(ReviewState::NotEquivalent) => Role::Unreviewed,
+                Some(ReviewState::NotEquivalent | ReviewState::Broken) => Role::Unreviewed,
                 _ => Role::Invariance,
             },
         }
@@ -333,6 +336,9 @@ pub enum MutantReview {
     Unreviewed,
     /// A rewrite that changes the meaning after all: no case, listed with the reason.
     NotEquivalent { why: String },
+    /// Ungrammatical or nonsense: a defect of the operator that made it, in no rate, listed per
+    /// operator (the reason is optional).
+    Broken { why: Option<String> },
 }
 
 impl MutantReview {
@@ -347,6 +353,7 @@ impl MutantReview {
             MutantReview::Equivalent { .. } => ReviewState::Equivalent,
             MutantReview::Unreviewed => ReviewState::Unreviewed,
             MutantReview::NotEquivalent { .. } => ReviewState::NotEquivalent,
+            MutantReview::Broken { .. } => ReviewState::Broken,
         }
     }
 }

@@ -306,6 +306,7 @@ impl<'s> Made<'s> {
                 (ReviewKind::NotEquivalent, Purpose::Invariance) => MutantReview::NotEquivalent {
                     why: r.why.clone().unwrap_or_default(),
                 },
+                (ReviewKind::Broken, Purpose::Fault) => MutantReview::Broken { why: r.why.clone() },
                 (kind, purpose) => {
                     return Err(Error::input(
                         &r.file,
@@ -321,7 +322,7 @@ impl<'s> Made<'s> {
                             kind.as_str()
                         ),
                         if purpose == Purpose::Fault {
-                            "review a mutant `fault` or `equivalent` (with a `why`)"
+                            "review a mutant `fault`, `equivalent` (with a `why`) or `broken`"
                         } else {
                             "review a rewrite `equivalent` or `not_equivalent` (with a `why`)"
                         },

@@ -165,6 +165,14 @@ pub fn reviews_yaml(suite: &Suite, set: &MutantSet) -> String {
                 serde_json::to_string(why).unwrap_or_default()
             )),
             MutantReview::Fault => out.push_str(&format!("  {}: {{review: fault}}\n", m.id)),
+            MutantReview::Broken { why: Some(why) } => out.push_str(&format!(
+                "  {}: {{review: broken, why: {}}}\n",
+                m.id,
+                serde_json::to_string(why).unwrap_or_default()
+            )),
+            MutantReview::Broken { why: None } => {
+                out.push_str(&format!("  {}: {{review: broken}}\n", m.id))
+            }
             MutantReview::Unreviewed if m.is_rewrite() => out.push_str(&format!(
                 "  {}: {{review: equivalent, why: \"says the same as its claim\"}}  # proposed: write `not_equivalent` if the meaning changed\n",
                 m.id

@@ -169,6 +169,7 @@ mod tests {
             ],
             faithful: vec![],
             hard_cases: vec![],
+            pending: vec![],
         };
         let near = nearest_sentences(
             &ctx,

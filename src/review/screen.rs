@@ -24,8 +24,12 @@ fn verdict_meaning(rewrite: bool, result: &CheckResult) -> String {
                 .unwrap_or_default();
             let flagged = v.label.flagged();
             let meaning = match (rewrite, flagged) {
-                (false, true) => "reviewed fault: caught; equivalent: counted in nothing",
-                (false, false) => "reviewed fault: a miss; equivalent: counted in nothing",
+                (false, true) => {
+                    "reviewed fault: caught; equivalent: a false alarm in the invariance row; broken: no case"
+                }
+                (false, false) => {
+                    "reviewed fault: a miss; equivalent: passes in the invariance row; broken: no case"
+                }
                 (true, true) => "equivalent: a false alarm; not equivalent: no case",
                 (true, false) => "equivalent: passes; not equivalent: no case",
             };
@@ -39,7 +43,7 @@ pub fn keys_line(rewrite: bool) -> &'static str {
     if rewrite {
         "[e] says the same  [n] not equivalent (asks why)  [s] skip  [u] undo  [?] help  [q] quit"
     } else {
-        "[f] real fault  [e] equivalent (asks why)  [s] skip  [u] undo  [?] help  [q] quit"
+        "[f] real fault  [e] equivalent (asks why)  [b] broken  [s] skip  [u] undo  [?] help  [q] quit"
     }
 }
 
@@ -48,10 +52,13 @@ pub const HELP: &str = "\
 Each mutant is a claim a person verified, edited by an operator to make a fault. Decide whether
 the edit really makes it wrong against the passages:
   f  a real fault: the checker should flag it (it counts in its fault type's catch rate)
-  e  equivalent: still supported by the passages; you say why (it counts in nothing)
+  e  equivalent: still supported by the passages; you say why (it counts in the invariance row:
+     flagging it is a false alarm there)
+  b  broken: ungrammatical or nonsense, no sentence a generator would write (no case; listed
+     per operator as a defect of the operator)
 Each rewrite says its claim another way; flagging it is a false alarm:
   e  says the same: it counts in the invariance row
-  n  not equivalent: the rewrite changed the meaning; you say why (it counts in nothing)
+  n  not equivalent: the rewrite changed the meaning; you say why (no case)
   s  skip: decide later (the next `faithprobe review` shows it again)
   u  undo the last decision or skip
   q  quit: every decision is already saved; `faithprobe review` resumes after the last one

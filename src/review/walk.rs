@@ -287,6 +287,7 @@ impl<'a> Walk<'a> {
                         MutantReview::Fault => Some(ReviewKind::Fault),
                         MutantReview::Equivalent { .. } => Some(ReviewKind::Equivalent),
                         MutantReview::NotEquivalent { .. } => Some(ReviewKind::NotEquivalent),
+                        MutantReview::Broken { .. } => Some(ReviewKind::Broken),
                     }
                 };
                 if let Some(k) = kind {
@@ -342,6 +343,20 @@ pub fn pending(suites: &[(Suite, MutantSet)]) -> Vec<Pending<'_>> {
                 parent: &m.parent,
                 claim: parent_text(context, m),
                 text: &m.text,
+            });
+        }
+        // claims from logged answers waiting for verification: `operator` is the answer's
+        // tag, `parent` the answer's id
+        for (ci, p) in suite.pending() {
+            out.push(Pending {
+                suite: &suite.name,
+                id: &p.id,
+                kind: "claim",
+                operator: p.tag.as_deref().unwrap_or("-"),
+                context: &suite.contexts[ci].id,
+                parent: p.answer.as_deref().unwrap_or("-"),
+                claim: "",
+                text: &p.text,
             });
         }
     }

@@ -8,27 +8,58 @@ use faithprobe::mutate::MutantSet;
 
 /// A decision named on the command line.
 fn parse_decision(s: &str) -> Option<ReviewKind> {
-    match s {
+    match s.replace('-', "_").as_str() {
         "fault" => Some(ReviewKind::Fault),
         "equivalent" => Some(ReviewKind::Equivalent),
-        "not_equivalent" | "not-equivalent" => Some(ReviewKind::NotEquivalent),
+        "not_equivalent" => Some(ReviewKind::NotEquivalent),
+        "broken" => Some(ReviewKind::Broken),
+        "supported" => Some(ReviewKind::Supported),
+        "contradicted" => Some(ReviewKind::Contradicted),
+        "not_found" => Some(ReviewKind::NotFound),
+        "borderline" => Some(ReviewKind::Borderline),
+        "not_a_claim" => Some(ReviewKind::NotAClaim),
         _ => None,
     }
+}
+
+/// What `--why`, `--type` and `--label` add to the `--set` decisions that take them.
+pub(super) struct Extra<'a> {
+    pub why: Option<&'a str>,
+    pub case_type: Option<&'a str>,
+    pub label: Option<&'a str>,
 }
 
 pub(super) fn set(
     loaded: &[(Suite, MutantSet)],
     sets: &[String],
-    why: Option<&str>,
+    extra: &Extra<'_>,
 ) -> anyhow::Result<Exit> {
-    let why = why.and_then(side::clean_reason);
+    let why = extra.why.and_then(side::clean_reason);
+    let label = match extra.label {
+        None => None,
+        Some(l) => Some(
+            serde_json::from_value::<faithprobe::model::case::HardCaseLabel>(
+                serde_json::Value::String(l.replace('-', "_")),
+            )
+            .map_err(|_| {
+                Error::Usage(format!(
+                    "--label {l}: write supported, contradicted, not_found or misleading"
+                ))
+            })?,
+        ),
+    };
+    let case_type = extra
+        .case_type
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string);
     let mut o = String::new();
     // every --set is checked before anything is written: all or nothing
     let mut decided: Vec<Decided> = Vec::new();
     for s in sets {
-        let (si, id, kind, reason) = checked(loaded, s, &why)?;
+        let (si, id, decision) = checked(loaded, s, &why, &case_type, label)?;
         if let Some((_, _, d, other)) = decided.iter().find(|(_, i, _, _)| *i == id) {
-            if d.kind != kind {
+            if d.kind != decision.kind {
                 return Err(Error::Usage(format!(
                     "--set {other} and --set {s} decide `{id}` two ways: keep one"
                 ))
@@ -36,7 +67,7 @@ pub(super) fn set(
             }
             continue; // the same decision twice
         }
-        decided.push((si, id, Decision { kind, why: reason }, s.clone()));
+        decided.push((si, id, decision, s.clone()));
     }
     // each side file is read, changed and written under its lock: a decision another writer
     // saved meanwhile is kept, and one it made differently is a conflict, never overwritten
@@ -57,24 +88,32 @@ pub(super) fn set(
 /// from.
 type Decided = (usize, String, Decision, String);
 
-/// One `--set ID=DECISION`, checked against the suites: the suite the mutant or rewrite is in,
-/// its id, the decision (one its kind allows) and the reason (one it needs); never a review
-/// written in the suite itself.
+/// One `--set ID=DECISION`, checked against the suites: the suite the mutant, rewrite or
+/// pending claim is in, its id, and the decision (one its kind allows, with what it needs);
+/// never a review written in the suite itself.
 fn checked(
     loaded: &[(Suite, MutantSet)],
     s: &str,
     why: &Option<String>,
-) -> anyhow::Result<(usize, String, ReviewKind, Option<String>)> {
+    case_type: &Option<String>,
+    label: Option<faithprobe::model::case::HardCaseLabel>,
+) -> anyhow::Result<(usize, String, Decision)> {
     let Some((id, what)) = s.split_once('=') else {
         return Err(Error::Usage(format!(
-            "--set {s}: write `ID=fault`, `ID=equivalent` or `ID=not_equivalent`"
+            "--set {s}: write `ID=DECISION`: fault, equivalent or broken for a mutant, equivalent or not_equivalent for a rewrite, supported, contradicted, not_found, borderline or not_a_claim for a pending claim"
         ))
         .into());
     };
     let (id, what) = (id.trim(), what.trim());
+    // `ID=contradicted:number_swap` names the hard case's type in place of --type
+    let (what, inline_type) = match what.split_once(':') {
+        Some((w, t)) if !t.trim().is_empty() => (w.trim(), Some(t.trim().to_string())),
+        _ => (what, None),
+    };
+    let case_type = &inline_type.or_else(|| case_type.clone());
     let Some(kind) = parse_decision(what) else {
         return Err(Error::Usage(format!(
-            "--set {s}: `{what}` is not a decision; write fault, equivalent or not_equivalent"
+            "--set {s}: `{what}` is not a decision; write fault, equivalent, broken, not_equivalent, supported, contradicted, not_found, borderline or not_a_claim"
         ))
         .into());
     };
@@ -82,34 +121,93 @@ fn checked(
         .iter()
         .enumerate()
         .find_map(|(si, (_, set))| set.mutants.iter().find(|m| m.id == id).map(|m| (si, m)));
-    let Some((si, m)) = found else {
-        let suites = super::super::shell_paths(loaded.iter().map(|(s, _)| s.path.as_path()));
-        return Err(Error::Usage(format!(
-            "--set {s}: no mutant or rewrite `{id}` in {suites}; `faithprobe review {suites} --list` lists the pending ones"
-        ))
-        .into());
+    let (si, reason) = match found {
+        Some((si, m)) => (si, mutant_reason(s, id, what, kind, m, why)?),
+        None => match claim_suite(loaded, id) {
+            Some(si) => (si, claim_reason(s, id, kind, why, case_type, label)?),
+            None => {
+                let suites =
+                    super::super::shell_paths(loaded.iter().map(|(s, _)| s.path.as_path()));
+                return Err(Error::Usage(format!(
+                    "--set {s}: no mutant, rewrite or pending claim `{id}` in {suites}; `faithprobe review {suites} --list` lists the pending ones"
+                ))
+                .into());
+            }
+        },
     };
     let suite = &loaded[si].0;
-    let rewrite = m.is_rewrite();
-    match (kind, rewrite) {
-        (ReviewKind::Fault, true) => {
-            return Err(Error::Usage(format!(
-                "--set {s}: `{id}` is a rewrite ({}): decide `equivalent` or `not_equivalent`",
-                m.operator
-            ))
-            .into())
-        }
-        (ReviewKind::NotEquivalent, false) => {
-            return Err(Error::Usage(format!(
-                "--set {s}: `{id}` is a mutant ({}): decide `fault` or `equivalent`",
-                m.operator
-            ))
-            .into())
-        }
-        _ => {}
+    if let Some(r) = review_of(suite, id)
+        .filter(|(_, r)| r.file == suite.path)
+        .map(|(_, r)| r)
+    {
+        return Err(Error::Usage(format!(
+            "--set {s}: `{id}` is reviewed in the suite itself ({}{}); change it there",
+            suite.path.display(),
+            r.line.map(|l| format!(":{l}")).unwrap_or_default()
+        ))
+        .into());
     }
-    let reason = match (kind, rewrite, &why) {
+    let hard = matches!(
+        kind,
+        ReviewKind::Contradicted | ReviewKind::NotFound | ReviewKind::Borderline
+    );
+    Ok((
+        si,
+        id.to_string(),
+        Decision {
+            kind,
+            why: reason,
+            case_type: if hard { case_type.clone() } else { None },
+            label: if kind == ReviewKind::Borderline {
+                label
+            } else {
+                None
+            },
+        },
+    ))
+}
+
+/// The suite whose pending claim (decided or not) is `id`.
+fn claim_suite(loaded: &[(Suite, MutantSet)], id: &str) -> Option<usize> {
+    loaded.iter().position(|(suite, _)| {
+        suite.pending().any(|(_, p)| p.id == id)
+            || suite.decided_claims.iter().any(|d| d.claim.id == id)
+    })
+}
+
+/// The reason a mutant's or rewrite's decision keeps, or why the decision does not fit it.
+fn mutant_reason(
+    s: &str,
+    id: &str,
+    what: &str,
+    kind: ReviewKind,
+    m: &faithprobe::mutate::Mutant,
+    why: &Option<String>,
+) -> anyhow::Result<Option<String>> {
+    let rewrite = m.is_rewrite();
+    let wrong = match (kind, rewrite) {
+        (k, _) if k.is_claim_decision() => Some(if rewrite {
+            "decide `equivalent` or `not_equivalent`"
+        } else {
+            "decide `fault`, `equivalent` or `broken`"
+        }),
+        (ReviewKind::Fault | ReviewKind::Broken, true) => {
+            Some("decide `equivalent` or `not_equivalent`")
+        }
+        (ReviewKind::NotEquivalent, false) => Some("decide `fault`, `equivalent` or `broken`"),
+        _ => None,
+    };
+    if let Some(fix) = wrong {
+        return Err(Error::Usage(format!(
+            "--set {s}: `{id}` is a {} ({}): {fix}",
+            if rewrite { "rewrite" } else { "mutant" },
+            m.operator
+        ))
+        .into());
+    }
+    Ok(match (kind, rewrite, why) {
         (ReviewKind::Fault, _, _) => None,
+        (ReviewKind::Broken, _, w) => w.clone(),
         (ReviewKind::Equivalent, true, None) => Some("says the same as its claim".to_string()),
         (_, _, Some(w)) => Some(w.clone()),
         (_, _, None) => {
@@ -123,19 +221,43 @@ fn checked(
             ))
             .into())
         }
-    };
-    if let Some(r) = review_of(suite, id)
-        .filter(|(_, r)| r.file == suite.path)
-        .map(|(_, r)| r)
-    {
+    })
+}
+
+/// The reason a pending claim's decision keeps, or what the decision lacks.
+fn claim_reason(
+    s: &str,
+    id: &str,
+    kind: ReviewKind,
+    why: &Option<String>,
+    case_type: &Option<String>,
+    label: Option<faithprobe::model::case::HardCaseLabel>,
+) -> anyhow::Result<Option<String>> {
+    if !kind.is_claim_decision() {
         return Err(Error::Usage(format!(
-            "--set {s}: `{id}` is reviewed in the suite itself ({}{}); change it there",
-            suite.path.display(),
-            r.line.map(|l| format!(":{l}")).unwrap_or_default()
+            "--set {s}: `{id}` is a pending claim: decide supported, contradicted, not_found, borderline or not_a_claim"
         ))
         .into());
     }
-    Ok((si, id.to_string(), kind, reason))
+    let hard = matches!(
+        kind,
+        ReviewKind::Contradicted | ReviewKind::NotFound | ReviewKind::Borderline
+    );
+    if hard && case_type.is_none() {
+        return Err(Error::Usage(format!(
+            "--set {s}: a claim decided `{}` becomes a hard case: add --type T or write ID={}:T (its error type, e.g. number_swap)",
+            kind.as_str(),
+            kind.as_str()
+        ))
+        .into());
+    }
+    if kind == ReviewKind::Borderline && (label.is_none() || why.is_none()) {
+        return Err(Error::Usage(format!(
+            "--set {s}: `borderline` keeps the rule you decided: add --label supported|contradicted|not_found|misleading and --why \"the rule, in a sentence\""
+        ))
+        .into());
+    }
+    Ok(why.clone())
 }
 
 /// Writes one suite's decisions to its side file under the file's lock (read, merge, write): a
@@ -158,6 +280,8 @@ fn write_side<'a>(
                         Decision {
                             kind: r.kind,
                             why: r.why.clone(),
+                            case_type: r.case_type.clone(),
+                            label: r.label,
                         },
                     )
                 });
@@ -196,8 +320,19 @@ fn review_of<'s>(
     suite: &'s Suite,
     id: &str,
 ) -> Option<(&'s String, &'s faithprobe::model::suite::Review)> {
-    suite.reviews.get_key_value(id).or_else(|| {
-        id.get(..10)
-            .and_then(|short| suite.reviews.get_key_value(short))
-    })
+    suite
+        .reviews
+        .get_key_value(id)
+        .or_else(|| {
+            id.get(..10)
+                .and_then(|short| suite.reviews.get_key_value(short))
+        })
+        .or_else(|| {
+            // a pending claim already decided: its decision left `reviews` when it was applied
+            suite
+                .decided_claims
+                .iter()
+                .find(|d| d.claim.id == id)
+                .map(|d| (&d.claim.id, &d.review))
+        })
 }

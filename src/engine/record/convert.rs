@@ -90,6 +90,7 @@ impl RecordRun {
                         ReviewState::NotEquivalent => MutantReview::NotEquivalent {
                             why: "(the reason is in the suite's reviews)".into(),
                         },
+                        ReviewState::Broken => MutantReview::Broken { why: None },
                     }),
                     real: c.real,
                     context: 0,
@@ -145,6 +146,7 @@ impl RecordRun {
                 .map(|(op, _)| *op)
                 .collect(),
             operator_counts,
+            broken: Vec::new(),
             results,
             repeats: self.repeats,
             flaky: self

@@ -39,6 +39,27 @@ pub struct HardCase {
     pub label: HardCaseLabel,
     /// Written by a person, or a labelled piece of real output (see [`CaseSource`]).
     pub source: CaseSource,
+    /// The rule a borderline case was decided by (`why`).
+    pub why: Option<String>,
+}
+
+/// A claim taken from a logged answer that nobody has verified yet: in no rate until a person
+/// decides it (`faithprobe review`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingClaim {
+    pub id: String,
+    pub text: String,
+    /// The logged answer it came from, and that answer's tag.
+    pub answer: Option<String>,
+    pub tag: Option<String>,
+}
+
+/// A pending claim a person decided, and what it became.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimDecision {
+    pub context: usize,
+    pub claim: PendingClaim,
+    pub review: Review,
 }
 
 impl HardCase {
@@ -56,6 +77,8 @@ pub struct Context {
     pub passages: Vec<Passage>,
     pub faithful: Vec<Claim>,
     pub hard_cases: Vec<HardCase>,
+    /// Claims still waiting for a person's decision.
+    pub pending: Vec<PendingClaim>,
 }
 
 /// Names the entity-swap operator exchanges within.
@@ -70,6 +93,10 @@ pub struct EntityGroup {
 pub struct Review {
     pub kind: ReviewKind,
     pub why: Option<String>,
+    /// A pending claim made a hard case: its type.
+    pub case_type: Option<String>,
+    /// A pending claim decided `borderline`: the label its rule gives it.
+    pub label: Option<HardCaseLabel>,
     /// The file the review is written in: the suite, or its side file (see [`side`]).
     pub file: PathBuf,
     /// Line of the review in that file, for errors about it.
@@ -87,6 +114,9 @@ pub struct Suite {
     pub reviews: BTreeMap<String, Review>,
     /// The side file `faithprobe review` writes its decisions to, when it exists.
     pub side_file: Option<PathBuf>,
+    /// The pending claims a person decided (they are now verified claims or hard cases, or
+    /// dropped as no claim), in suite order.
+    pub decided_claims: Vec<ClaimDecision>,
     /// SHA-256 of the suite file's text (and of its side file's, when there is one): the
     /// suite's fingerprint in records and reports.
     pub sha256: String,
@@ -101,7 +131,83 @@ impl Suite {
         if let Some((side, side_text)) = side::SideFile::read(&side::path_of(path))? {
             side.merge_into(&mut suite, &text, &side_text)?;
         }
+        suite.resolve_pending()?;
         Ok(suite)
+    }
+
+    /// Applies the decisions about pending claims: `supported` makes a verified claim,
+    /// `contradicted`, `not_found` and `borderline` a real hard case (with its type, and a
+    /// borderline's label and rule), `not_a_claim` drops it. The decision leaves `reviews` (which
+    /// hold mutant reviews) for `decided_claims`; an undecided claim stays pending.
+    pub fn resolve_pending(&mut self) -> Result<()> {
+        for (ci, ctx) in self.contexts.iter_mut().enumerate() {
+            let mut still = Vec::new();
+            for p in std::mem::take(&mut ctx.pending) {
+                if let Some(r) = self
+                    .reviews
+                    .get(&p.id)
+                    .filter(|r| !r.kind.is_claim_decision())
+                {
+                    return Err(crate::error::Error::input(
+                        &r.file,
+                        r.line,
+                        format!(
+                            "`{}` is a pending claim and cannot be reviewed `{}`",
+                            p.id,
+                            r.kind.as_str()
+                        ),
+                        "decide a pending claim supported, contradicted, not_found (with a `type`), borderline (with `type`, `label` and the rule as `why`) or not_a_claim",
+                    ));
+                }
+                let Some(r) = self
+                    .reviews
+                    .get(&p.id)
+                    .filter(|r| r.kind.is_claim_decision())
+                    .cloned()
+                else {
+                    still.push(p);
+                    continue;
+                };
+                self.reviews.remove(&p.id);
+                let hard = |label: HardCaseLabel| HardCase {
+                    id: p.id.clone(),
+                    case_type: r.case_type.clone().unwrap_or_default(),
+                    text: p.text.clone(),
+                    label,
+                    source: CaseSource::Real,
+                    why: r.why.clone(),
+                };
+                match r.kind {
+                    ReviewKind::Supported => ctx.faithful.push(Claim {
+                        id: p.id.clone(),
+                        text: p.text.clone(),
+                    }),
+                    ReviewKind::Contradicted => {
+                        ctx.hard_cases.push(hard(HardCaseLabel::Contradicted))
+                    }
+                    ReviewKind::NotFound => ctx.hard_cases.push(hard(HardCaseLabel::NotFound)),
+                    ReviewKind::Borderline => ctx
+                        .hard_cases
+                        .push(hard(r.label.unwrap_or(HardCaseLabel::Supported))),
+                    _ => {} // not a claim: dropped
+                }
+                self.decided_claims.push(ClaimDecision {
+                    context: ci,
+                    claim: p,
+                    review: r,
+                });
+            }
+            ctx.pending = still;
+        }
+        Ok(())
+    }
+
+    /// The pending claims nobody has decided yet, with their context's index.
+    pub fn pending(&self) -> impl Iterator<Item = (usize, &PendingClaim)> {
+        self.contexts
+            .iter()
+            .enumerate()
+            .flat_map(|(ci, c)| c.pending.iter().map(move |p| (ci, p)))
     }
 
     /// Parses and validates suite text; `path` is used in error messages only.
@@ -124,6 +230,7 @@ impl Suite {
             contexts,
             reviews,
             side_file: None,
+            decided_claims: Vec::new(),
         })
     }
 }
@@ -166,6 +273,33 @@ mod tests {
         let e = load(&text).unwrap_err().to_string();
         assert!(e.starts_with("t.yaml:7:"), "{e}");
         assert!(e.contains("claim `f1` is empty"), "{e}");
+    }
+
+    #[test]
+    fn pending_claims_become_what_a_person_decided_and_no_other_review_fits_them() {
+        let text = "suite: t\ncontexts:\n  - id: c1\n    passages:\n      - {id: p1, text: \"Refunds take 3 to 5 business days.\"}\n    pending:\n      - {id: a1-1, claim: \"Refunds take 3 to 5 business days.\", answer: a1}\n      - {id: a1-2, claim: \"Refunds take 7 days.\", answer: a1}\n      - {id: a1-3, claim: \"Thanks for asking!\"}\n      - {id: a1-4, claim: \"Refunds are quick.\"}\nreviews:\n  a1-1: {review: supported}\n  a1-2: {review: contradicted, type: number_swap}\n  a1-3: {review: not_a_claim, why: manners}\n";
+        let mut s = load(text).unwrap();
+        s.resolve_pending().unwrap();
+        let c = &s.contexts[0];
+        assert_eq!(c.faithful[0].id, "a1-1");
+        assert_eq!(c.hard_cases[0].id, "a1-2");
+        assert!(c.hard_cases[0].is_real_error());
+        assert_eq!(c.pending.len(), 1, "a1-4 is still pending");
+        assert_eq!(s.decided_claims.len(), 3);
+        assert!(
+            s.reviews.is_empty(),
+            "claim decisions leave the mutant reviews"
+        );
+        let wrong = text.replace("a1-1: {review: supported}", "a1-1: {review: fault}");
+        let e = load(&wrong)
+            .unwrap()
+            .resolve_pending()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.yaml:12") && e.contains("is a pending claim"),
+            "{e}"
+        );
     }
 
     #[test]

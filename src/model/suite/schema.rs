@@ -120,7 +120,7 @@ pub(crate) struct SuiteFile {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a context set: a mapping with `id`, `passages` and optional `question`, `faithful` and `hard_cases`"
+    expecting = "a context set: a mapping with `id`, `passages` and optional `question`, `faithful`, `hard_cases` and `pending`"
 )]
 pub(crate) struct ContextFile {
     pub id: String,
@@ -133,6 +133,27 @@ pub(crate) struct ContextFile {
     /// Labelled claims that probe the checker.
     #[serde(default)]
     pub hard_cases: Vec<HardCaseFile>,
+    /// Claims taken from logged answers (`faithprobe suite from-log`) that nobody has verified
+    /// yet: in no rate until `faithprobe review` decides each.
+    #[serde(default)]
+    pub pending: Vec<PendingFile>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a pending claim: a mapping such as {id: a17-1, claim: \"...\", answer: a17, tag: gpt-4o}"
+)]
+pub(crate) struct PendingFile {
+    pub id: String,
+    #[serde(deserialize_with = "text")]
+    pub claim: String,
+    /// The id of the logged answer the claim came from.
+    #[serde(default, deserialize_with = "opt_text")]
+    pub answer: Option<String>,
+    /// The logged answer's tag (the generating model or prompt version).
+    #[serde(default, deserialize_with = "opt_text")]
+    pub tag: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -172,6 +193,10 @@ pub(crate) struct HardCaseFile {
     pub label: HardCaseLabel,
     #[serde(default)]
     pub source: Option<CaseSource>,
+    /// The rule a person decided a borderline case by, kept so the line holds at the next
+    /// prompt edit.
+    #[serde(default, deserialize_with = "opt_text")]
+    pub why: Option<String>,
 }
 
 /// The JSON Schema of a suite file, from [`SuiteFile`] and the types it names.
@@ -199,12 +224,18 @@ pub enum CaseSource {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a review: {review: fault} or {review: equivalent, why: \"...\"}"
+    expecting = "a review: {review: fault} or {review: equivalent, why: \"...\"}, or for a pending claim {review: supported} or {review: contradicted, type: number}"
 )]
 pub(crate) struct ReviewFile {
     pub review: ReviewKind,
     #[serde(default, deserialize_with = "opt_text")]
     pub why: Option<String>,
+    /// A pending claim decided `contradicted`, `not_found` or `borderline`: the hard case's type.
+    #[serde(default, rename = "type", deserialize_with = "opt_text")]
+    pub case_type: Option<String>,
+    /// A pending claim decided `borderline`: the label the rule in `why` gives it.
+    #[serde(default)]
+    pub label: Option<HardCaseLabel>,
 }
 
 /// A person's review of a generated mutant, as written in a suite.
@@ -227,12 +258,38 @@ pub enum ReviewKind {
     Equivalent,
     /// A rewrite that does not say what its claim says.
     NotEquivalent,
+    /// A mutant that is no sentence a generator would write (ungrammatical, nonsense): a defect
+    /// of its operator, in no rate.
+    Broken,
+    /// A pending claim the passages support: it becomes a verified claim.
+    Supported,
+    /// A pending claim the passages contradict: it becomes a real hard case (with its `type`).
+    Contradicted,
+    /// A pending claim the passages do not state: it becomes a real hard case (with its `type`).
+    NotFound,
+    /// A pending claim on the line, decided by a rule (`why`) with a `label`: a real hard case
+    /// that keeps the rule, so the line holds at the next prompt edit.
+    Borderline,
+    /// A pending "claim" that is none (a greeting, an opinion, a question): dropped.
+    NotAClaim,
 }
 
 impl ReviewKind {
     /// The name as written in a suite (`fault`, `equivalent`, `not_equivalent`).
     pub fn as_str(self) -> &'static str {
         self.into()
+    }
+
+    /// Whether the decision is about a pending claim (not a mutant or rewrite).
+    pub fn is_claim_decision(self) -> bool {
+        matches!(
+            self,
+            ReviewKind::Supported
+                | ReviewKind::Contradicted
+                | ReviewKind::NotFound
+                | ReviewKind::Borderline
+                | ReviewKind::NotAClaim
+        )
     }
 }
 

@@ -43,6 +43,10 @@ pub fn suite_of(path: &Path) -> Option<PathBuf> {
 pub struct Decision {
     pub kind: ReviewKind,
     pub why: Option<String>,
+    /// A pending claim made a hard case: its type.
+    pub case_type: Option<String>,
+    /// A pending claim decided `borderline`: the label its rule gives it.
+    pub label: Option<crate::model::case::HardCaseLabel>,
 }
 
 /// A side file: its decisions in the order they were made.
@@ -123,19 +127,22 @@ impl SideFile {
                 Error::input(path, line, format!("the review of `{id}`: {e}"), HELP)
             })?;
             let why = r.why.filter(|w| !crate::text::words::is_blank(w));
-            if r.review == ReviewKind::Equivalent && why.is_none() {
-                return Err(Error::input(
-                    path,
-                    line,
-                    format!("the review of `{id}` says `equivalent` without a `why`"),
-                    "say why the mutant is still faithful, e.g. `why: \"still true: ...\"`",
-                ));
+            if let Some((message, help)) = super::validate::decision_problem(
+                &id,
+                r.review,
+                why.as_deref(),
+                r.case_type.as_deref(),
+                r.label,
+            ) {
+                return Err(Error::input(path, line, message, help));
             }
             entries.push((
                 id,
                 Decision {
                     kind: r.review,
                     why,
+                    case_type: r.case_type.filter(|t| !crate::text::words::is_blank(t)),
+                    label: r.label,
                 },
                 line,
             ));
@@ -168,6 +175,8 @@ impl SideFile {
                 Review {
                     kind: d.kind,
                     why: d.why.clone(),
+                    case_type: d.case_type.clone(),
+                    label: d.label,
                     file: self.path.clone(),
                     line: *line,
                 },
@@ -210,17 +219,20 @@ impl SideFile {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let mut o = format!(
-            "# The reviews of {name}, written by `faithprobe review` as they are made (newest last).\n# faithprobe reads them with the suite. A line is `MUTANT_ID: {{review: fault}}` or\n# `MUTANT_ID: {{review: equivalent, why: \"...\"}}`; delete a line to undo a decision.\nreviews:\n"
+            "# The reviews of {name}, written by `faithprobe review` as they are made (newest last).\n# faithprobe reads them with the suite. A line is `MUTANT_ID: {{review: fault}}` or\n# `MUTANT_ID: {{review: equivalent, why: \"...\"}}`, and for a pending claim\n# `CLAIM_ID: {{review: supported}}` or `CLAIM_ID: {{review: contradicted, type: T}}`;\n# delete a line to undo a decision.\nreviews:\n"
         );
         for (id, d, _) in &self.entries {
-            match &d.why {
-                Some(why) => o.push_str(&format!(
-                    "  {id}: {{review: {}, why: {}}}\n",
-                    d.kind.as_str(),
-                    quote(why)
-                )),
-                None => o.push_str(&format!("  {id}: {{review: {}}}\n", d.kind.as_str())),
+            let mut fields = vec![format!("review: {}", d.kind.as_str())];
+            if let Some(t) = &d.case_type {
+                fields.push(format!("type: {}", quote(t)));
             }
+            if let Some(l) = d.label {
+                fields.push(format!("label: {}", l.as_str()));
+            }
+            if let Some(why) = &d.why {
+                fields.push(format!("why: {}", quote(why)));
+            }
+            o.push_str(&format!("  {id}: {{{}}}\n", fields.join(", ")));
         }
         o
     }
@@ -268,6 +280,12 @@ impl SideFile {
 impl std::fmt::Display for Decision {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", self.kind.as_str())?;
+        if let Some(t) = &self.case_type {
+            write!(f, " as {}", crate::text::escape::printable(t))?;
+        }
+        if let Some(l) = self.label {
+            write!(f, " -> {}", l.as_str())?;
+        }
         if let Some(why) = &self.why {
             write!(f, " ({})", crate::text::escape::printable(why))?;
         }
@@ -338,6 +356,8 @@ mod tests {
             Some(Decision {
                 kind: ReviewKind::Equivalent,
                 why: clean_reason("still true: \"14 days\" is\nthe same\u{2028}as two weeks \\ ok"),
+                case_type: None,
+                label: None,
             }),
         );
         f.set(
@@ -345,6 +365,8 @@ mod tests {
             Some(Decision {
                 kind: ReviewKind::Fault,
                 why: None,
+                case_type: None,
+                label: None,
             }),
         );
         let text = f.render(Path::new("s.yaml"));
@@ -355,7 +377,7 @@ mod tests {
             back.entries[0].1.why.as_deref(),
             Some("still true: \"14 days\" is the same as two weeks \\ ok")
         );
-        assert_eq!(back.entries[1].2, Some(6));
+        assert_eq!(back.entries[1].2, Some(8));
     }
 
     #[test]
@@ -366,6 +388,8 @@ mod tests {
         let fault = || Decision {
             kind: ReviewKind::Fault,
             why: None,
+            case_type: None,
+            label: None,
         };
         // this writer read an empty file; another one saved a decision since
         let stale_view = SideFile::load_or_new(path.clone()).unwrap();
@@ -403,5 +427,52 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.starts_with("s.reviews.yaml:3"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod claim_decisions {
+    use super::*;
+    use crate::model::case::HardCaseLabel;
+
+    #[test]
+    fn a_claim_decision_reads_back_with_its_type_label_and_rule() {
+        let mut f = SideFile::new(PathBuf::from("s.reviews.yaml"));
+        f.set(
+            "r2-2",
+            Some(Decision {
+                kind: ReviewKind::Borderline,
+                why: clean_reason("Issued refunds only: \"any refund\" counts as supported"),
+                case_type: Some("overgeneralisation".into()),
+                label: Some(HardCaseLabel::Supported),
+            }),
+        );
+        let back =
+            SideFile::parse(Path::new("s.reviews.yaml"), &f.render(Path::new("s.yaml"))).unwrap();
+        assert_eq!(back.entries[0].1, f.entries[0].1);
+    }
+
+    #[test]
+    fn a_claim_decision_missing_what_it_needs_names_its_line() {
+        for (line, says) in [
+            ("r1: {review: contradicted}", "without a `type`"),
+            ("r1: {review: borderline, type: t}", "without a `label`"),
+            ("r1: {review: supported, type: t}", "with a `type`"),
+            (
+                "r1: {review: not_found, type: t, label: supported}",
+                "with a `label`",
+            ),
+        ] {
+            let e = SideFile::parse(
+                Path::new("s.reviews.yaml"),
+                &format!("reviews:\n  m-1: {{review: fault}}\n  {line}\n"),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(
+                e.starts_with("s.reviews.yaml:3") && e.contains(says),
+                "{line}: {e}"
+            );
+        }
     }
 }

@@ -180,6 +180,9 @@ fn claims(
     for f in &c.faithful {
         claim(at, cline, case_ids, &f.id, &f.claim)?;
     }
+    for p in &c.pending {
+        claim(at, cline, case_ids, &p.id, &p.claim)?;
+    }
     for h in &c.hard_cases {
         claim(at, cline, case_ids, &h.id, &h.claim)?;
         if is_blank(&h.case_type) {
@@ -255,6 +258,17 @@ fn context(c: schema::ContextFile, default_source: Option<CaseSource>) -> Contex
                 text: h.claim.trim().to_string(),
                 label: h.label,
                 source: h.source.or(default_source).unwrap_or_default(),
+                why: h.why.filter(|w| !is_blank(w)),
+            })
+            .collect(),
+        pending: c
+            .pending
+            .into_iter()
+            .map(|p| super::PendingClaim {
+                id: p.id,
+                text: p.claim.trim().to_string(),
+                answer: p.answer,
+                tag: p.tag,
             })
             .collect(),
     }
@@ -268,18 +282,23 @@ pub(super) fn reviews(
     let mut reviews = BTreeMap::new();
     for (id, r) in files {
         let line = at.loc.key(&id);
-        if r.kind_needs_why() {
-            return Err(at.err(
-                line,
-                format!("review of `{id}` says `equivalent` without a `why`"),
-                "say why the mutant is still faithful, e.g. `why: \"still true: ...\"`",
-            ));
+        let why = r.why.filter(|w| !is_blank(w));
+        if let Some((message, help)) = decision_problem(
+            &id,
+            r.review,
+            why.as_deref(),
+            r.case_type.as_deref(),
+            r.label,
+        ) {
+            return Err(at.err(line, message, help));
         }
         reviews.insert(
             id,
             Review {
                 kind: r.review,
-                why: r.why.filter(|w| !is_blank(w)),
+                why,
+                case_type: r.case_type.filter(|t| !is_blank(t)),
+                label: r.label,
                 file: at.path.to_path_buf(),
                 line,
             },
@@ -288,9 +307,56 @@ pub(super) fn reviews(
     Ok(reviews)
 }
 
-impl schema::ReviewFile {
-    fn kind_needs_why(&self) -> bool {
-        self.review == ReviewKind::Equivalent
-            && self.why.as_deref().map(str::trim).unwrap_or("").is_empty()
+/// What is missing from a decision, as (message, help): an `equivalent` needs a `why`; a pending
+/// claim made a hard case needs its `type`; a `borderline` also needs its `label` and its rule
+/// (`why`); `type` and `label` fit only those.
+pub(crate) fn decision_problem(
+    id: &str,
+    kind: ReviewKind,
+    why: Option<&str>,
+    case_type: Option<&str>,
+    label: Option<crate::model::case::HardCaseLabel>,
+) -> Option<(String, &'static str)> {
+    let blank = |x: Option<&str>| x.is_none_or(is_blank);
+    let hard = matches!(
+        kind,
+        ReviewKind::Contradicted | ReviewKind::NotFound | ReviewKind::Borderline
+    );
+    if kind == ReviewKind::Equivalent && blank(why) {
+        return Some((
+            format!("the review of `{id}` says `equivalent` without a `why`"),
+            "say why the mutant is still faithful, e.g. `why: \"still true: ...\"`",
+        ));
     }
+    if hard && blank(case_type) {
+        return Some((
+            format!("the review of `{id}` says `{}` without a `type`", kind.as_str()),
+            "a claim decided contradicted, not_found or borderline becomes a hard case: give its error type, e.g. `type: number` (an operator's name joins its row)",
+        ));
+    }
+    if kind == ReviewKind::Borderline && (label.is_none() || blank(why)) {
+        return Some((
+            format!("the review of `{id}` says `borderline` without a `label` and the rule (`why`)"),
+            "say the rule you decided in a sentence and the label it gives: `{review: borderline, type: T, label: supported, why: \"...\"}`",
+        ));
+    }
+    if !hard && !blank(case_type) {
+        return Some((
+            format!(
+                "the review of `{id}` says `{}` with a `type`",
+                kind.as_str()
+            ),
+            "`type` belongs to a pending claim decided contradicted, not_found or borderline",
+        ));
+    }
+    if kind != ReviewKind::Borderline && label.is_some() {
+        return Some((
+            format!(
+                "the review of `{id}` says `{}` with a `label`",
+                kind.as_str()
+            ),
+            "`label` belongs to a pending claim decided borderline",
+        ));
+    }
+    None
 }

@@ -63,6 +63,18 @@ fn header(o: &mut String, run: &SuiteRun, _summary: &Summary, paint: Paint) {
         review_count(&|r| matches!(r, MutantReview::Equivalent { .. })),
         review_count(&|r| *r == MutantReview::Unreviewed),
     );
+    if !run.broken.is_empty() {
+        let parts: Vec<String> = run
+            .broken
+            .iter()
+            .map(|(op, n)| format!("{op} {n}"))
+            .collect();
+        let _ = writeln!(
+            o,
+            "broken mutants (reviewed `broken`: defects of their operator, in no rate): {}",
+            parts.join(", ")
+        );
+    }
     let rewrites = count(CaseKind::Rewrite);
     if rewrites > 0 {
         let _ = writeln!(

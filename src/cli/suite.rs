@@ -1,0 +1,208 @@
+//! `faithprobe suite from-log`: a draft suite of pending claims from logged answers, to verify
+//! in `faithprobe review`.
+
+use super::Ctx;
+use clap::{Args, Subcommand};
+use faithprobe::answers::log::LogReader;
+use faithprobe::engine::from_log::{self, Built, FromLogOptions};
+use faithprobe::error::{Error, Exit};
+use faithprobe::model::suite::Suite;
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+#[derive(Subcommand)]
+pub enum SuiteCommand {
+    /// A draft suite from logged answers: each answer's passages become a context set, its
+    /// claims pending claims to verify in `faithprobe review` (supported ones become verified
+    /// claims, wrong ones real hard cases).
+    FromLog(FromLogArgs),
+}
+
+#[derive(Args)]
+pub struct FromLogArgs {
+    /// The log, as `score` reads it (JSON Lines, or a YAML list).
+    pub log: PathBuf,
+    /// The suite to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Passages given once, referenced from answers by `"context": ID` (as for `score`).
+    #[arg(long)]
+    pub contexts: Option<PathBuf>,
+    /// How answers are split into claims (as for `score`).
+    #[arg(long, default_value = "sentences")]
+    pub decomposer: String,
+    /// Take at most N claims, chosen by --seed (all of them without it).
+    #[arg(long, value_name = "N")]
+    pub sample: Option<usize>,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Spread the sample over the values of this key of the log (`tag`, a route, a customer
+    /// tier), each value in turn.
+    #[arg(long, requires = "sample")]
+    pub stratify_by: Option<String>,
+    /// The suite's name (default: the --out file's stem).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Extend the suite at --out: its bytes, ids and reviews are kept, the new context sets go
+    /// at the head of its `contexts:` list, and claims it already holds are left out.
+    #[arg(long)]
+    pub append: bool,
+}
+
+pub fn run(cmd: SuiteCommand, ctx: &Ctx) -> anyhow::Result<Exit> {
+    match cmd {
+        SuiteCommand::FromLog(a) => from_log_cmd(a, ctx),
+    }
+}
+
+fn from_log_cmd(args: FromLogArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
+    let mut inputs: Vec<(&str, &std::path::Path)> = vec![("the log", &args.log)];
+    if let Some(c) = &args.contexts {
+        inputs.push(("--contexts", c));
+    }
+    super::guard_outputs(ctx, &inputs, &[("--out", &args.out)])?;
+    if args.out.exists() && !args.append {
+        return Err(Error::Usage(format!(
+            "--out {} exists: pass --append to add to that suite, or choose another path",
+            args.out.display()
+        ))
+        .into());
+    }
+    let config = ctx.config()?;
+    let decomposer = config.decomposer(&args.decomposer)?;
+    let mut answers = Vec::new();
+    let mut bad = Vec::new();
+    for a in LogReader::open(&args.log, args.contexts.as_deref(), None, None)? {
+        match a {
+            Ok(a) => answers.push(a),
+            Err(e @ Error::Input { .. }) => bad.push(e),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if let Some(e) = bad.into_iter().next() {
+        // a draft built from part of a log would look whole: nothing is written
+        return Err(e.into());
+    }
+    if answers.is_empty() {
+        return Err(Error::Usage(format!(
+            "{} has no answers: nothing to build a suite from",
+            args.log.display()
+        ))
+        .into());
+    }
+    let existing = if args.append {
+        Some(Suite::load(&args.out)?)
+    } else {
+        None
+    };
+    let name = args.name.clone().unwrap_or_else(|| {
+        args.out
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "from-log".into())
+    });
+    let opts = FromLogOptions {
+        sample: args.sample,
+        seed: args.seed,
+        stratify_by: args.stratify_by.clone(),
+        name: name.clone(),
+    };
+    let (mut used, known, contexts) = existing_ids(existing.as_ref());
+    let mut built = Built::default();
+    let taken = from_log::claims_of(&answers, decomposer.as_ref(), &opts, &mut used, &mut built);
+    let before = taken.len();
+    let taken: Vec<_> = taken
+        .into_iter()
+        .filter(|t| !known.contains(&(t.answer.clone(), t.claim.clone())))
+        .collect();
+    built.already = before - taken.len();
+    let taken = from_log::sample(taken, &opts);
+    built.taken = taken.len();
+    if taken.is_empty() {
+        return Err(Error::Usage(format!(
+            "no claim to add from {}: {} answers, {} claims found, {} already in the suite",
+            args.log.display(),
+            built.answers,
+            built.claims_found,
+            built.already
+        ))
+        .into());
+    }
+    let text = match &existing {
+        None => {
+            let (items, n) = from_log::render_contexts(&taken, &answers, "  ", &contexts);
+            built.contexts = n;
+            from_log::new_suite(&name, &args.log, &items)
+        }
+        Some(_) => {
+            let old = faithprobe::error::read_input(&args.out)?;
+            let (at, indent) = from_log::list_indent(&old, &args.out)?;
+            let (items, n) = from_log::render_contexts(&taken, &answers, &indent, &contexts);
+            built.contexts = n;
+            format!("{}{items}{}", &old[..at], &old[at..])
+        }
+    };
+    // what is written loads: checked before the file is touched
+    Suite::from_yaml(&args.out, &text)?;
+    faithprobe::io::write::write_atomic(&args.out, text.as_bytes())?;
+    report(&args, &built)
+}
+
+/// The claim ids, (answer, claim) pairs and context ids a suite already has.
+type Known = (HashSet<String>, HashSet<(String, String)>, HashSet<String>);
+
+fn existing_ids(suite: Option<&Suite>) -> Known {
+    let (mut ids, mut known, mut contexts) = (HashSet::new(), HashSet::new(), HashSet::new());
+    let Some(s) = suite else {
+        return (ids, known, contexts);
+    };
+    for c in &s.contexts {
+        contexts.insert(c.id.clone());
+        ids.extend(c.faithful.iter().map(|f| f.id.clone()));
+        ids.extend(c.hard_cases.iter().map(|h| h.id.clone()));
+        for p in &c.pending {
+            ids.insert(p.id.clone());
+            if let Some(a) = &p.answer {
+                known.insert((a.clone(), p.text.clone()));
+            }
+        }
+    }
+    for d in &s.decided_claims {
+        ids.insert(d.claim.id.clone());
+        if let Some(a) = &d.claim.answer {
+            known.insert((a.clone(), d.claim.text.clone()));
+        }
+    }
+    (ids, known, contexts)
+}
+
+/// What was built, and the next step (which works as printed).
+fn report(args: &FromLogArgs, b: &Built) -> anyhow::Result<Exit> {
+    for (id, e) in &b.failed {
+        errln!(
+            "warning: answer `{}` was not split into claims: {}",
+            faithprobe::text::escape::printable(id),
+            faithprobe::text::escape::printable(e)
+        );
+    }
+    let out = super::shell_paths(std::iter::once(args.out.as_path()));
+    let o = format!(
+        "{}: {} pending claims in {} context sets, from {} answers ({} claims found{}{})\nnext: verify them in a terminal: faithprobe review {out}\n  or from a script: faithprobe review {out} --list, then --set ID=supported (or contradicted/not_found --type T, borderline, not_a_claim)\n",
+        args.out.display(),
+        b.taken,
+        b.contexts,
+        b.answers,
+        b.claims_found,
+        if b.already > 0 {
+            format!(", {} already in the suite", b.already)
+        } else {
+            String::new()
+        },
+        if b.without_claims > 0 {
+            format!(", {} answers with no claim", b.without_claims)
+        } else {
+            String::new()
+        }
+    );
+    super::out::emit(&o)
+}

@@ -1,0 +1,229 @@
+//! From a team's own log to a gated suite: `suite from-log` drafts pending claims, `review
+//! --set` verifies them (borderline rules kept, non-claims dropped), the mutants of the verified
+//! claims are reviewed (one `broken`), and `run --require-reviewed` passes.
+
+use crate::common::{faithprobe_in, output, root};
+use std::path::Path;
+
+fn fg(d: &Path, args: &[&str]) -> (i32, String, String) {
+    output(faithprobe_in(d).args(args))
+}
+
+/// The pending items of `suite` by kind, as `review --list --format json` lists them.
+fn pending(d: &Path, suite: &str, kind: &str) -> Vec<String> {
+    let (_, out, err) = fg(d, &["review", suite, "--list", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|_| panic!("{err}"));
+    v["pending"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["kind"] == kind)
+        .map(|p| p["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_log_becomes_a_verified_suite_whose_reviewed_run_passes() {
+    let d = tempfile::tempdir().unwrap();
+    let log = root().join("examples/support-log.jsonl");
+    let log = log.to_str().unwrap();
+    let (code, out, err) = fg(
+        d.path(),
+        &["suite", "from-log", log, "--out", "support.yaml"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("22 pending claims in 12 context sets, from 12 answers"),
+        "{out}"
+    );
+    assert!(out.contains("faithprobe review support.yaml"), "{out}");
+    let claims = pending(d.path(), "support.yaml", "claim");
+    assert_eq!(claims.len(), 22);
+    // pending claims are in no rate, and a reviewed gate cannot pass on them
+    let (code, _, err) = fg(d.path(), &["run", "support.yaml", "--require-reviewed"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("22 claims pending verification"), "{err}");
+
+    // the person's decisions: the log's wrong sentences become real hard cases
+    let wrong = [
+        ("r3-1", "contradicted:number_swap"),
+        ("r3-2", "contradicted:number_swap"),
+        ("p3-1", "contradicted:entity_swap"),
+        ("p3-2", "contradicted:number_swap"),
+        ("e3-1", "contradicted:entity_swap"),
+        ("e3-2", "not_found:added_detail"),
+        ("e4-1", "contradicted:number_swap"),
+    ];
+    let mut sets: Vec<String> = Vec::new();
+    for c in &claims {
+        match wrong.iter().find(|(id, _)| id == c) {
+            Some((id, d)) => sets.push(format!("{id}={d}")),
+            None if c == "r2-2" => {} // borderline, below
+            None => sets.push(format!("{c}=supported")),
+        }
+    }
+    let mut args = vec!["review", "support.yaml"];
+    for s in &sets {
+        args.extend(["--set", s.as_str()]);
+    }
+    let (code, _, err) = fg(d.path(), &args);
+    assert_eq!(code, 0, "{err}");
+    // a borderline call keeps its rule, so the line holds at the next prompt edit
+    let (code, _, err) = fg(
+        d.path(),
+        &[
+            "review",
+            "support.yaml",
+            "--set",
+            "r2-2=borderline",
+            "--type",
+            "overgeneralisation",
+            "--label",
+            "supported",
+            "--why",
+            "A promise about any refund is supported when the passage states it for issued refunds",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let side = std::fs::read_to_string(d.path().join("support.reviews.yaml")).unwrap();
+    assert!(
+        side.contains("r2-2: {review: borderline, type: \"overgeneralisation\", label: supported, why: \"A promise about any refund"),
+        "{side}"
+    );
+    assert!(pending(d.path(), "support.yaml", "claim").is_empty());
+
+    // the mutants of the verified claims: one is nonsense, the rest real faults
+    let mutants = pending(d.path(), "support.yaml", "mutant");
+    let rewrites = pending(d.path(), "support.yaml", "rewrite");
+    assert!(mutants.len() >= 3, "{mutants:?}");
+    let mut sets = vec![format!("{}=broken", mutants[0])];
+    sets.extend(mutants[1..].iter().map(|m| format!("{m}=fault")));
+    sets.extend(rewrites.iter().map(|r| format!("{r}=equivalent")));
+    let mut args = vec!["review", "support.yaml"];
+    for s in &sets {
+        args.extend(["--set", s.as_str()]);
+    }
+    let (code, _, err) = fg(d.path(), &args);
+    assert_eq!(code, 0, "{err}");
+
+    let (code, out, err) = fg(d.path(), &["run", "support.yaml", "--require-reviewed"]);
+    assert_ne!(code, 2, "{err}");
+    assert!(!err.contains("--require-reviewed"), "{err}");
+    assert!(
+        out.contains("broken mutants (reviewed `broken`: defects of their operator, in no rate):"),
+        "{out}"
+    );
+    // 7 real errors and the borderline call are hard cases; 14 claims verified
+    assert!(out.contains("14 verified claims, 8 hard cases"), "{out}");
+}
+
+#[test]
+fn a_suite_is_extended_sampled_and_spread_without_losing_a_byte() {
+    let d = tempfile::tempdir().unwrap();
+    let log = root().join("examples/support-log.jsonl");
+    let log = log.to_str().unwrap();
+    let (code, out, err) = fg(
+        d.path(),
+        &[
+            "suite",
+            "from-log",
+            log,
+            "--out",
+            "s.yaml",
+            "--sample",
+            "4",
+            "--seed",
+            "3",
+            "--stratify-by",
+            "tag",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(": 4 pending claims"), "{out}");
+    let text = std::fs::read_to_string(d.path().join("s.yaml")).unwrap();
+    assert_eq!(text.matches("tag: \"gpt-4o\"").count(), 2, "{text}");
+    assert_eq!(text.matches("tag: \"llama-3\"").count(), 2, "{text}");
+    // the same seed, the same sample
+    let (code, _, err) = fg(
+        d.path(),
+        &[
+            "suite",
+            "from-log",
+            log,
+            "--out",
+            "t.yaml",
+            "--sample",
+            "4",
+            "--seed",
+            "3",
+            "--stratify-by",
+            "tag",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let again = std::fs::read_to_string(d.path().join("t.yaml")).unwrap();
+    assert_eq!(again.replace("suite: \"t\"", "suite: \"s\""), text);
+    // an existing suite is not overwritten without --append
+    let (code, _, err) = fg(d.path(), &["suite", "from-log", log, "--out", "s.yaml"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("pass --append"), "{err}");
+    // --append keeps every byte and every decision, and adds only new claims
+    let edited = text.replace("contexts:\n", "contexts:\n  # checked by Ana on Monday\n");
+    std::fs::write(d.path().join("s.yaml"), &edited).unwrap();
+    let first = pending(d.path(), "s.yaml", "claim")[0].clone();
+    let (code, _, err) = fg(
+        d.path(),
+        &["review", "s.yaml", "--set", &format!("{first}=supported")],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = fg(
+        d.path(),
+        &["suite", "from-log", log, "--out", "s.yaml", "--append"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("18 pending claims") && out.contains("4 already in the suite"),
+        "{out}"
+    );
+    let after = std::fs::read_to_string(d.path().join("s.yaml")).unwrap();
+    let tail = edited.split_once("contexts:\n").unwrap().1;
+    assert!(
+        after.ends_with(tail),
+        "the old contexts are kept byte for byte"
+    );
+    assert!(after.contains("# checked by Ana on Monday"));
+    assert_eq!(pending(d.path(), "s.yaml", "claim").len(), 21, "{after}");
+    // nothing new: an error, and the file as it was
+    let (code, _, err) = fg(
+        d.path(),
+        &["suite", "from-log", log, "--out", "s.yaml", "--append"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no claim to add"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("s.yaml")).unwrap(),
+        after
+    );
+}
+
+#[test]
+fn a_bad_log_writes_no_suite_and_names_its_line() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("log.jsonl"),
+        "{\"id\": \"a1\", \"answer\": \"Order A17 shipped on 3 March.\", \"passages\": [\"Order A17 shipped on 3 March by courier.\"]}\n{\"id\": \"a2\", \"answer\": 5}\n",
+    )
+    .unwrap();
+    let (code, _, err) = fg(
+        d.path(),
+        &["suite", "from-log", "log.jsonl", "--out", "s.yaml"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("log.jsonl:2"), "{err}");
+    assert!(!d.path().join("s.yaml").exists());
+    let (code, _, err) = fg(
+        d.path(),
+        &["suite", "from-log", "log.jsonl", "--out", "log.jsonl"],
+    );
+    assert_eq!(code, 2, "{err}");
+}
