@@ -12,6 +12,7 @@ mod importers;
 mod informative;
 mod judge;
 mod logs;
+mod mix;
 mod mutators_prop;
 mod nli;
 mod outputs;

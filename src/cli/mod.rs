@@ -97,6 +97,23 @@ pub struct SuiteArgs {
     pub mutators: Option<PathBuf>,
 }
 
+/// The fault-type mix the "all faults" row is weighted to.
+#[derive(Args)]
+pub struct MixArg {
+    /// Weigh the "all faults" row to a mix of fault types: `pooled` (every fault once, the
+    /// default), `uniform` (every fault type with faults the same), or `file:PATH` (a YAML or
+    /// JSON map of fault type to weight). Default: `mix:` in faithprobe.yaml, else `pooled`.
+    #[arg(long, value_name = "MIX")]
+    pub mix: Option<String>,
+}
+
+impl MixArg {
+    /// The mix: this flag, else the config's `mix:`, else `pooled`.
+    pub fn resolve(&self, config: &Config) -> Result<faithprobe::engine::mix::Mix, Error> {
+        config.mix(self.mix.as_deref())
+    }
+}
+
 /// The verdict cache of model and judge checkers.
 #[derive(Args)]
 pub struct CacheArgs {

@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod merge;
+pub mod mix;
 pub mod proxy;
 pub mod record;
 pub mod run;

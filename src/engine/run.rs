@@ -44,6 +44,9 @@ pub struct SuiteRun {
     /// The fingerprint of the mutation rules that made the run's mutants (empty when not known:
     /// a record from before it was kept).
     pub rules_sha256: String,
+    /// The cap on mutants per claim and operator the mutants were made under (`max_per_claim`),
+    /// None when there was none: every pooled figure names it.
+    pub max_per_claim: Option<usize>,
 }
 
 /// A case whose verdict changed between repeated scorings.
@@ -267,5 +270,6 @@ pub fn run_suite_part(
         shard,
         positions,
         rules_sha256: mutants.rules_sha256.clone(),
+        max_per_claim: mutants.max_per_claim,
     }
 }

@@ -7,6 +7,7 @@
 
 use crate::engine::run::{CaseResult, SuiteRun};
 
+use crate::engine::mix::{mixed_rate, Mix, MixedRate};
 use crate::model::case::{CaseKind, Outcome, Role};
 use crate::stats::{cluster_rate_of, detectable_drop_of, ClusterRate, Rate};
 use serde::Serialize;
@@ -64,6 +65,9 @@ pub struct Summary {
     /// Every fault of every type together (informative mutants and hard cases).
     pub all_faults: Rate,
     pub all_faults_clustered: ClusterRate,
+    /// The "all faults" row under the declared mix (`pooled` by default: the same figures as
+    /// `all_faults`), its label naming the mix and any cap on mutants per claim.
+    pub all_faults_mix: MixedRate,
     /// Fault mutants of parents the checker did not pass, over all fault types: shown apart.
     pub parent_flagged: usize,
     /// The count before informativeness: every scored fault, mutants of flagged parents
@@ -146,8 +150,13 @@ pub fn fault_types(run: &SuiteRun) -> Vec<String> {
     out
 }
 
-/// Summarises a run at a confidence level (0.95 for 95% intervals).
+/// Summarises a run at a confidence level (0.95 for 95% intervals), all faults pooled.
 pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
+    summarize_mixed(run, confidence, &Mix::Pooled)
+}
+
+/// [`summarize`] with the "all faults" row weighted to `mix` (see [`crate::engine::mix`]).
+pub fn summarize_mixed(run: &SuiteRun, confidence: f64, mix: &Mix) -> Summary {
     let role = |r: &&CaseResult| r.case.role();
     let false_alarms = rate(
         run.results
@@ -201,6 +210,11 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
     }
 
     let provisional = provisional(run, &fault_types, confidence);
+    let by_type: Vec<(&str, Rate)> = fault_types
+        .iter()
+        .map(|r| (r.fault_type.as_str(), r.caught))
+        .collect();
+    let all_faults_mix = mixed_rate(mix, &by_type, all_faults, run.max_per_claim, confidence);
 
     let hard: Vec<&CaseResult> = run
         .results
@@ -216,6 +230,7 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
         fault_types,
         all_faults,
         all_faults_clustered,
+        all_faults_mix,
         parent_flagged,
         all_faults_every_mutant,
         hard_cases_agree: Rate::new(agree, hard.len() as u64, confidence),
@@ -382,6 +397,7 @@ mod tests {
             repeats: 1,
             flaky: vec![],
             rules_sha256: String::new(),
+            max_per_claim: None,
         }
     }
 

@@ -156,6 +156,7 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
         same_as_hard_case: made.same_as_hard_case,
         stale_reviews,
         rules_sha256: rules.fingerprint(),
+        max_per_claim: None,
     })
 }
 

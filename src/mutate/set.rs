@@ -54,6 +54,8 @@ pub struct MutantSet {
     pub stale_reviews: Vec<StaleReview>,
     /// The fingerprint of the rules that made these mutants ([`Rules::fingerprint`](super::Rules::fingerprint)).
     pub rules_sha256: String,
+    /// The cap on mutants per claim and operator they were made under, if any.
+    pub max_per_claim: Option<usize>,
 }
 
 /// A review whose mutant the suite no longer generates: its parent claim was edited, a rule

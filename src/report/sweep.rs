@@ -61,7 +61,7 @@ fn markdown_table(
     let _ = writeln!(o, "### faithprobe sweep: `{}`\n", s.checker);
     let _ = write!(
         o,
-        "| threshold | false alarms |{} all faults | all faults, clustered CI |",
+        "| threshold | false alarms |{} all faults (mix: pooled) | all faults, clustered CI |",
         if invariance {
             " invariance false alarms |"
         } else {
@@ -118,7 +118,7 @@ fn human_table(
         "  {:>9}  {:<26} {:<26} {:<13}{}{}",
         "threshold",
         "false alarms",
-        "all faults caught",
+        "all faults (mix: pooled)",
         "clustered CI",
         if invariance { "  invariance" } else { "" },
         if parents { "  parent" } else { "" }

@@ -10,6 +10,7 @@ pub mod mcnemar;
 pub mod paired;
 pub mod power;
 pub mod sample_size;
+pub mod stratified;
 pub mod sweep;
 pub mod wilson;
 

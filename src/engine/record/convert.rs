@@ -20,6 +20,7 @@ impl RecordRun {
             shard: run.shard,
             repeats: run.repeats,
             rules_sha256: run.rules_sha256.clone(),
+            max_per_claim: run.max_per_claim,
             cases: run
                 .results
                 .iter()
@@ -162,6 +163,7 @@ impl RecordRun {
             shard: self.shard,
             positions: self.cases.iter().filter_map(|c| c.position).collect(),
             rules_sha256: self.rules_sha256.clone(),
+            max_per_claim: self.max_per_claim,
         }
     }
 }

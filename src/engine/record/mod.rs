@@ -120,6 +120,10 @@ pub struct RecordRun {
     /// `--mutators` folder, LLM mutators); absent in records written before it was kept.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub rules_sha256: String,
+    /// The cap on mutants per claim and operator (`max_per_claim`) the run's mutants were made
+    /// under; absent when there was none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_per_claim: Option<usize>,
     pub cases: Vec<RecordCase>,
 }
 
@@ -236,6 +240,7 @@ pub(crate) mod testing {
             shard: None,
             repeats: 1,
             rules_sha256: String::new(),
+            max_per_claim: None,
             cases,
         }])
     }
