@@ -8,6 +8,7 @@ mod answers;
 mod cli;
 mod families;
 mod gate;
+mod generation;
 mod importers;
 mod informative;
 mod judge;

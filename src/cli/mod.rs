@@ -95,6 +95,28 @@ pub struct SuiteArgs {
     /// rules from mutators/).
     #[arg(long)]
     pub mutators: Option<PathBuf>,
+    #[command(flatten)]
+    pub generation: GenerationArgs,
+}
+
+/// Compound faults and the cap on mutants per claim, beyond each operator's own edits.
+#[derive(Args, Clone, Default)]
+pub struct GenerationArgs {
+    /// Also make compound faults: each fault operator applied to each rewrite of a claim, so the
+    /// fault sits in paraphrased text (or `compound: true` under `mutators:` in faithprobe.yaml).
+    #[arg(long)]
+    pub compound: bool,
+    /// Keep at most N mutants per claim and operator, a sample by the seed of `mutators: seed:`
+    /// (default 0); the rest are listed by `mutants` as skipped with the reason `cap`.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_per_claim: Option<u64>,
+}
+
+impl GenerationArgs {
+    /// True when neither flag is given.
+    fn is_default(&self) -> bool {
+        !self.compound && self.max_per_claim.is_none()
+    }
 }
 
 /// The fault-type mix the "all faults" row is weighted to.
@@ -180,9 +202,9 @@ pub fn record_inputs(args: &SuiteArgs) -> Result<Option<Vec<(PathBuf, Record)>>,
             args.suites[first_record].display()
         )));
     }
-    if args.mutators.is_some() {
+    if args.mutators.is_some() || !args.generation.is_default() {
         return Err(Error::Usage(
-            "--mutators does not apply to run records: their mutants were made when they were recorded".into(),
+            "--mutators, --compound and --max-per-claim do not apply to run records: their mutants were made when they were recorded".into(),
         ));
     }
     let mut out = Vec::new();
@@ -309,7 +331,13 @@ pub fn shell_paths<'a>(paths: impl IntoIterator<Item = &'a Path>) -> String {
 
 /// Loads every suite and its mutants before anything runs, so bad input writes nothing.
 pub fn load_all(config: &Config, args: &SuiteArgs) -> Result<Vec<(Suite, MutantSet)>, Error> {
-    let rules = config.rules(args.mutators.as_deref())?;
+    let cap = args
+        .generation
+        .max_per_claim
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+    let rules = config
+        .rules(args.mutators.as_deref())?
+        .with_generation(config.generation(args.generation.compound, cap));
     let suites = without_side_files(&args.suites)?;
     let loaded: Vec<(Suite, MutantSet)> = suites
         .iter()

@@ -27,6 +27,8 @@ pub struct MutantsArgs {
     /// rules from mutators/); a file there overrides its operator, the others stay built in.
     #[arg(long)]
     pub mutators: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub generation: super::GenerationArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = MutantFormat::Human)]
     pub format: MutantFormat,
@@ -79,6 +81,7 @@ pub fn run(args: MutantsArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let suite_args = SuiteArgs {
         suites: args.suites,
         mutators: args.mutators,
+        generation: args.generation,
     };
     let loaded = super::load_all(&config, &suite_args)?;
     let mut out = String::new();

@@ -177,14 +177,23 @@ pub struct MixedRate {
     pub missing: Vec<String>,
     /// Fault types with faults the mix gives no weight (a weights file that does not name them).
     pub unweighted: Vec<String>,
+    /// The cap on mutants per claim and operator the mutants were made under, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_per_claim: Option<usize>,
 }
 
-/// The label of the "all faults" row: the mix, and the cap on mutants per claim when one is set.
+/// The label of the "all faults" row: the mix, and the cap on mutants per claim and operator
+/// when one is set (`cap 2`: at most 2 mutants of a claim by one operator; see [`cap_note`]).
 pub fn label(mix: &str, cap: Option<usize>) -> String {
     match cap {
         None => format!("all faults (mix: {mix})"),
-        Some(c) => format!("all faults (mix: {mix}; cap: {c} per claim and operator)"),
+        Some(c) => format!("all faults (mix: {mix}, cap {c})"),
     }
+}
+
+/// What `cap N` in a label means, said once under a table that has one.
+pub fn cap_note(cap: usize) -> String {
+    format!("cap {cap}: at most {cap} mutant(s) of a claim per operator were kept, a seeded sample (`max_per_claim`); the rest are skips with the reason `cap` in `faithprobe mutants`")
 }
 
 /// The "all faults" row of fault-type rows `(fault type, caught)` under `mix`; `pooled` is the
@@ -212,6 +221,7 @@ pub fn mixed_rate(
                 weights: BTreeMap::new(),
                 missing: Vec::new(),
                 unweighted: Vec::new(),
+                max_per_claim: cap,
             }
         }
         Mix::Uniform => (
@@ -266,6 +276,7 @@ pub fn mixed_rate(
             .map(|(t, _)| t.to_string())
             .collect(),
         missing,
+        max_per_claim: cap,
     }
 }
 
@@ -314,10 +325,7 @@ mod tests {
         assert!((m.rate.unwrap() - want).abs() < 1e-12, "{m:?}");
         assert_eq!(m.weights.len(), 3);
         assert!(m.ci_low < want && want < m.ci_high);
-        assert_eq!(
-            m.label,
-            "all faults (mix: uniform; cap: 2 per claim and operator)"
-        );
+        assert_eq!(m.label, "all faults (mix: uniform, cap 2)");
         assert!(m.missing.is_empty() && m.warning("larkspur").is_none());
     }
 

@@ -208,6 +208,10 @@ pub struct Comparison {
     /// counts; a declared mix (`run --mix`) weighs the rates `run` and `report` print, and no
     /// paired test of a weighted rate is made.
     pub all_faults_mix: &'static str,
+    /// The cap on mutants per claim and operator either record's mutants were made under (the
+    /// larger when both have one), which the `all faults` row's label names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_per_claim: Option<usize>,
     pub rows: Vec<GroupRow>,
     pub regressions: Vec<Change>,
     pub newly_missed: u64,
@@ -938,6 +942,12 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
         .count() as u64;
     Ok(Comparison {
         all_faults_mix: "pooled",
+        max_per_claim: base
+            .runs
+            .iter()
+            .chain(&candidate.runs)
+            .filter_map(|r| r.max_per_claim)
+            .max(),
         base: label_of(base),
         candidate: label_of(candidate),
         alpha: opts.alpha,

@@ -140,8 +140,18 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
         }
     }
     no_short_id_matches_twice(suite, &made.legacy)?;
+    // before the cap: a review of a mutant the cap leaves out is not stale (a larger cap or
+    // another seed brings it back)
     let stale_reviews = stale_reviews(suite, &made);
     no_mutator_failed(suite, rules)?;
+    if let Some(cap) = rules.generation.max_per_claim {
+        apply_cap(
+            &mut made.mutants,
+            &mut made.skipped,
+            cap,
+            rules.generation.seed,
+        );
+    }
     let operators: Vec<&'static str> = rules.operators().map(|(op, _)| op.name).collect();
     let empty_operators = operators
         .iter()
@@ -156,8 +166,51 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
         same_as_hard_case: made.same_as_hard_case,
         stale_reviews,
         rules_sha256: rules.fingerprint(),
-        max_per_claim: None,
+        max_per_claim: rules.generation.max_per_claim,
     })
+}
+
+/// Why a mutant the cap leaves out is skipped.
+pub(crate) const CAP: &str = "cap: the claim has more mutants of this operator than max_per_claim; a seeded sample of them is kept";
+
+/// Where a mutant falls in the cap's sample: a hash of the seed and its id, so the same seed
+/// keeps the same mutants whatever else the suite holds.
+fn sample_key(seed: u64, id: &str) -> [u8; 8] {
+    let mut h = Sha256::new();
+    h.update(seed.to_le_bytes());
+    h.update(id.as_bytes());
+    let d = h.finalize();
+    let mut k = [0u8; 8];
+    k.copy_from_slice(&d[..8]);
+    k
+}
+
+/// Keeps at most `cap` mutants per claim and operator (rewrites included), the ones with the
+/// lowest [`sample_key`]s; the rest become skips with the reason [`CAP`]. Order is kept.
+fn apply_cap(mutants: &mut Vec<Mutant>, skipped: &mut Vec<Skipped>, cap: usize, seed: u64) {
+    let mut groups: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
+    for (i, m) in mutants.iter().enumerate() {
+        groups.entry((&m.parent, m.operator)).or_default().push(i);
+    }
+    let mut out: HashSet<usize> = HashSet::new();
+    for members in groups.values().filter(|g| g.len() > cap) {
+        let mut ranked = members.clone();
+        ranked.sort_by_key(|&i| (sample_key(seed, &mutants[i].id), i));
+        out.extend(&ranked[cap..]);
+    }
+    let all = std::mem::take(mutants);
+    for (i, m) in all.into_iter().enumerate() {
+        if out.contains(&i) {
+            skipped.push(Skipped {
+                operator: m.operator,
+                parent: m.parent,
+                text: m.text,
+                why: CAP,
+            });
+        } else {
+            mutants.push(m);
+        }
+    }
 }
 
 /// The texts around a context's claims: its passages, the passages an operator may borrow from,
@@ -443,6 +496,90 @@ mod tests {
         assert!(why("Members borrow DVDs for a week.")
             .unwrap()
             .contains("sentence of the passages"));
+    }
+
+    /// A news-style claim with several quantities, so number_swap makes one mutant per quantity.
+    fn budget_suite(reviews: &str) -> Suite {
+        let yaml = format!(
+            "suite: budget\ncontexts:\n  - id: council\n    passages: [{{id: p1, text: \"The council approved £38 million for 12 schools and 4 clinics, a rise of 17 per cent on last year.\"}}]\n    faithful: [{{id: f1, claim: \"The council approved £38 million for 12 schools and 4 clinics, a rise of 17 per cent.\"}}]\n{reviews}"
+        );
+        Suite::from_yaml(std::path::Path::new("budget.yaml"), &yaml).unwrap()
+    }
+
+    fn capped(cap: usize, seed: u64) -> Rules {
+        Rules::builtin().with_generation(crate::mutate::Generation {
+            compound: false,
+            max_per_claim: Some(cap),
+            seed,
+        })
+    }
+
+    fn of_op<'a>(set: &'a MutantSet, op: &str) -> Vec<&'a str> {
+        set.mutants
+            .iter()
+            .filter(|m| m.operator == op)
+            .map(|m| m.id.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn the_cap_keeps_at_most_n_per_claim_and_operator_and_lists_the_rest_as_skips() {
+        let suite = budget_suite("");
+        let all = generate(&suite, &Rules::builtin()).unwrap();
+        let swaps = of_op(&all, "number_swap");
+        assert!(swaps.len() >= 3, "{:?}", all.mutants);
+        let set = generate(&suite, &capped(2, 0)).unwrap();
+        assert_eq!(set.max_per_claim, Some(2));
+        let kept = of_op(&set, "number_swap");
+        assert_eq!(kept.len(), 2);
+        assert!(kept.iter().all(|id| swaps.contains(id)));
+        let dropped: Vec<&Skipped> = set.skipped.iter().filter(|s| s.why == CAP).collect();
+        let over: usize = all.counts().iter().map(|(_, n)| n.saturating_sub(2)).sum();
+        assert_eq!(dropped.len(), over);
+        assert!(dropped.iter().all(|s| s.why.starts_with("cap")));
+        for op in all.operators.iter() {
+            assert!(of_op(&set, op).len() <= 2, "{op}");
+        }
+        // a capped rules set has its own fingerprint; the default one is unchanged
+        assert_ne!(set.rules_sha256, all.rules_sha256);
+        assert_eq!(all.rules_sha256, Rules::builtin().fingerprint());
+    }
+
+    #[test]
+    fn the_same_seed_keeps_the_same_mutants_and_another_seed_may_not() {
+        let suite = budget_suite("");
+        let a = generate(&suite, &capped(1, 7)).unwrap();
+        let b = generate(&suite, &capped(1, 7)).unwrap();
+        assert_eq!(a.mutants, b.mutants);
+        assert_eq!(a.skipped, b.skipped);
+        let kept: std::collections::BTreeSet<Vec<String>> = (0..16)
+            .map(|seed| generate(&suite, &capped(1, seed)).unwrap())
+            .map(|s| {
+                of_op(&s, "number_swap")
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .collect();
+        assert!(
+            kept.len() > 1,
+            "16 seeds all kept the same number_swap mutant"
+        );
+    }
+
+    #[test]
+    fn a_review_of_a_mutant_the_cap_leaves_out_is_not_stale() {
+        let all = generate(&budget_suite(""), &Rules::builtin()).unwrap();
+        let set = generate(&budget_suite(""), &capped(1, 0)).unwrap();
+        let out = all
+            .mutants
+            .iter()
+            .find(|m| !set.mutants.iter().any(|k| k.id == m.id))
+            .expect("the cap leaves some mutant out");
+        let reviewed = budget_suite(&format!("reviews:\n  {}: {{review: fault}}\n", out.id));
+        let set = generate(&reviewed, &capped(1, 0)).unwrap();
+        assert!(set.stale_reviews.is_empty(), "{:?}", set.stale_reviews);
+        assert!(set.mutants.iter().all(|m| m.id != out.id));
     }
 
     #[test]

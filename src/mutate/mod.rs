@@ -36,7 +36,7 @@ use crate::error::{Error, Result};
 use crate::model::suite::EntityGroup;
 pub use generation::generate;
 pub(crate) use generation::mutant_id;
-pub use rules::Rules;
+pub use rules::{Generation, Rules};
 use serde::Serialize;
 pub use set::{reviews_yaml, Mutant, MutantSet, Skipped, StaleReview};
 use std::path::Path;

@@ -315,7 +315,12 @@ fn mix_note(mix: &crate::engine::mix::MixedRate, all: &crate::stats::Rate) -> St
 fn suite_note(summary: &Summary) -> String {
     format!(
         "Clustered CI: the Wilson interval (with a t quantile) on the parent claims' effective number, from an upper bound on how alike a claim's mutants are caught, since the mutants of one claim tend to be caught or missed together. Detectable drop: the smallest fall in a catch rate that a paired comparison of this many faults detects with 80% power (the gate's one-sided test, alpha 0.05 shared by Holm over the rows); \"none\" means a comparison of this row cannot show any drop. Parent flagged: fault mutants of claims the checker already flags, in no catch rate.{}{}{}",
-        mix_note(&summary.all_faults_mix, &summary.all_faults),
+        mix_note(&summary.all_faults_mix, &summary.all_faults)
+            + &summary
+                .all_faults_mix
+                .max_per_claim
+                .map(|c| format!(" {}.", crate::engine::mix::cap_note(c)))
+                .unwrap_or_default(),
         if summary.parent_flagged > 0 {
             format!(
                 " Counted as before (every flagged fault mutant caught), all faults would be {}/{}.",

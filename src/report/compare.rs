@@ -172,7 +172,7 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
 /// A row's name as printed: `all faults` says its mix (the gate's test is on pooled counts).
 fn shown(c: &Comparison, group: &str) -> String {
     if group == "all faults" {
-        crate::engine::mix::label(c.all_faults_mix, None)
+        crate::engine::mix::label(c.all_faults_mix, c.max_per_claim)
     } else {
         group.to_string()
     }

@@ -74,6 +74,8 @@ pub struct Config {
     pub mutators: Option<PathBuf>,
     /// LLM mutators by name (`mutators: {NAME: {kind: llm, ...}}`).
     pub llm_mutators: BTreeMap<String, LlmMutatorConfig>,
+    /// `compound`, `max_per_claim` and `seed` under `mutators:`.
+    pub generation: crate::mutate::Generation,
     /// The config file's folder: relative paths in it resolve here.
     pub base: PathBuf,
     /// `mix:` as written (checked when loaded; read again by [`Config::mix`]).
@@ -128,7 +130,7 @@ impl Config {
         let mut lines = BTreeMap::new();
         let checkers = parse::checkers(path, text, file.checkers, &mut lines)?;
         let decomposers = parse::decomposers(path, text, file.decomposers, &mut lines)?;
-        let (rules_dir, llm_mutators) =
+        let (rules_dir, llm_mutators, generation) =
             mutators::parse(path, text, &base, file.mutators, &mut lines)?;
         if let Some(l) = parse::line_of(text, "mix") {
             lines.insert("mix".into(), l);
@@ -138,6 +140,7 @@ impl Config {
             path: Some(path.to_path_buf()),
             mutators: rules_dir,
             llm_mutators,
+            generation,
             base,
             checkers,
             decomposers,

@@ -48,7 +48,10 @@ fn mutators_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schem
             {
                 "type": "object",
                 "properties": {
-                    "rules": {"type": "string", "description": "a folder of rule files"}
+                    "rules": {"type": "string", "description": "a folder of rule files"},
+                    "compound": {"type": "boolean", "description": "add compound faults: each fault operator applied to each rewrite of a claim"},
+                    "max_per_claim": {"type": "integer", "minimum": 1, "description": "keep at most this many mutants per claim and operator, a seeded sample"},
+                    "seed": {"type": "integer", "minimum": 0, "description": "the seed of the max_per_claim sample"}
                 },
                 "propertyNames": {"pattern": "^[A-Za-z0-9_-]+$"},
                 "additionalProperties": llm

@@ -156,6 +156,13 @@ fn catch_rates(o: &mut String, summary: &Summary, paint: Paint, pct: f64) {
         fault_type_row(o, row, paint, w);
     }
     all_faults_row(o, summary, paint, w);
+    if let Some(cap) = summary.all_faults_mix.max_per_claim {
+        let _ = writeln!(
+            o,
+            "  {}",
+            paint.dim(&format!("({})", crate::engine::mix::cap_note(cap)))
+        );
+    }
     if summary.parent_flagged > 0 {
         let every = &summary.all_faults_every_mutant;
         let _ = writeln!(

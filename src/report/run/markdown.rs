@@ -86,6 +86,9 @@ fn rates_table(o: &mut String, summary: &Summary, pct: f64) {
         );
     }
     all_faults_row(o, summary);
+    if let Some(cap) = summary.all_faults_mix.max_per_claim {
+        let _ = writeln!(o, "\n{}.", crate::engine::mix::cap_note(cap));
+    }
     if summary.parent_flagged > 0 {
         let every = &summary.all_faults_every_mutant;
         let _ = writeln!(
