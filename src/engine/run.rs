@@ -151,6 +151,7 @@ pub fn cases(suite: &Suite, mutants: &MutantSet) -> Vec<Case> {
                 real: false,
                 context: ci,
                 context_id: ctx.id.clone(),
+                compound: false,
             });
         }
     }
@@ -167,6 +168,7 @@ pub fn cases(suite: &Suite, mutants: &MutantSet) -> Vec<Case> {
                 real: h.is_real_error(),
                 context: ci,
                 context_id: ctx.id.clone(),
+                compound: false,
             });
         }
     }
@@ -196,6 +198,7 @@ pub fn cases(suite: &Suite, mutants: &MutantSet) -> Vec<Case> {
             real: false,
             context: m.context,
             context_id: suite.contexts[m.context].id.clone(),
+            compound: m.compound_of.is_some(),
         });
     }
     out

@@ -61,6 +61,12 @@ pub(crate) fn mutant_id(operator: &str, parent_id: &str, text: &str) -> String {
     format!("m-{}", crate::text::hash::hex(&digest[..8]))
 }
 
+/// The stable id of a compound fault: [`mutant_id`] with the operator marked `+compound`, so a
+/// compound fault never shares an id with a plain mutant of the same text.
+pub(crate) fn compound_id(operator: &str, parent_id: &str, text: &str) -> String {
+    mutant_id(&format!("{operator}+compound"), parent_id, text)
+}
+
 /// How many other contexts (the next ones in suite order) an operator may borrow from.
 const ELSEWHERE: usize = 4;
 
@@ -137,6 +143,9 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
                     made.add(suite, &at, op, text)?;
                 }
             }
+            if rules.generation.compound {
+                made.compound_faults(suite, &at, &input, rules)?;
+            }
         }
     }
     no_short_id_matches_twice(suite, &made.legacy)?;
@@ -188,9 +197,13 @@ fn sample_key(seed: u64, id: &str) -> [u8; 8] {
 /// Keeps at most `cap` mutants per claim and operator (rewrites included), the ones with the
 /// lowest [`sample_key`]s; the rest become skips with the reason [`CAP`]. Order is kept.
 fn apply_cap(mutants: &mut Vec<Mutant>, skipped: &mut Vec<Skipped>, cap: usize, seed: u64) {
-    let mut groups: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
+    // plain and compound mutants are capped apart: compound ones never crowd out the plain
+    let mut groups: BTreeMap<(&str, &str, bool), Vec<usize>> = BTreeMap::new();
     for (i, m) in mutants.iter().enumerate() {
-        groups.entry((&m.parent, m.operator)).or_default().push(i);
+        groups
+            .entry((&m.parent, m.operator, m.compound_of.is_some()))
+            .or_default()
+            .push(i);
     }
     let mut out: HashSet<usize> = HashSet::new();
     for members in groups.values().filter(|g| g.len() > cap) {
@@ -206,6 +219,7 @@ fn apply_cap(mutants: &mut Vec<Mutant>, skipped: &mut Vec<Skipped>, cap: usize, 
                 parent: m.parent,
                 text: m.text,
                 why: CAP,
+                compound_of: m.compound_of,
             });
         } else {
             mutants.push(m);
@@ -295,9 +309,108 @@ impl<'s> Made<'s> {
                 parent: claim.id.clone(),
                 text,
                 why,
+                compound_of: None,
             });
             return Ok(());
         }
+        self.keep(suite, at, op, text, None)
+    }
+
+    /// Compound faults of a claim: every registry fault operator on each of the claim's
+    /// rewrites made so far (none reviewed `not_equivalent`), so the fault sits in text that
+    /// says the claim in other words, as real errors do. An LLM mutator is left out (a model
+    /// call per rewrite).
+    fn compound_faults(
+        &mut self,
+        suite: &'s Suite,
+        at: &ClaimAt<'_>,
+        input: &Input<'_>,
+        rules: &Rules,
+    ) -> Result<()> {
+        let rewrites: Vec<(String, String)> = self.mutants[at.first..]
+            .iter()
+            .filter(|m| m.is_rewrite())
+            .filter(|m| !matches!(m.review, MutantReview::NotEquivalent { .. }))
+            .map(|m| (m.id.clone(), m.text.clone()))
+            .collect();
+        for (rewrite_id, rewrite) in &rewrites {
+            let on = Input {
+                claim: rewrite,
+                passages: input.passages,
+                entities: input.entities,
+                elsewhere: input.elsewhere,
+                real_errors: input.real_errors,
+            };
+            let words = sorted_words(rewrite);
+            let faults = rules.operators().filter(|(op, _)| {
+                op.purpose == Purpose::Fault && super::operator(op.name).is_some()
+            });
+            for (op, m) in faults {
+                for text in m.mutate(&on) {
+                    self.add_compound(suite, at, op, (rewrite_id, rewrite, &words), text)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One compound edit: `rewrite` is the rewrite's id, text and [`sorted_words`]. It is
+    /// skipped with the reason when it is the claim, the rewrite, another of the claim's
+    /// mutants or rewrites, a reordering of either, a sentence of the passages, or what the
+    /// grammar guard refuses (against the rewrite, which is what the operator edited).
+    fn add_compound(
+        &mut self,
+        suite: &'s Suite,
+        at: &ClaimAt<'_>,
+        op: &'static Operator,
+        rewrite: (&str, &str, &[String]),
+        text: String,
+    ) -> Result<()> {
+        let (rewrite_id, rewrite_text, rewrite_words) = rewrite;
+        let claim = at.claim;
+        if text == claim.text || text == rewrite_text || crate::text::words::is_blank(&text) {
+            return Ok(());
+        }
+        let same = self.mutants[at.first..].iter().find(|m| m.text == text);
+        let why = match same {
+            Some(m) if m.is_rewrite() => {
+                Some("a compound fault that is word for word a rewrite of the claim, so it says the same thing")
+            }
+            Some(m) if m.compound_of.is_none() => {
+                Some("a compound fault that is word for word a plain mutant of the claim; it is kept as the plain one")
+            }
+            Some(m) if m.operator != op.name => {
+                Some("another operator made the same compound edit of this claim; it is kept there")
+            }
+            _ => None,
+        }
+        .or_else(|| skip_reason(op, rewrite_words, &text, at.sentences))
+        .or_else(|| skip_reason(op, &at.words, &text, at.sentences))
+        .or_else(|| guard::refuse(rewrite_text, &text));
+        if let Some(why) = why {
+            self.skipped.push(Skipped {
+                operator: op.name,
+                parent: claim.id.clone(),
+                text,
+                why,
+                compound_of: Some(rewrite_id.to_string()),
+            });
+            return Ok(());
+        }
+        self.keep(suite, at, op, text, Some(rewrite_id.to_string()))
+    }
+
+    /// An edit that passed every check: left to the hard case it equals, or kept as a mutant
+    /// with its id (a compound fault's from its operator marked `+compound`) and its review.
+    fn keep(
+        &mut self,
+        suite: &'s Suite,
+        at: &ClaimAt<'_>,
+        op: &'static Operator,
+        text: String,
+        compound_of: Option<String>,
+    ) -> Result<()> {
+        let claim = at.claim;
         let ctx = &suite.contexts[at.context];
         if let Some(h) = ctx.hard_cases.iter().find(|h| h.text == text) {
             let hit = (h.id.clone(), op.name, claim.id.clone());
@@ -306,7 +419,10 @@ impl<'s> Made<'s> {
             }
             return Ok(());
         }
-        let id = mutant_id(op.name, &claim.id, &text);
+        let id = match &compound_of {
+            None => mutant_id(op.name, &claim.id, &text),
+            Some(_) => compound_id(op.name, &claim.id, &text),
+        };
         if let Some(&other) = self.seen.get(&id) {
             let o = &self.mutants[other];
             if o.operator == op.name && o.parent == claim.id && o.text == text {
@@ -331,6 +447,7 @@ impl<'s> Made<'s> {
             context: at.context,
             text,
             review,
+            compound_of,
         });
         Ok(())
     }
@@ -580,6 +697,92 @@ mod tests {
         let set = generate(&reviewed, &capped(1, 0)).unwrap();
         assert!(set.stale_reviews.is_empty(), "{:?}", set.stale_reviews);
         assert!(set.mutants.iter().all(|m| m.id != out.id));
+    }
+
+    /// An answer sentence with a number and a condition, so both rewrite operators apply.
+    fn refund_suite() -> Suite {
+        let yaml = "suite: refunds\ncontexts:\n  - id: policy\n    passages: [{id: p1, text: \"Refunds on annual plans are approximately 17 per cent lower if the order is cancelled after 30 days. Monthly plans are not refunded.\"}]\n    faithful: [{id: f1, claim: \"Refunds are approximately 17 per cent lower if the order is cancelled after 30 days.\"}]\n";
+        Suite::from_yaml(std::path::Path::new("refunds.yaml"), yaml).unwrap()
+    }
+
+    fn compound_rules() -> Rules {
+        Rules::builtin().with_generation(crate::mutate::Generation {
+            compound: true,
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn compound_faults_sit_in_a_rewrite_and_pass_every_check_a_plain_mutant_passes() {
+        let suite = refund_suite();
+        let plain = generate(&suite, &Rules::builtin()).unwrap();
+        let set = generate(&suite, &compound_rules()).unwrap();
+        let rewrites: Vec<&Mutant> = set.mutants.iter().filter(|m| m.is_rewrite()).collect();
+        assert!(rewrites.len() >= 2, "{:?}", set.mutants);
+        let compound: Vec<&Mutant> = set
+            .mutants
+            .iter()
+            .filter(|m| m.compound_of.is_some())
+            .collect();
+        assert!(!compound.is_empty(), "{:?}", set.mutants);
+        let claim = &suite.contexts[0].faithful[0].text;
+        for m in &compound {
+            let r = rewrites
+                .iter()
+                .find(|r| Some(&r.id) == m.compound_of.as_ref())
+                .expect("a compound fault names a rewrite of its claim");
+            assert_eq!(m.parent, "f1");
+            assert!(
+                !m.is_rewrite(),
+                "its operator is a fault operator: {}",
+                m.operator
+            );
+            assert_ne!(&m.text, claim);
+            assert!(rewrites.iter().all(|r| r.text != m.text), "{}", m.text);
+            assert!(plain.mutants.iter().all(|p| p.text != m.text), "{}", m.text);
+            assert_eq!(guard::refuse(&r.text, &m.text), None, "{}", m.text);
+            assert_ne!(sorted_words(&m.text), sorted_words(&r.text));
+        }
+        // a number swapped in the rewrite that moved the condition to the front
+        assert!(
+            compound
+                .iter()
+                .any(|m| m.operator == "number_swap" && m.text.starts_with("If the order")),
+            "{compound:?}"
+        );
+        // the plain mutants are what they were, and the fingerprint says compound is on
+        let kept: Vec<&Mutant> = set
+            .mutants
+            .iter()
+            .filter(|m| m.compound_of.is_none())
+            .collect();
+        assert_eq!(kept, plain.mutants.iter().collect::<Vec<_>>());
+        assert_ne!(set.rules_sha256, plain.rules_sha256);
+        assert!(plain.mutants.iter().all(|m| m.compound_of.is_none()));
+    }
+
+    #[test]
+    fn compound_faults_are_stable_and_their_reviews_are_found_by_id() {
+        let suite = refund_suite();
+        let a = generate(&suite, &compound_rules()).unwrap();
+        let b = generate(&suite, &compound_rules()).unwrap();
+        assert_eq!(a.mutants, b.mutants);
+        assert_eq!(a.skipped, b.skipped);
+        let ids: HashSet<&str> = a.mutants.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids.len(), a.mutants.len(), "ids are unique");
+        // a compound fault reviewed in the suite is found by its id
+        let m = a.mutants.iter().find(|m| m.compound_of.is_some()).unwrap();
+        let yaml = format!(
+            "suite: refunds\ncontexts:\n  - id: policy\n    passages: [{{id: p1, text: \"Refunds on annual plans are approximately 17 per cent lower if the order is cancelled after 30 days. Monthly plans are not refunded.\"}}]\n    faithful: [{{id: f1, claim: \"Refunds are approximately 17 per cent lower if the order is cancelled after 30 days.\"}}]\nreviews:\n  {}: {{review: fault}}\n",
+            m.id
+        );
+        let reviewed = Suite::from_yaml(std::path::Path::new("refunds.yaml"), &yaml).unwrap();
+        let set = generate(&reviewed, &compound_rules()).unwrap();
+        let again = set.mutants.iter().find(|x| x.id == m.id).unwrap();
+        assert_eq!(again.review, MutantReview::Fault);
+        // without compound the review is stale, as a review of any mutant the rules stop making
+        let off = generate(&reviewed, &Rules::builtin()).unwrap();
+        assert_eq!(off.stale_reviews.len(), 1);
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub mod words;
 use crate::error::{Error, Result};
 use crate::model::suite::EntityGroup;
 pub use generation::generate;
-pub(crate) use generation::mutant_id;
+pub(crate) use generation::{compound_id, mutant_id};
 pub use rules::{Generation, Rules};
 use serde::Serialize;
 pub use set::{reviews_yaml, Mutant, MutantSet, Skipped, StaleReview};

@@ -19,6 +19,9 @@ pub struct Mutant {
     pub context: usize,
     pub text: String,
     pub review: MutantReview,
+    /// A compound fault: the id of the rewrite of the parent claim this fault was made in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compound_of: Option<String>,
 }
 
 /// An edit an operator made that is not kept as a case, and why.
@@ -28,6 +31,9 @@ pub struct Skipped {
     pub parent: String,
     pub text: String,
     pub why: &'static str,
+    /// For a compound edit: the rewrite it was made in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compound_of: Option<String>,
 }
 
 impl Mutant {

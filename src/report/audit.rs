@@ -124,7 +124,9 @@ fn tables(a: &CheckerAudit) -> (Vec<Table>, Vec<Table>) {
     let mut per_suite: Vec<Table> = a
         .suites
         .iter()
-        .map(|(run, summary)| suite_table(run, summary))
+        .flat_map(|(run, summary)| {
+            std::iter::once(suite_table(run, summary)).chain(compound_table(run, summary))
+        })
         .collect();
     wrong_table(a, &mut per_suite);
     let mut out = vec![fault_type_table(a)];
@@ -287,6 +289,46 @@ fn suite_rows(summary: &Summary) -> Vec<Vec<String>> {
             .to_string(),
     ]);
     rows
+}
+
+/// With compound faults: a suite's plain and compound catch rates per fault type.
+fn compound_table(run: &RecordRun, summary: &Summary) -> Option<Table> {
+    let all = summary.all_faults_compound.as_ref()?;
+    let cell = |r: &Rate| {
+        let (k, r, ci) = rate(r);
+        format!("{k} {r} {ci}")
+    };
+    let mut rows: Vec<Vec<String>> = summary
+        .fault_types
+        .iter()
+        .filter_map(|ft| ft.compound.as_ref().map(|s| (ft, s)))
+        .filter(|(_, s)| s.plain.n + s.compound.n + s.compound_unreviewed as u64 > 0)
+        .map(|(ft, s)| {
+            vec![
+                ft.fault_type.clone(),
+                cell(&s.plain),
+                cell(&s.compound),
+                s.compound_unreviewed.to_string(),
+            ]
+        })
+        .collect();
+    rows.push(vec![
+        crate::engine::mix::label("pooled", summary.all_faults_mix.max_per_claim),
+        cell(&all.plain),
+        cell(&all.compound),
+        all.compound_unreviewed.to_string(),
+    ]);
+    Some(Table {
+        title: format!("Suite {}: plain and compound faults", run.suite),
+        head: vec![
+            "fault type".into(),
+            "plain".into(),
+            "compound".into(),
+            "compound unreviewed".into(),
+        ],
+        rows,
+        note: Some("A compound fault is a fault operator's edit of a rewrite of the claim (the fault sits in paraphrased text, as real errors do); it counts in its fault type's row above. Plain: mutants of the claim itself and hard cases. Unreviewed compound mutants are in neither rate.".into()),
+    })
 }
 
 /// What a weighted all-faults row is, said under the table (nothing under `pooled`).

@@ -53,6 +53,7 @@ impl RecordRun {
                         flaky_verdicts,
                         context: r.case.context_id.clone(),
                         real: r.case.real,
+                        compound: r.case.compound,
                     }
                 })
                 .collect(),
@@ -95,6 +96,7 @@ impl RecordRun {
                     real: c.real,
                     context: 0,
                     context_id: c.context.clone(),
+                    compound: c.compound,
                 },
                 result: match (c.verdict, &c.error) {
                     (Some(label), _) => Ok(Verdict {

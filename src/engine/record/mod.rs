@@ -57,6 +57,9 @@ pub struct RecordCase {
     /// A real error: a hard case from labelled real output, not labelled supported.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub real: bool,
+    /// A compound fault: a fault operator's edit of a rewrite of the parent claim (`compound`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compound: bool,
 }
 
 impl RecordCase {
@@ -223,6 +226,7 @@ pub(crate) mod testing {
             flaky_verdicts: Vec::new(),
             context: String::new(),
             real: false,
+            compound: false,
         }
     }
 

@@ -87,6 +87,64 @@ fn rates(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint) {
     let pct = (summary.confidence * 100.0).round();
     false_alarms(o, summary, paint, pct);
     catch_rates(o, summary, paint, pct);
+    compound_rates(o, summary, paint, pct);
+}
+
+/// With compound faults: each fault type's plain and compound catch rates side by side.
+fn compound_rates(o: &mut String, summary: &Summary, paint: Paint, pct: f64) {
+    let Some(all) = &summary.all_faults_compound else {
+        return;
+    };
+    let _ = writeln!(
+        o,
+        "\n{}",
+        paint.head(&format!(
+            "Plain and compound faults per fault type ({pct}% Wilson intervals; a compound fault is made in a rewrite of the claim)"
+        ))
+    );
+    let w = summary.all_faults_mix.label.chars().count().max(20);
+    let _ = writeln!(
+        o,
+        "  {:<w$} {:<24} {:<24} {:>19}",
+        "fault type", "plain", "compound", "compound unreviewed"
+    );
+    let cell = |r: &crate::stats::Rate| {
+        format!(
+            "{}/{} {} {}",
+            r.k,
+            r.n,
+            fmt_rate(r.rate),
+            fmt_ci(r.ci_low, r.ci_high)
+        )
+    };
+    for row in &summary.fault_types {
+        let Some(s) = &row.compound else { continue };
+        if s.plain.n + s.compound.n + s.compound_unreviewed as u64 == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            o,
+            "  {:<w$} {:<24} {:<24} {:>19}",
+            printable(&row.fault_type),
+            cell(&s.plain),
+            cell(&s.compound),
+            s.compound_unreviewed
+        );
+    }
+    // the split is of the pooled count, whatever the mix
+    let _ = writeln!(
+        o,
+        "  {:<w$} {:<24} {:<24} {:>19}",
+        crate::engine::mix::label("pooled", summary.all_faults_mix.max_per_claim),
+        cell(&all.plain),
+        cell(&all.compound),
+        all.compound_unreviewed
+    );
+    let _ = writeln!(
+        o,
+        "  {}",
+        paint.dim("(plain: mutants of the claim itself and hard cases; compound: a fault operator's edit of a rewrite of the claim, counted in its fault type's row above; unreviewed compound mutants are in neither rate)")
+    );
 }
 
 /// False alarms on faithful cases, and on invariance cases when there are any.

@@ -21,6 +21,7 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
         escape_md_cell(&fmt_settings(&run.settings))
     );
     rates_table(&mut o, summary, pct);
+    compound_table(&mut o, summary);
     provisional(&mut o, summary, pct);
     missed(&mut o, run);
     if summary.errors > 0 {
@@ -31,6 +32,51 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
         );
     }
     o
+}
+
+/// With compound faults: each fault type's plain and compound catch rates side by side.
+fn compound_table(o: &mut String, summary: &Summary) {
+    let Some(all) = &summary.all_faults_compound else {
+        return;
+    };
+    let cell = |r: &crate::stats::Rate| {
+        format!(
+            "{}/{} {} {}",
+            r.k,
+            r.n,
+            fmt_rate(r.rate),
+            fmt_ci(r.ci_low, r.ci_high)
+        )
+    };
+    let _ = writeln!(
+        o,
+        "\nPlain and compound faults (a compound fault is made in a rewrite of the claim):\n\n| fault type | plain | compound | compound unreviewed |\n|---|---|---|---|"
+    );
+    for row in &summary.fault_types {
+        let Some(s) = &row.compound else { continue };
+        if s.plain.n + s.compound.n + s.compound_unreviewed as u64 == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} |",
+            escape_md_cell(&row.fault_type),
+            cell(&s.plain),
+            cell(&s.compound),
+            s.compound_unreviewed
+        );
+    }
+    let _ = writeln!(
+        o,
+        "| {} | {} | {} | {} |",
+        escape_md_cell(&crate::engine::mix::label(
+            "pooled",
+            summary.all_faults_mix.max_per_claim
+        )),
+        cell(&all.plain),
+        cell(&all.compound),
+        all.compound_unreviewed
+    );
 }
 
 /// The table of rates: false alarms on faithful cases and on invariance cases, each fault type's
