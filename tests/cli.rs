@@ -23,7 +23,10 @@ fn the_larkspur_table_reads_as_the_seed_describes() {
         "{out}"
     );
     // all faults: 23 reviewed mutants and 6 hard cases labelled otherwise
-    assert!(out.contains("all faults             24/29   0.83"), "{out}");
+    assert!(
+        out.contains("all faults (mix: pooled)   24/29   0.83"),
+        "{out}"
+    );
     insta::assert_snapshot!("larkspur_lexical_human", out);
 }
 
@@ -31,7 +34,7 @@ fn the_larkspur_table_reads_as_the_seed_describes() {
 fn the_audit_logs_table_reports_operators_without_mutants() {
     let out = stdout_of(&["run", "suites/audit-logs.yaml"]);
     assert!(
-        out.contains("number_swap          no mutants on this suite"),
+        out.contains("number_swap              no mutants on this suite"),
         "{out}"
     );
     insta::assert_snapshot!("audit_logs_lexical_human", out);

@@ -280,7 +280,7 @@ fn an_error_in_the_candidate_is_never_a_pass() {
     ]));
     // counted as `run` counts it: in no rate, listed, and no verdict (exit 3), never a pass
     assert_eq!(code, 3, "{o}");
-    assert!(o.contains("false alarms         2/15"), "{o}");
+    assert!(o.contains("false alarms             2/15"), "{o}");
     assert!(o.contains("f01                candidate timeout"), "{o}");
     assert!(
         o.contains("no verdict: the candidate could not score 1 case(s)"),

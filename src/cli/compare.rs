@@ -91,6 +91,8 @@ pub struct CompareArgs {
     #[arg(long)]
     pub mutators: Option<PathBuf>,
     #[command(flatten)]
+    pub generation: super::GenerationArgs,
+    #[command(flatten)]
     pub cache: CacheArgs,
     /// Score records: pair answers by this key instead of the answer id (`question`, `tag`,
     /// `context`, or a key of the log such as `source_id`), to compare two generators' answers
@@ -358,6 +360,7 @@ fn run_checkers(args: &CompareArgs, ctx: &Ctx) -> Result<Option<(Record, Record)
     let suites = super::SuiteArgs {
         suites: args.inputs.clone(),
         mutators: args.mutators.clone(),
+        generation: args.generation.clone(),
     };
     let loaded = super::load_all(&config, &suites)?;
     for line in super::run::left_out_notes(&loaded) {

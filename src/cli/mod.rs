@@ -96,6 +96,45 @@ pub struct SuiteArgs {
     /// rules from mutators/).
     #[arg(long)]
     pub mutators: Option<PathBuf>,
+    #[command(flatten)]
+    pub generation: GenerationArgs,
+}
+
+/// Compound faults and the cap on mutants per claim, beyond each operator's own edits.
+#[derive(Args, Clone, Default)]
+pub struct GenerationArgs {
+    /// Also make compound faults: each fault operator applied to each rewrite of a claim, so the
+    /// fault sits in paraphrased text (or `compound: true` under `mutators:` in faithprobe.yaml).
+    #[arg(long)]
+    pub compound: bool,
+    /// Keep at most N mutants per claim and operator, a sample by the seed of `mutators: seed:`
+    /// (default 0); the rest are listed by `mutants` as skipped with the reason `cap`.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_per_claim: Option<u64>,
+}
+
+impl GenerationArgs {
+    /// True when neither flag is given.
+    fn is_default(&self) -> bool {
+        !self.compound && self.max_per_claim.is_none()
+    }
+}
+
+/// The fault-type mix the "all faults" row is weighted to.
+#[derive(Args)]
+pub struct MixArg {
+    /// Weigh the "all faults" row to a mix of fault types: `pooled` (every fault once, the
+    /// default), `uniform` (every fault type with faults the same), or `file:PATH` (a YAML or
+    /// JSON map of fault type to weight). Default: `mix:` in faithprobe.yaml, else `pooled`.
+    #[arg(long, value_name = "MIX")]
+    pub mix: Option<String>,
+}
+
+impl MixArg {
+    /// The mix: this flag, else the config's `mix:`, else `pooled`.
+    pub fn resolve(&self, config: &Config) -> Result<faithprobe::engine::mix::Mix, Error> {
+        config.mix(self.mix.as_deref())
+    }
 }
 
 /// The verdict cache of model and judge checkers.
@@ -164,9 +203,9 @@ pub fn record_inputs(args: &SuiteArgs) -> Result<Option<Vec<(PathBuf, Record)>>,
             args.suites[first_record].display()
         )));
     }
-    if args.mutators.is_some() {
+    if args.mutators.is_some() || !args.generation.is_default() {
         return Err(Error::Usage(
-            "--mutators does not apply to run records: their mutants were made when they were recorded".into(),
+            "--mutators, --compound and --max-per-claim do not apply to run records: their mutants were made when they were recorded".into(),
         ));
     }
     let mut out = Vec::new();
@@ -293,7 +332,13 @@ pub fn shell_paths<'a>(paths: impl IntoIterator<Item = &'a Path>) -> String {
 
 /// Loads every suite and its mutants before anything runs, so bad input writes nothing.
 pub fn load_all(config: &Config, args: &SuiteArgs) -> Result<Vec<(Suite, MutantSet)>, Error> {
-    let rules = config.rules(args.mutators.as_deref())?;
+    let cap = args
+        .generation
+        .max_per_claim
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+    let rules = config
+        .rules(args.mutators.as_deref())?
+        .with_generation(config.generation(args.generation.compound, cap));
     let suites = without_side_files(&args.suites)?;
     let loaded: Vec<(Suite, MutantSet)> = suites
         .iter()

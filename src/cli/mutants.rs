@@ -27,6 +27,8 @@ pub struct MutantsArgs {
     /// rules from mutators/); a file there overrides its operator, the others stay built in.
     #[arg(long)]
     pub mutators: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub generation: super::GenerationArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = MutantFormat::Human)]
     pub format: MutantFormat,
@@ -79,6 +81,7 @@ pub fn run(args: MutantsArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let suite_args = SuiteArgs {
         suites: args.suites,
         mutators: args.mutators,
+        generation: args.generation,
     };
     let loaded = super::load_all(&config, &suite_args)?;
     let mut out = String::new();
@@ -114,9 +117,19 @@ fn table(suite: &Suite, set: &MutantSet) -> String {
         .map(|(op, n)| format!("{op} {n}"))
         .collect();
     let rewrites = set.mutants.iter().filter(|m| m.is_rewrite()).count();
+    let compound = set
+        .mutants
+        .iter()
+        .filter(|m| m.compound_of.is_some())
+        .count();
     o.push_str(&format!(
-        "{} mutants and {rewrites} rewrites: {}\n",
+        "{} mutants{} and {rewrites} rewrites: {}\n",
         set.mutants.len() - rewrites,
+        if compound > 0 {
+            format!(" ({compound} of them compound: a fault in a rewrite)")
+        } else {
+            String::new()
+        },
         counts.join(", ")
     ));
     for op in &set.empty_operators {
@@ -130,8 +143,13 @@ fn table(suite: &Suite, set: &MutantSet) -> String {
         ));
     }
     for sk in &set.skipped {
+        let compound = if sk.compound_of.is_some() {
+            " (compound)"
+        } else {
+            ""
+        };
         o.push_str(&format!(
-            "note: skipped {} of {} ({}): {}\n",
+            "note: skipped {}{compound} of {} ({}): {}\n",
             sk.operator, sk.parent, sk.why, sk.text
         ));
     }
@@ -154,6 +172,19 @@ fn table(suite: &Suite, set: &MutantSet) -> String {
             m.review.as_str(),
             m.text
         ));
+        // a compound fault names the rewrite it sits in
+        if let Some(r) = &m.compound_of {
+            let text = set
+                .mutants
+                .iter()
+                .find(|x| &x.id == r)
+                .map(|x| x.text.as_str())
+                .unwrap_or("");
+            o.push_str(&format!(
+                "{:<18} compound: {} in rewrite {r}: {text}\n",
+                "", m.operator
+            ));
+        }
         // a model's edit is shown word by word: where it changed the claim is not obvious
         if mutate::operator(m.operator).is_none() {
             if let Some(parent) = parents.get(m.parent.as_str()) {

@@ -4,7 +4,7 @@ use super::{CacheArgs, ConfidenceArg, Ctx, SuiteArgs};
 use clap::Args;
 use faithprobe::engine::record::RecordRun;
 use faithprobe::engine::run::SuiteRun;
-use faithprobe::engine::summary::summarize;
+use faithprobe::engine::summary::summarize_mixed;
 use faithprobe::engine::sweep::run_sweep;
 use faithprobe::error::{Error, Exit};
 use faithprobe::report::audit::{self, CheckerAudit};
@@ -36,6 +36,8 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub confidence: ConfidenceArg,
     #[command(flatten)]
+    pub mix: super::MixArg,
+    #[command(flatten)]
     pub cache: CacheArgs,
 }
 
@@ -55,6 +57,7 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         outputs.push(("--cache", c));
     }
     super::guard_outputs(ctx, &super::suite_inputs(&args.suites), &outputs)?;
+    let mix = args.mix.resolve(&ctx.config()?)?;
     let (audited, exit) = match super::record_inputs(&args.suites)? {
         Some(files) => {
             if !args.checkers.is_empty() {
@@ -82,7 +85,7 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         .into());
     }
     let proxy = proxy(&audited, confidence);
-    let audits = audits(audited, confidence, args.max_false_alarm);
+    let audits = audits(audited, confidence, args.max_false_alarm, &mix);
     let (html_path, md_path) = write(&args, &audits, &proxy)?;
     match super::out::emit(&format!("{}\n{}\n", html_path.display(), md_path.display()))? {
         Exit::Ok => Ok(exit),
@@ -189,7 +192,12 @@ fn proxy(audited: &[Audited], confidence: f64) -> audit::Proxy {
 }
 
 /// Each checker's audit: its suites' records and summaries, its sweep and the sweep's chart.
-fn audits(audited: Vec<Audited>, confidence: f64, max_false_alarm: f64) -> Vec<CheckerAudit> {
+fn audits(
+    audited: Vec<Audited>,
+    confidence: f64,
+    max_false_alarm: f64,
+    mix: &faithprobe::engine::mix::Mix,
+) -> Vec<CheckerAudit> {
     let mut audits = Vec::new();
     for (name, kind, settings, suites) in audited {
         let records: Vec<RecordRun> = suites.iter().map(|(r, _)| r.clone()).collect();
@@ -206,7 +214,10 @@ fn audits(audited: Vec<Audited>, confidence: f64, max_false_alarm: f64) -> Vec<C
             suites: suites
                 .into_iter()
                 .map(|(r, run)| {
-                    let summary = summarize(&run, confidence);
+                    let summary = summarize_mixed(&run, confidence, mix);
+                    if let Some(w) = summary.all_faults_mix.warning(&run.suite) {
+                        errln!("{w}");
+                    }
                     (r, summary)
                 })
                 .collect(),

@@ -34,6 +34,8 @@ pub struct ReviewArgs {
     /// Folder of mutator rule files (as for `run`).
     #[arg(long)]
     pub mutators: Option<PathBuf>,
+    #[command(flatten)]
+    pub generation: super::GenerationArgs,
     /// Show this checker's verdict on each mutant (a name from faithprobe.yaml, or `lexical`),
     /// and what each decision would make of it.
     #[arg(long)]
@@ -81,6 +83,7 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let suite_args = SuiteArgs {
         suites: args.suites.clone(),
         mutators: args.mutators.clone(),
+        generation: args.generation.clone(),
     };
     let loaded = super::load_all(&config, &suite_args)?;
     if args.list {

@@ -5,7 +5,7 @@ use clap::{Args, ValueEnum};
 use faithprobe::check::Checker;
 use faithprobe::engine::record::Record;
 use faithprobe::engine::run::SuiteRun;
-use faithprobe::engine::summary::summarize;
+use faithprobe::engine::summary::summarize_mixed;
 use faithprobe::error::{Error, Exit};
 use faithprobe::model::suite::Suite;
 use faithprobe::mutate::MutantSet;
@@ -37,6 +37,8 @@ pub struct RunArgs {
     pub format: RunFormat,
     #[command(flatten)]
     pub confidence: ConfidenceArg,
+    #[command(flatten)]
+    pub mix: super::MixArg,
     /// Write (or compare) one snapshot per suite and checker in this folder.
     #[arg(long)]
     pub snapshot: Option<PathBuf>,
@@ -80,6 +82,8 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     }
     super::guard_outputs(ctx, &super::suite_inputs(&args.suites), &outputs)?;
     let config = ctx.config()?;
+    // a mix that does not read stops the run before any work (exit 2)
+    let mix = args.mix.resolve(&config)?;
     let loaded = super::load_all(&config, &args.suites)?;
     let checker = config.checker(&args.checker, args.cache.path())?;
     let strict = args.check || super::in_ci();
@@ -92,7 +96,7 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         return Ok(super::interrupted(&runs, args.cache.path()));
     }
     let mut exit = super::runs_exit(&runs);
-    let out = render(&args, ctx, &loaded, &runs, confidence)?;
+    let out = render(&args, ctx, &loaded, &runs, confidence, &mix)?;
     // files first, all or nothing: a failed write is exit 4 and nothing half-written
     if let Some(path) = &args.record {
         Record::new(super::records(&loaded, &runs)).write(path)?;
@@ -174,6 +178,7 @@ fn render(
     loaded: &[(Suite, MutantSet)],
     runs: &[SuiteRun],
     confidence: f64,
+    mix: &faithprobe::engine::mix::Mix,
 ) -> anyhow::Result<String> {
     let mut out = String::new();
     let mut junit = Vec::new();
@@ -184,7 +189,10 @@ fn render(
         max_gap: args.max_gap,
     };
     for (run, rec) in runs.iter().zip(super::records(loaded, runs)) {
-        let summary = summarize(run, confidence);
+        let summary = summarize_mixed(run, confidence, mix);
+        if let Some(w) = summary.all_faults_mix.warning(&run.suite) {
+            errln!("{w}");
+        }
         // the measured gap between mutation scores and recall on the suite's real errors
         let one = Record::new(vec![rec]);
         let real = faithprobe::engine::proxy::real_errors(&[&one], None, &proxy);

@@ -6,6 +6,7 @@
 pub mod config;
 pub mod from_log;
 pub mod merge;
+pub mod mix;
 pub mod proxy;
 pub mod record;
 pub mod run;

@@ -46,6 +46,9 @@ pub struct SuiteRun {
     /// The fingerprint of the mutation rules that made the run's mutants (empty when not known:
     /// a record from before it was kept).
     pub rules_sha256: String,
+    /// The cap on mutants per claim and operator the mutants were made under (`max_per_claim`),
+    /// None when there was none: every pooled figure names it.
+    pub max_per_claim: Option<usize>,
 }
 
 /// A case whose verdict changed between repeated scorings.
@@ -164,6 +167,7 @@ pub fn cases(suite: &Suite, mutants: &MutantSet) -> Vec<Case> {
                 real: false,
                 context: ci,
                 context_id: ctx.id.clone(),
+                compound: false,
             });
         }
     }
@@ -180,6 +184,7 @@ pub fn cases(suite: &Suite, mutants: &MutantSet) -> Vec<Case> {
                 real: h.is_real_error(),
                 context: ci,
                 context_id: ctx.id.clone(),
+                compound: false,
             });
         }
     }
@@ -211,6 +216,7 @@ pub fn cases(suite: &Suite, mutants: &MutantSet) -> Vec<Case> {
             real: false,
             context: m.context,
             context_id: suite.contexts[m.context].id.clone(),
+            compound: m.compound_of.is_some(),
         });
     }
     out
@@ -286,5 +292,6 @@ pub fn run_suite_part(
         shard,
         positions,
         rules_sha256: mutants.rules_sha256.clone(),
+        max_per_claim: mutants.max_per_claim,
     }
 }

@@ -7,6 +7,7 @@
 
 use crate::engine::run::{CaseResult, SuiteRun};
 
+use crate::engine::mix::{mixed_rate, Mix, MixedRate};
 use crate::model::case::{CaseKind, Outcome, Role};
 use crate::stats::{cluster_rate_of, detectable_drop_of, ClusterRate, Rate};
 use serde::Serialize;
@@ -39,6 +40,51 @@ pub struct FaultTypeRow {
     pub parent_flagged_flagged: usize,
     /// Cases the checker could not score: in no rate, never a pass.
     pub errors: usize,
+    /// Set when the run has compound faults (a fault made in a rewrite of the claim): this
+    /// type's plain and compound catch rates side by side (see [`CompoundSplit`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compound: Option<CompoundSplit>,
+}
+
+/// A catch rate split into plain faults (mutants of the claim itself and hard cases) and
+/// compound faults (mutants of a rewrite of the claim), each with its Wilson interval.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompoundSplit {
+    pub plain: Rate,
+    pub compound: Rate,
+    /// Compound mutants nobody reviewed yet: in neither rate.
+    pub compound_unreviewed: usize,
+}
+
+/// The split of `results` (one fault type's, or every fault's) when `on`.
+fn compound_split<'a>(
+    results: impl Iterator<Item = &'a CaseResult> + Clone,
+    on: bool,
+    confidence: f64,
+) -> Option<CompoundSplit> {
+    on.then(|| {
+        let faults = results.clone().filter(|r| r.case.role() == Role::Fault);
+        CompoundSplit {
+            plain: rate(
+                faults.clone().filter(|r| !r.case.compound),
+                &[Outcome::Caught],
+                confidence,
+            ),
+            compound: rate(
+                faults.filter(|r| r.case.compound),
+                &[Outcome::Caught],
+                confidence,
+            ),
+            compound_unreviewed: results
+                .filter(|r| r.case.compound && r.case.role() == Role::Unreviewed)
+                .count(),
+        }
+    })
+}
+
+/// True when the run has a compound fault: the plain/compound split is shown then.
+fn has_compound(run: &SuiteRun) -> bool {
+    run.results.iter().any(|r| r.case.compound)
 }
 
 /// A catch rate that treats unreviewed mutants as faults: shown only while a suite has no
@@ -64,6 +110,12 @@ pub struct Summary {
     /// Every fault of every type together (informative mutants and hard cases).
     pub all_faults: Rate,
     pub all_faults_clustered: ClusterRate,
+    /// The "all faults" row under the declared mix (`pooled` by default: the same figures as
+    /// `all_faults`), its label naming the mix and any cap on mutants per claim.
+    pub all_faults_mix: MixedRate,
+    /// With compound faults in the run: all faults (pooled) split into plain and compound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub all_faults_compound: Option<CompoundSplit>,
     /// Fault mutants of parents the checker did not pass, over all fault types: shown apart.
     pub parent_flagged: usize,
     /// The count before informativeness: every scored fault, mutants of flagged parents
@@ -146,8 +198,13 @@ pub fn fault_types(run: &SuiteRun) -> Vec<String> {
     out
 }
 
-/// Summarises a run at a confidence level (0.95 for 95% intervals).
+/// Summarises a run at a confidence level (0.95 for 95% intervals), all faults pooled.
 pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
+    summarize_mixed(run, confidence, &Mix::Pooled)
+}
+
+/// [`summarize`] with the "all faults" row weighted to `mix` (see [`crate::engine::mix`]).
+pub fn summarize_mixed(run: &SuiteRun, confidence: f64, mix: &Mix) -> Summary {
     let role = |r: &&CaseResult| r.case.role();
     let false_alarms = rate(
         run.results
@@ -201,6 +258,12 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
     }
 
     let provisional = provisional(run, &fault_types, confidence);
+    let by_type: Vec<(&str, Rate)> = fault_types
+        .iter()
+        .map(|r| (r.fault_type.as_str(), r.caught))
+        .collect();
+    let all_faults_mix = mixed_rate(mix, &by_type, all_faults, run.max_per_claim, confidence);
+    let all_faults_compound = compound_split(run.results.iter(), has_compound(run), confidence);
 
     let hard: Vec<&CaseResult> = run
         .results
@@ -216,6 +279,8 @@ pub fn summarize(run: &SuiteRun, confidence: f64) -> Summary {
         fault_types,
         all_faults,
         all_faults_clustered,
+        all_faults_mix,
+        all_faults_compound,
         parent_flagged,
         all_faults_every_mutant,
         hard_cases_agree: Rate::new(agree, hard.len() as u64, confidence),
@@ -270,6 +335,7 @@ fn fault_type_row(run: &SuiteRun, ft: String, confidence: f64) -> FaultTypeRow {
             .iter()
             .filter(|r| r.outcome == Outcome::Error)
             .count(),
+        compound: compound_split(of_type.iter().copied(), has_compound(run), confidence),
         fault_type: ft,
     }
 }
@@ -344,6 +410,7 @@ mod tests {
             real: false,
             context: 0,
             context_id: String::new(),
+            compound: false,
         };
         let result = match verdict {
             Some(label) => Ok(Verdict {
@@ -383,6 +450,7 @@ mod tests {
             repeats: 1,
             flaky: vec![],
             rules_sha256: String::new(),
+            max_per_claim: None,
         }
     }
 

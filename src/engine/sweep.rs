@@ -29,6 +29,10 @@ pub struct SweepResult {
     /// The operating point the sample-size warnings describe: (threshold, which one it is).
     pub too_small_at: Option<(f64, &'static str)>,
     pub margin: f64,
+    /// The cap on mutants per claim and operator the runs' mutants were made under (the
+    /// largest), which the all-faults columns name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_per_claim: Option<usize>,
 }
 
 /// Scored faithful cases and faults of the runs, keyed by the claim they derive from (mutants go
@@ -118,6 +122,7 @@ pub fn run_sweep(
         ),
     };
     SweepResult {
+        max_per_claim: runs.iter().filter_map(|r| r.max_per_claim).max(),
         checker: runs
             .first()
             .map(|r| r.checker.name.clone())

@@ -214,6 +214,14 @@ pub struct Comparison {
     /// Tarone's m of the fault types' family, and the level it was tested at (alpha passed on
     /// by `all faults`); None when the fault types were not tested.
     pub fault_types: Option<(usize, f64)>,
+    /// The mix of the `all faults` row: always `pooled`. The gate's paired test is on pooled
+    /// counts; a declared mix (`run --mix`) weighs the rates `run` and `report` print, and no
+    /// paired test of a weighted rate is made.
+    pub all_faults_mix: &'static str,
+    /// The cap on mutants per claim and operator either record's mutants were made under (the
+    /// larger when both have one), which the `all faults` row's label names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_per_claim: Option<usize>,
     pub rows: Vec<GroupRow>,
     pub regressions: Vec<Change>,
     pub newly_missed: u64,
@@ -973,6 +981,13 @@ pub fn compare(base: &Record, candidate: &Record, opts: &GateOptions) -> Result<
         .filter(|r| r.change == ChangeKind::NewlyMissed)
         .count() as u64;
     Ok(Comparison {
+        all_faults_mix: "pooled",
+        max_per_claim: base
+            .runs
+            .iter()
+            .chain(&candidate.runs)
+            .filter_map(|r| r.max_per_claim)
+            .max(),
         base: label_of(base),
         candidate: label_of(candidate),
         alpha: opts.alpha,

@@ -374,6 +374,9 @@ pub struct Case {
     /// A hard case from labelled real output that is not labelled supported (a real error).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub real: bool,
+    /// A compound fault: a fault operator's edit of a rewrite of the claim, not of the claim.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub compound: bool,
     #[serde(skip)]
     pub context: usize,
     /// The id of the context the case is checked against.

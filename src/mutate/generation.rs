@@ -61,6 +61,12 @@ pub(crate) fn mutant_id(operator: &str, parent_id: &str, text: &str) -> String {
     format!("m-{}", crate::text::hash::hex(&digest[..8]))
 }
 
+/// The stable id of a compound fault: [`mutant_id`] with the operator marked `+compound`, so a
+/// compound fault never shares an id with a plain mutant of the same text.
+pub(crate) fn compound_id(operator: &str, parent_id: &str, text: &str) -> String {
+    mutant_id(&format!("{operator}+compound"), parent_id, text)
+}
+
 /// How many other contexts (the next ones in suite order) an operator may borrow from.
 const ELSEWHERE: usize = 4;
 
@@ -137,11 +143,24 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
                     made.add(suite, &at, op, text)?;
                 }
             }
+            if rules.generation.compound {
+                made.compound_faults(suite, &at, &input, rules)?;
+            }
         }
     }
     no_short_id_matches_twice(suite, &made.legacy)?;
+    // before the cap: a review of a mutant the cap leaves out is not stale (a larger cap or
+    // another seed brings it back)
     let stale_reviews = stale_reviews(suite, &made);
     no_mutator_failed(suite, rules)?;
+    if let Some(cap) = rules.generation.max_per_claim {
+        apply_cap(
+            &mut made.mutants,
+            &mut made.skipped,
+            cap,
+            rules.generation.seed,
+        );
+    }
     let operators: Vec<&'static str> = rules.operators().map(|(op, _)| op.name).collect();
     let empty_operators = operators
         .iter()
@@ -156,7 +175,56 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
         same_as_hard_case: made.same_as_hard_case,
         stale_reviews,
         rules_sha256: rules.fingerprint(),
+        max_per_claim: rules.generation.max_per_claim,
     })
+}
+
+/// Why a mutant the cap leaves out is skipped.
+pub(crate) const CAP: &str = "cap: the claim has more mutants of this operator than max_per_claim; a seeded sample of them is kept";
+
+/// Where a mutant falls in the cap's sample: a hash of the seed and its id, so the same seed
+/// keeps the same mutants whatever else the suite holds.
+fn sample_key(seed: u64, id: &str) -> [u8; 8] {
+    let mut h = Sha256::new();
+    h.update(seed.to_le_bytes());
+    h.update(id.as_bytes());
+    let d = h.finalize();
+    let mut k = [0u8; 8];
+    k.copy_from_slice(&d[..8]);
+    k
+}
+
+/// Keeps at most `cap` mutants per claim and operator (rewrites included), the ones with the
+/// lowest [`sample_key`]s; the rest become skips with the reason [`CAP`]. Order is kept.
+fn apply_cap(mutants: &mut Vec<Mutant>, skipped: &mut Vec<Skipped>, cap: usize, seed: u64) {
+    // plain and compound mutants are capped apart: compound ones never crowd out the plain
+    let mut groups: BTreeMap<(&str, &str, bool), Vec<usize>> = BTreeMap::new();
+    for (i, m) in mutants.iter().enumerate() {
+        groups
+            .entry((&m.parent, m.operator, m.compound_of.is_some()))
+            .or_default()
+            .push(i);
+    }
+    let mut out: HashSet<usize> = HashSet::new();
+    for members in groups.values().filter(|g| g.len() > cap) {
+        let mut ranked = members.clone();
+        ranked.sort_by_key(|&i| (sample_key(seed, &mutants[i].id), i));
+        out.extend(&ranked[cap..]);
+    }
+    let all = std::mem::take(mutants);
+    for (i, m) in all.into_iter().enumerate() {
+        if out.contains(&i) {
+            skipped.push(Skipped {
+                operator: m.operator,
+                parent: m.parent,
+                text: m.text,
+                why: CAP,
+                compound_of: m.compound_of,
+            });
+        } else {
+            mutants.push(m);
+        }
+    }
 }
 
 /// The texts around a context's claims: its passages, the passages an operator may borrow from,
@@ -241,9 +309,108 @@ impl<'s> Made<'s> {
                 parent: claim.id.clone(),
                 text,
                 why,
+                compound_of: None,
             });
             return Ok(());
         }
+        self.keep(suite, at, op, text, None)
+    }
+
+    /// Compound faults of a claim: every registry fault operator on each of the claim's
+    /// rewrites made so far (none reviewed `not_equivalent`), so the fault sits in text that
+    /// says the claim in other words, as real errors do. An LLM mutator is left out (a model
+    /// call per rewrite).
+    fn compound_faults(
+        &mut self,
+        suite: &'s Suite,
+        at: &ClaimAt<'_>,
+        input: &Input<'_>,
+        rules: &Rules,
+    ) -> Result<()> {
+        let rewrites: Vec<(String, String)> = self.mutants[at.first..]
+            .iter()
+            .filter(|m| m.is_rewrite())
+            .filter(|m| !matches!(m.review, MutantReview::NotEquivalent { .. }))
+            .map(|m| (m.id.clone(), m.text.clone()))
+            .collect();
+        for (rewrite_id, rewrite) in &rewrites {
+            let on = Input {
+                claim: rewrite,
+                passages: input.passages,
+                entities: input.entities,
+                elsewhere: input.elsewhere,
+                real_errors: input.real_errors,
+            };
+            let words = sorted_words(rewrite);
+            let faults = rules.operators().filter(|(op, _)| {
+                op.purpose == Purpose::Fault && super::operator(op.name).is_some()
+            });
+            for (op, m) in faults {
+                for text in m.mutate(&on) {
+                    self.add_compound(suite, at, op, (rewrite_id, rewrite, &words), text)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One compound edit: `rewrite` is the rewrite's id, text and [`sorted_words`]. It is
+    /// skipped with the reason when it is the claim, the rewrite, another of the claim's
+    /// mutants or rewrites, a reordering of either, a sentence of the passages, or what the
+    /// grammar guard refuses (against the rewrite, which is what the operator edited).
+    fn add_compound(
+        &mut self,
+        suite: &'s Suite,
+        at: &ClaimAt<'_>,
+        op: &'static Operator,
+        rewrite: (&str, &str, &[String]),
+        text: String,
+    ) -> Result<()> {
+        let (rewrite_id, rewrite_text, rewrite_words) = rewrite;
+        let claim = at.claim;
+        if text == claim.text || text == rewrite_text || crate::text::words::is_blank(&text) {
+            return Ok(());
+        }
+        let same = self.mutants[at.first..].iter().find(|m| m.text == text);
+        let why = match same {
+            Some(m) if m.is_rewrite() => {
+                Some("a compound fault that is word for word a rewrite of the claim, so it says the same thing")
+            }
+            Some(m) if m.compound_of.is_none() => {
+                Some("a compound fault that is word for word a plain mutant of the claim; it is kept as the plain one")
+            }
+            Some(m) if m.operator != op.name => {
+                Some("another operator made the same compound edit of this claim; it is kept there")
+            }
+            _ => None,
+        }
+        .or_else(|| skip_reason(op, rewrite_words, &text, at.sentences))
+        .or_else(|| skip_reason(op, &at.words, &text, at.sentences))
+        .or_else(|| guard::refuse(rewrite_text, &text));
+        if let Some(why) = why {
+            self.skipped.push(Skipped {
+                operator: op.name,
+                parent: claim.id.clone(),
+                text,
+                why,
+                compound_of: Some(rewrite_id.to_string()),
+            });
+            return Ok(());
+        }
+        self.keep(suite, at, op, text, Some(rewrite_id.to_string()))
+    }
+
+    /// An edit that passed every check: left to the hard case it equals, or kept as a mutant
+    /// with its id (a compound fault's from its operator marked `+compound`) and its review.
+    fn keep(
+        &mut self,
+        suite: &'s Suite,
+        at: &ClaimAt<'_>,
+        op: &'static Operator,
+        text: String,
+        compound_of: Option<String>,
+    ) -> Result<()> {
+        let claim = at.claim;
         let ctx = &suite.contexts[at.context];
         if let Some(h) = ctx.hard_cases.iter().find(|h| h.text == text) {
             let hit = (h.id.clone(), op.name, claim.id.clone());
@@ -252,7 +419,10 @@ impl<'s> Made<'s> {
             }
             return Ok(());
         }
-        let id = mutant_id(op.name, &claim.id, &text);
+        let id = match &compound_of {
+            None => mutant_id(op.name, &claim.id, &text),
+            Some(_) => compound_id(op.name, &claim.id, &text),
+        };
         if let Some(&other) = self.seen.get(&id) {
             let o = &self.mutants[other];
             if o.operator == op.name && o.parent == claim.id && o.text == text {
@@ -277,6 +447,7 @@ impl<'s> Made<'s> {
             context: at.context,
             text,
             review,
+            compound_of,
         });
         Ok(())
     }
@@ -443,6 +614,176 @@ mod tests {
         assert!(why("Members borrow DVDs for a week.")
             .unwrap()
             .contains("sentence of the passages"));
+    }
+
+    /// A news-style claim with several quantities, so number_swap makes one mutant per quantity.
+    fn budget_suite(reviews: &str) -> Suite {
+        let yaml = format!(
+            "suite: budget\ncontexts:\n  - id: council\n    passages: [{{id: p1, text: \"The council approved £38 million for 12 schools and 4 clinics, a rise of 17 per cent on last year.\"}}]\n    faithful: [{{id: f1, claim: \"The council approved £38 million for 12 schools and 4 clinics, a rise of 17 per cent.\"}}]\n{reviews}"
+        );
+        Suite::from_yaml(std::path::Path::new("budget.yaml"), &yaml).unwrap()
+    }
+
+    fn capped(cap: usize, seed: u64) -> Rules {
+        Rules::builtin().with_generation(crate::mutate::Generation {
+            compound: false,
+            max_per_claim: Some(cap),
+            seed,
+        })
+    }
+
+    fn of_op<'a>(set: &'a MutantSet, op: &str) -> Vec<&'a str> {
+        set.mutants
+            .iter()
+            .filter(|m| m.operator == op)
+            .map(|m| m.id.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn the_cap_keeps_at_most_n_per_claim_and_operator_and_lists_the_rest_as_skips() {
+        let suite = budget_suite("");
+        let all = generate(&suite, &Rules::builtin()).unwrap();
+        let swaps = of_op(&all, "number_swap");
+        assert!(swaps.len() >= 3, "{:?}", all.mutants);
+        let set = generate(&suite, &capped(2, 0)).unwrap();
+        assert_eq!(set.max_per_claim, Some(2));
+        let kept = of_op(&set, "number_swap");
+        assert_eq!(kept.len(), 2);
+        assert!(kept.iter().all(|id| swaps.contains(id)));
+        let dropped: Vec<&Skipped> = set.skipped.iter().filter(|s| s.why == CAP).collect();
+        let over: usize = all.counts().iter().map(|(_, n)| n.saturating_sub(2)).sum();
+        assert_eq!(dropped.len(), over);
+        assert!(dropped.iter().all(|s| s.why.starts_with("cap")));
+        for op in all.operators.iter() {
+            assert!(of_op(&set, op).len() <= 2, "{op}");
+        }
+        // a capped rules set has its own fingerprint; the default one is unchanged
+        assert_ne!(set.rules_sha256, all.rules_sha256);
+        assert_eq!(all.rules_sha256, Rules::builtin().fingerprint());
+    }
+
+    #[test]
+    fn the_same_seed_keeps_the_same_mutants_and_another_seed_may_not() {
+        let suite = budget_suite("");
+        let a = generate(&suite, &capped(1, 7)).unwrap();
+        let b = generate(&suite, &capped(1, 7)).unwrap();
+        assert_eq!(a.mutants, b.mutants);
+        assert_eq!(a.skipped, b.skipped);
+        let kept: std::collections::BTreeSet<Vec<String>> = (0..16)
+            .map(|seed| generate(&suite, &capped(1, seed)).unwrap())
+            .map(|s| {
+                of_op(&s, "number_swap")
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .collect();
+        assert!(
+            kept.len() > 1,
+            "16 seeds all kept the same number_swap mutant"
+        );
+    }
+
+    #[test]
+    fn a_review_of_a_mutant_the_cap_leaves_out_is_not_stale() {
+        let all = generate(&budget_suite(""), &Rules::builtin()).unwrap();
+        let set = generate(&budget_suite(""), &capped(1, 0)).unwrap();
+        let out = all
+            .mutants
+            .iter()
+            .find(|m| !set.mutants.iter().any(|k| k.id == m.id))
+            .expect("the cap leaves some mutant out");
+        let reviewed = budget_suite(&format!("reviews:\n  {}: {{review: fault}}\n", out.id));
+        let set = generate(&reviewed, &capped(1, 0)).unwrap();
+        assert!(set.stale_reviews.is_empty(), "{:?}", set.stale_reviews);
+        assert!(set.mutants.iter().all(|m| m.id != out.id));
+    }
+
+    /// An answer sentence with a number and a condition, so both rewrite operators apply.
+    fn refund_suite() -> Suite {
+        let yaml = "suite: refunds\ncontexts:\n  - id: policy\n    passages: [{id: p1, text: \"Refunds on annual plans are approximately 17 per cent lower if the order is cancelled after 30 days. Monthly plans are not refunded.\"}]\n    faithful: [{id: f1, claim: \"Refunds are approximately 17 per cent lower if the order is cancelled after 30 days.\"}]\n";
+        Suite::from_yaml(std::path::Path::new("refunds.yaml"), yaml).unwrap()
+    }
+
+    fn compound_rules() -> Rules {
+        Rules::builtin().with_generation(crate::mutate::Generation {
+            compound: true,
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn compound_faults_sit_in_a_rewrite_and_pass_every_check_a_plain_mutant_passes() {
+        let suite = refund_suite();
+        let plain = generate(&suite, &Rules::builtin()).unwrap();
+        let set = generate(&suite, &compound_rules()).unwrap();
+        let rewrites: Vec<&Mutant> = set.mutants.iter().filter(|m| m.is_rewrite()).collect();
+        assert!(rewrites.len() >= 2, "{:?}", set.mutants);
+        let compound: Vec<&Mutant> = set
+            .mutants
+            .iter()
+            .filter(|m| m.compound_of.is_some())
+            .collect();
+        assert!(!compound.is_empty(), "{:?}", set.mutants);
+        let claim = &suite.contexts[0].faithful[0].text;
+        for m in &compound {
+            let r = rewrites
+                .iter()
+                .find(|r| Some(&r.id) == m.compound_of.as_ref())
+                .expect("a compound fault names a rewrite of its claim");
+            assert_eq!(m.parent, "f1");
+            assert!(
+                !m.is_rewrite(),
+                "its operator is a fault operator: {}",
+                m.operator
+            );
+            assert_ne!(&m.text, claim);
+            assert!(rewrites.iter().all(|r| r.text != m.text), "{}", m.text);
+            assert!(plain.mutants.iter().all(|p| p.text != m.text), "{}", m.text);
+            assert_eq!(guard::refuse(&r.text, &m.text), None, "{}", m.text);
+            assert_ne!(sorted_words(&m.text), sorted_words(&r.text));
+        }
+        // a number swapped in the rewrite that moved the condition to the front
+        assert!(
+            compound
+                .iter()
+                .any(|m| m.operator == "number_swap" && m.text.starts_with("If the order")),
+            "{compound:?}"
+        );
+        // the plain mutants are what they were, and the fingerprint says compound is on
+        let kept: Vec<&Mutant> = set
+            .mutants
+            .iter()
+            .filter(|m| m.compound_of.is_none())
+            .collect();
+        assert_eq!(kept, plain.mutants.iter().collect::<Vec<_>>());
+        assert_ne!(set.rules_sha256, plain.rules_sha256);
+        assert!(plain.mutants.iter().all(|m| m.compound_of.is_none()));
+    }
+
+    #[test]
+    fn compound_faults_are_stable_and_their_reviews_are_found_by_id() {
+        let suite = refund_suite();
+        let a = generate(&suite, &compound_rules()).unwrap();
+        let b = generate(&suite, &compound_rules()).unwrap();
+        assert_eq!(a.mutants, b.mutants);
+        assert_eq!(a.skipped, b.skipped);
+        let ids: HashSet<&str> = a.mutants.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids.len(), a.mutants.len(), "ids are unique");
+        // a compound fault reviewed in the suite is found by its id
+        let m = a.mutants.iter().find(|m| m.compound_of.is_some()).unwrap();
+        let yaml = format!(
+            "suite: refunds\ncontexts:\n  - id: policy\n    passages: [{{id: p1, text: \"Refunds on annual plans are approximately 17 per cent lower if the order is cancelled after 30 days. Monthly plans are not refunded.\"}}]\n    faithful: [{{id: f1, claim: \"Refunds are approximately 17 per cent lower if the order is cancelled after 30 days.\"}}]\nreviews:\n  {}: {{review: fault}}\n",
+            m.id
+        );
+        let reviewed = Suite::from_yaml(std::path::Path::new("refunds.yaml"), &yaml).unwrap();
+        let set = generate(&reviewed, &compound_rules()).unwrap();
+        let again = set.mutants.iter().find(|x| x.id == m.id).unwrap();
+        assert_eq!(again.review, MutantReview::Fault);
+        // without compound the review is stale, as a review of any mutant the rules stop making
+        let off = generate(&reviewed, &Rules::builtin()).unwrap();
+        assert_eq!(off.stale_reviews.len(), 1);
     }
 
     #[test]

@@ -116,7 +116,7 @@ impl<'a> Sentence<'a> {
 /// or `None` when it may be kept.
 pub fn refuse(claim: &str, mutant: &str) -> Option<&'static str> {
     let (claim, mutant) = (Sentence::new(claim), Sentence::new(mutant));
-    let rules: [(Rule, &'static str); 9] = [
+    let rules: [(Rule, &'static str); 10] = [
         (
             modal_before_number,
             "the edit put a modal before a number (\"Will 2024 was warm\": May the month read as the verb)",
@@ -152,6 +152,10 @@ pub fn refuse(claim: &str, mutant: &str) -> Option<&'static str> {
         (
             negated_month,
             "the edit negated a month name (\"As of May not 2017\")",
+        ),
+        (
+            bare_scale_word,
+            "the edit left a scale word without its number (\"gets hundred GB\" for \"a hundred\")",
         ),
     ];
     for (has, why) in rules {
@@ -387,6 +391,24 @@ fn number_agreement(s: &Sentence) -> bool {
     })
 }
 
+/// "gets hundred GB": `hundred`, `thousand` or `dozen` after a word that is no number or
+/// article (a number word doubled in words, "fifty" -> "hundred", loses its "a" or "one").
+fn bare_scale_word(s: &Sentence) -> bool {
+    const SCALE: &[&str] = &["hundred", "thousand", "dozen"];
+    const BEFORE: &[&str] = &[
+        "a", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "eleven", "twelve", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty",
+        "ninety", "few", "several", "per", "half", "and", "the", "every",
+    ];
+    let w = &s.words;
+    w.iter().enumerate().any(|(i, x)| {
+        SCALE.contains(&x.as_str())
+            && (i == 0
+                || !(BEFORE.contains(&w[i - 1].as_str())
+                    || w[i - 1].chars().any(|c| c.is_ascii_digit())))
+    })
+}
+
 /// "May not 2017", "June not 12": a negation between a month and its date.
 fn negated_month(s: &Sentence) -> bool {
     const BEFORE_MONTH: &[&str] = &[
@@ -506,6 +528,21 @@ mod tests {
             true,
         ),
         ("Take one every 4 hours.", "Take two everies 4 hours.", true),
+        (
+            "Each Team user gets fifty GB of storage.",
+            "Each Team user gets hundred GB of storage.",
+            true,
+        ),
+        (
+            "Each Team user gets fifty GB of storage.",
+            "Each Team user gets a hundred GB of storage.",
+            false,
+        ),
+        (
+            "The charity fed two hundred families.",
+            "The charity fed four hundred families.",
+            false,
+        ),
         ("No one came.", "No others came.", false),
         (
             "Take it every 4 to 6 hours.",

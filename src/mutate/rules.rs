@@ -51,6 +51,18 @@ pub struct Rules {
     /// What the fingerprint is taken of: each operator's name and its rules' text (an LLM
     /// mutator's name, model and faults).
     identity: String,
+    /// Compound faults and the cap on mutants per claim (off by default).
+    pub generation: Generation,
+}
+
+/// How generation goes beyond each operator's own edits of a claim: compound faults (a fault
+/// operator applied to each rewrite of the claim) and a cap on the mutants a claim keeps per
+/// operator, sampled by `seed`. The default (neither) is what every suite had before.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Generation {
+    pub compound: bool,
+    pub max_per_claim: Option<usize>,
+    pub seed: u64,
 }
 
 impl std::fmt::Debug for Rules {
@@ -86,6 +98,7 @@ impl Rules {
                 })
                 .collect(),
             source: "builtin".into(),
+            generation: Generation::default(),
         });
         BUILT.clone()
     }
@@ -140,6 +153,7 @@ impl Rules {
         }
         Ok(Rules {
             identity,
+            generation: Generation::default(),
             built,
             source: format!(
                 "{} (overrides {}; the rest built in)",
@@ -164,6 +178,33 @@ impl Rules {
             }
         }
         self.built.extend(more);
+        self
+    }
+
+    /// These rules generating with `g`; anything but the default is part of the fingerprint
+    /// (the same rules with a cap or compound faults make other mutants).
+    pub fn with_generation(mut self, g: Generation) -> Rules {
+        if g != Generation::default() {
+            let how = format!(
+                "compound={} max_per_claim={:?} seed={}",
+                g.compound, g.max_per_claim, g.seed
+            );
+            self.identity.push_str(&identity_of("generation", &how));
+            let mut parts = Vec::new();
+            if g.compound {
+                parts.push("compound faults".to_string());
+            }
+            if let Some(c) = g.max_per_claim {
+                parts.push(format!(
+                    "at most {c} per claim and operator (seed {})",
+                    g.seed
+                ));
+            }
+            if !parts.is_empty() {
+                self.source = format!("{}; {}", self.source, parts.join(", "));
+            }
+        }
+        self.generation = g;
         self
     }
 

@@ -19,6 +19,9 @@ pub struct Mutant {
     pub context: usize,
     pub text: String,
     pub review: MutantReview,
+    /// A compound fault: the id of the rewrite of the parent claim this fault was made in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compound_of: Option<String>,
 }
 
 /// An edit an operator made that is not kept as a case, and why.
@@ -28,6 +31,9 @@ pub struct Skipped {
     pub parent: String,
     pub text: String,
     pub why: &'static str,
+    /// For a compound edit: the rewrite it was made in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compound_of: Option<String>,
 }
 
 impl Mutant {
@@ -54,6 +60,8 @@ pub struct MutantSet {
     pub stale_reviews: Vec<StaleReview>,
     /// The fingerprint of the rules that made these mutants ([`Rules::fingerprint`](super::Rules::fingerprint)).
     pub rules_sha256: String,
+    /// The cap on mutants per claim and operator they were made under, if any.
+    pub max_per_claim: Option<usize>,
 }
 
 /// A review whose mutant the suite no longer generates: its parent claim was edited, a rule

@@ -124,7 +124,9 @@ fn tables(a: &CheckerAudit) -> (Vec<Table>, Vec<Table>) {
     let mut per_suite: Vec<Table> = a
         .suites
         .iter()
-        .map(|(run, summary)| suite_table(run, summary))
+        .flat_map(|(run, summary)| {
+            std::iter::once(suite_table(run, summary)).chain(compound_table(run, summary))
+        })
         .collect();
     wrong_table(a, &mut per_suite);
     let mut out = vec![fault_type_table(a)];
@@ -252,16 +254,25 @@ fn suite_rows(summary: &Summary) -> Vec<Vec<String>> {
             ft.unreviewed.to_string(),
         ]);
     }
-    let (k, r, ci) = rate(&summary.all_faults);
+    let mix = &summary.all_faults_mix;
+    let (k, r, ci, clustered) = if mix.method == "wilson" {
+        let (k, r, ci) = rate(&summary.all_faults);
+        let c = &summary.all_faults_clustered;
+        (k, r, ci, fmt_ci(c.ci_low, c.ci_high))
+    } else {
+        (
+            format!("{}/{}", mix.k, mix.n),
+            fmt_rate(mix.rate),
+            fmt_ci(mix.ci_low, mix.ci_high),
+            "-".into(),
+        )
+    };
     rows.push(vec![
-        "all faults caught".into(),
+        mix.label.replacen("all faults", "all faults caught", 1),
         k,
         r,
         ci,
-        fmt_ci(
-            summary.all_faults_clustered.ci_low,
-            summary.all_faults_clustered.ci_high,
-        ),
+        clustered,
         "-".into(),
         summary
             .fault_types
@@ -280,10 +291,78 @@ fn suite_rows(summary: &Summary) -> Vec<Vec<String>> {
     rows
 }
 
+/// With compound faults: a suite's plain and compound catch rates per fault type.
+fn compound_table(run: &RecordRun, summary: &Summary) -> Option<Table> {
+    let all = summary.all_faults_compound.as_ref()?;
+    let cell = |r: &Rate| {
+        let (k, r, ci) = rate(r);
+        format!("{k} {r} {ci}")
+    };
+    let mut rows: Vec<Vec<String>> = summary
+        .fault_types
+        .iter()
+        .filter_map(|ft| ft.compound.as_ref().map(|s| (ft, s)))
+        .filter(|(_, s)| s.plain.n + s.compound.n + s.compound_unreviewed as u64 > 0)
+        .map(|(ft, s)| {
+            vec![
+                ft.fault_type.clone(),
+                cell(&s.plain),
+                cell(&s.compound),
+                s.compound_unreviewed.to_string(),
+            ]
+        })
+        .collect();
+    rows.push(vec![
+        crate::engine::mix::label("pooled", summary.all_faults_mix.max_per_claim),
+        cell(&all.plain),
+        cell(&all.compound),
+        all.compound_unreviewed.to_string(),
+    ]);
+    Some(Table {
+        title: format!("Suite {}: plain and compound faults", run.suite),
+        head: vec![
+            "fault type".into(),
+            "plain".into(),
+            "compound".into(),
+            "compound unreviewed".into(),
+        ],
+        rows,
+        note: Some("A compound fault is a fault operator's edit of a rewrite of the claim (the fault sits in paraphrased text, as real errors do); it counts in its fault type's row above. Plain: mutants of the claim itself and hard cases. Unreviewed compound mutants are in neither rate.".into()),
+    })
+}
+
+/// What a weighted all-faults row is, said under the table (nothing under `pooled`).
+fn mix_note(mix: &crate::engine::mix::MixedRate, all: &crate::stats::Rate) -> String {
+    if mix.method == "wilson" {
+        return String::new();
+    }
+    let (k, r, ci) = rate(all);
+    format!(
+        " Mix {}: the all-faults rate weighs each fault type's own rate ({} types); its interval is stratified (Wilson on an effective n of {:.1}); pooled over every fault it is {k} {r} {ci}.{}",
+        mix.mix,
+        mix.weights.len(),
+        mix.n_effective,
+        if mix.missing.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " The mix weighs fault types with no scored fault here, left out and the rest renormalised: {}.",
+                mix.missing.join(", ")
+            )
+        }
+    )
+}
+
 /// What a suite's table counts, said under it.
 fn suite_note(summary: &Summary) -> String {
     format!(
-        "Clustered CI: the Wilson interval (with a t quantile) on the parent claims' effective number, from an upper bound on how alike a claim's mutants are caught, since the mutants of one claim tend to be caught or missed together. Detectable drop: the smallest fall in a catch rate that a paired comparison of this many faults detects with 80% power (the gate's one-sided test, alpha 0.05 shared by Holm over the rows); \"none\" means a comparison of this row cannot show any drop. Parent flagged: fault mutants of claims the checker already flags, in no catch rate.{}{}",
+        "Clustered CI: the Wilson interval (with a t quantile) on the parent claims' effective number, from an upper bound on how alike a claim's mutants are caught, since the mutants of one claim tend to be caught or missed together. Detectable drop: the smallest fall in a catch rate that a paired comparison of this many faults detects with 80% power (the gate's one-sided test, alpha 0.05 shared by Holm over the rows); \"none\" means a comparison of this row cannot show any drop. Parent flagged: fault mutants of claims the checker already flags, in no catch rate.{}{}{}",
+        mix_note(&summary.all_faults_mix, &summary.all_faults)
+            + &summary
+                .all_faults_mix
+                .max_per_claim
+                .map(|c| format!(" {}.", crate::engine::mix::cap_note(c)))
+                .unwrap_or_default(),
         if summary.parent_flagged > 0 {
             format!(
                 " Counted as before (every flagged fault mutant caught), all faults would be {}/{}.",

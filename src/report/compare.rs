@@ -169,18 +169,27 @@ pub fn human(c: &Comparison, paint: Paint) -> String {
     o
 }
 
+/// A row's name as printed: `all faults` says its mix (the gate's test is on pooled counts).
+fn shown(c: &Comparison, group: &str) -> String {
+    if group == "all faults" {
+        crate::engine::mix::label(c.all_faults_mix, c.max_per_claim)
+    } else {
+        group.to_string()
+    }
+}
+
 /// The paired rows: each group's base and candidate rates, the changed pairs, the exact test
 /// (adjusted), the drop the cases can detect, and what the columns mean.
 fn rows_table(o: &mut String, c: &Comparison, paint: Paint) {
     let _ = writeln!(
         o,
-        "\n  {:<20} {:<24} {:<24} {:>6} {:>5} {:>7} {:>8} {:>6}",
+        "\n  {:<24} {:<24} {:<24} {:>6} {:>5} {:>7} {:>8} {:>6}",
         "group", "base", "candidate", "better", "worse", "p", "p (adj.)", "drop"
     );
     for r in &c.rows {
         let line = format!(
-            "  {:<20} {:<24} {:<24} {:>6} {:>5} {:>7} {:>8} {:>6}",
-            crate::text::escape::printable(&r.group),
+            "  {:<24} {:<24} {:<24} {:>6} {:>5} {:>7} {:>8} {:>6}",
+            crate::text::escape::printable(&shown(c, &r.group)),
             side(&r.base),
             side(&r.candidate),
             r.better,
@@ -352,7 +361,7 @@ pub fn markdown(c: &Comparison) -> String {
         let _ = writeln!(
             o,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            escape_md_cell(&r.group),
+            escape_md_cell(&shown(c, &r.group)),
             what(r),
             side(&r.base),
             side(&r.candidate),

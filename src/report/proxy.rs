@@ -74,7 +74,7 @@ fn fault_type_table(o: &mut String, m: &Matched, markdown: bool) {
     } else {
         let _ = writeln!(
             o,
-            "  {:<22} {:<24} {:<24} {:>9} {:>9}  p",
+            "  {:<24} {:<24} {:<24} {:>9} {:>9}  p",
             "fault type",
             super::trunc(&name(0), 24),
             super::trunc(&name(1), 24),
@@ -83,8 +83,14 @@ fn fault_type_table(o: &mut String, m: &Matched, markdown: bool) {
         );
     }
     for r in &m.rows {
+        // the matched comparison counts all faults pooled, and says so
+        let row_name = if r.fault_type == "all faults" {
+            crate::engine::mix::label("pooled", None)
+        } else {
+            r.fault_type.clone()
+        };
         let cells = [
-            printable(&r.fault_type),
+            printable(&row_name),
             fmt_kn(&r.base),
             fmt_kn(&r.candidate),
             r.base_only.to_string(),
@@ -102,7 +108,7 @@ fn fault_type_table(o: &mut String, m: &Matched, markdown: bool) {
         } else {
             let _ = writeln!(
                 o,
-                "  {:<22} {:<24} {:<24} {:>9} {:>9}  {}",
+                "  {:<24} {:<24} {:<24} {:>9} {:>9}  {}",
                 cells[0], cells[1], cells[2], cells[3], cells[4], cells[5]
             );
         }
@@ -135,7 +141,7 @@ fn verdicts(o: &mut String, m: &Matched, paint: Paint, markdown: bool) {
     let own = &m.own;
     let _ = writeln!(
         o,
-        "{pad}at each checker's own threshold: all faults {} vs {} ({}); at the same false-alarm rate: {}",
+        "{pad}at each checker's own threshold: all faults (mix: pooled) {} vs {} ({}); at the same false-alarm rate: {}",
         fmt_kn(&own.base),
         fmt_kn(&own.candidate),
         better_words(m.better_at_own, m),

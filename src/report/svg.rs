@@ -211,6 +211,11 @@ fn curve(o: &mut String, f: &Frame, points: &[SweepPoint], i: usize, ft: &str) {
         lx + 22.0,
         lx + 28.0,
         ly + 4.0,
-        escape_markup(ft)
+        // the sweep counts all faults pooled, and the legend says so
+        escape_markup(&if ft == "all faults" {
+            crate::engine::mix::label("pooled", None)
+        } else {
+            ft.to_string()
+        })
     );
 }

@@ -61,12 +61,13 @@ fn markdown_table(
     let _ = writeln!(o, "### faithprobe sweep: `{}`\n", s.checker);
     let _ = write!(
         o,
-        "| threshold | false alarms |{} all faults | all faults, clustered CI |",
+        "| threshold | false alarms |{} {} | all faults, clustered CI |",
         if invariance {
             " invariance false alarms |"
         } else {
             ""
-        }
+        },
+        crate::engine::mix::label("pooled", s.max_per_claim)
     );
     for t in types {
         let _ = write!(o, " {t} |");
@@ -118,7 +119,7 @@ fn human_table(
         "  {:>9}  {:<26} {:<26} {:<13}{}{}",
         "threshold",
         "false alarms",
-        "all faults caught",
+        crate::engine::mix::label("pooled", s.max_per_claim),
         "clustered CI",
         if invariance { "  invariance" } else { "" },
         if parents { "  parent" } else { "" }

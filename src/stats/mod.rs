@@ -11,6 +11,7 @@ pub mod mcnemar;
 pub mod paired;
 pub mod power;
 pub mod sample_size;
+pub mod stratified;
 pub mod sweep;
 pub mod wilson;
 

@@ -74,8 +74,12 @@ pub struct Config {
     pub mutators: Option<PathBuf>,
     /// LLM mutators by name (`mutators: {NAME: {kind: llm, ...}}`).
     pub llm_mutators: BTreeMap<String, LlmMutatorConfig>,
+    /// `compound`, `max_per_claim` and `seed` under `mutators:`.
+    pub generation: crate::mutate::Generation,
     /// The config file's folder: relative paths in it resolve here.
     pub base: PathBuf,
+    /// `mix:` as written (checked when loaded; read again by [`Config::mix`]).
+    pub mix: Option<String>,
     /// Line of each checker's and decomposer's name, for errors about it.
     lines: BTreeMap<String, usize>,
 }
@@ -126,12 +130,17 @@ impl Config {
         let mut lines = BTreeMap::new();
         let checkers = parse::checkers(path, text, file.checkers, &mut lines)?;
         let decomposers = parse::decomposers(path, text, file.decomposers, &mut lines)?;
-        let (rules_dir, llm_mutators) =
+        let (rules_dir, llm_mutators, generation) =
             mutators::parse(path, text, &base, file.mutators, &mut lines)?;
+        if let Some(l) = parse::line_of(text, "mix") {
+            lines.insert("mix".into(), l);
+        }
         let cfg = Config {
+            mix: file.mix,
             path: Some(path.to_path_buf()),
             mutators: rules_dir,
             llm_mutators,
+            generation,
             base,
             checkers,
             decomposers,
@@ -143,7 +152,28 @@ impl Config {
         for name in cfg.decomposers.keys() {
             cfg.validate_decomposer(name)?;
         }
+        cfg.mix(None)?;
         Ok(cfg)
+    }
+
+    /// The mix of the "all faults" row: `--mix` beats `mix:` in the file beats `pooled`. A flag's
+    /// weights file is relative to the working directory, the file's to the config's folder.
+    pub fn mix(&self, cli: Option<&str>) -> Result<crate::engine::mix::Mix> {
+        use crate::engine::mix::{Mix, MixProblem};
+        let (spec, base) = match (cli, &self.mix) {
+            (Some(s), _) => (s, Path::new(".")),
+            (None, Some(s)) => (s.as_str(), self.base.as_path()),
+            (None, None) => return Ok(Mix::Pooled),
+        };
+        Mix::parse(spec, base).map_err(|p| match p {
+            MixProblem::File(e) => e,
+            MixProblem::Unknown(msg) if cli.is_some() => Error::Usage(format!("--mix: {msg}")),
+            MixProblem::Unknown(msg) => self.bad(
+                "mix",
+                format!("`mix:` {msg}"),
+                "write `mix: uniform`, or `mix: file:weights.yaml`; see README.md, 'A declared mix'",
+            ),
+        })
     }
 
     fn file(&self) -> PathBuf {

@@ -68,8 +68,53 @@ impl LlmMutatorConfig {
     }
 }
 
-/// The rule folder and the LLM mutators by name.
-type Mutators = (Option<PathBuf>, BTreeMap<String, LlmMutatorConfig>);
+/// The rule folder, the LLM mutators by name, and how generation goes (compound faults, the cap).
+type Mutators = (
+    Option<PathBuf>,
+    BTreeMap<String, LlmMutatorConfig>,
+    crate::mutate::Generation,
+);
+
+/// `compound`, `max_per_claim` and `seed` under `mutators:`: true when `name` is one of them
+/// (its value then set in `g`), false for any other name.
+fn generation_key(
+    path: &Path,
+    line: Option<usize>,
+    name: &str,
+    v: &crate::io::yaml::Value,
+    g: &mut crate::mutate::Generation,
+) -> Result<bool> {
+    let bad = |what: &str, fix: &str| Error::input(path, line, what.to_string(), fix.to_string());
+    match name {
+        "compound" => {
+            g.compound = v.as_bool().ok_or_else(|| {
+                bad(
+                    "`mutators: compound:` must be true or false",
+                    "write `compound: true` to add compound faults (a fault in each rewrite of a claim)",
+                )
+            })?;
+        }
+        "max_per_claim" => {
+            let n = v.as_u64().filter(|n| *n >= 1).ok_or_else(|| {
+                bad(
+                    "`mutators: max_per_claim:` must be a whole number of at least 1",
+                    "write `max_per_claim: 3` to keep at most 3 mutants per claim and operator",
+                )
+            })?;
+            g.max_per_claim = Some(usize::try_from(n).unwrap_or(usize::MAX));
+        }
+        "seed" => {
+            g.seed = v.as_u64().ok_or_else(|| {
+                bad(
+                    "`mutators: seed:` must be a whole number",
+                    "write `seed: 7`: the seed of the cap's sample (the same seed keeps the same mutants)",
+                )
+            })?;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
 
 /// `mutators:` as written: `DIR`, or a mapping of `rules: DIR` and named LLM mutators; the rule
 /// folder (resolved against `base`) and the LLM mutators, their lines going into `lines` as
@@ -85,6 +130,7 @@ pub(super) fn parse(
     // `mutators: DIR`, or a mapping of `rules: DIR` and named LLM mutators
     let mut rules_dir = None;
     let mut llm_mutators = BTreeMap::new();
+    let mut generation = crate::mutate::Generation::default();
     match value {
         None | Some(crate::io::yaml::Value::Null) => {}
         Some(crate::io::yaml::Value::String(dir)) => rules_dir = Some(base.join(dir)),
@@ -102,6 +148,9 @@ pub(super) fn parse(
                         )
                     })?;
                     rules_dir = Some(base.join(dir));
+                    continue;
+                }
+                if generation_key(path, line, &name, &v, &mut generation)? {
                     continue;
                 }
                 if name.is_empty()
@@ -157,11 +206,11 @@ pub(super) fn parse(
                 path,
                 line_of("mutators"),
                 "`mutators:` must be a folder or a mapping",
-                "write `mutators: DIR`, or `mutators: {rules: DIR, NAME: {kind: llm, base_url: ..., model: ...}}`",
+                "write `mutators: DIR`, or `mutators: {rules: DIR, compound: true, max_per_claim: N, seed: N, NAME: {kind: llm, base_url: ..., model: ...}}`",
             ))
         }
     }
-    Ok((rules_dir, llm_mutators))
+    Ok((rules_dir, llm_mutators, generation))
 }
 
 impl Config {
@@ -180,6 +229,20 @@ impl Config {
             .values()
             .map(|m| self.llm_mutant_cache(m))
             .collect()
+    }
+
+    /// How generation goes: `--compound` or `compound: true` adds compound faults;
+    /// `--max-per-claim` beats `max_per_claim:`; the seed is the config's (default 0).
+    pub fn generation(
+        &self,
+        compound: bool,
+        max_per_claim: Option<usize>,
+    ) -> crate::mutate::Generation {
+        crate::mutate::Generation {
+            compound: compound || self.generation.compound,
+            max_per_claim: max_per_claim.or(self.generation.max_per_claim),
+            seed: self.generation.seed,
+        }
     }
 
     /// The mutator rules: `--mutators` beats the config file beats the built-in rules; then the

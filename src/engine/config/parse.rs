@@ -10,7 +10,7 @@ use std::path::Path;
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a config: a mapping with optional `checkers`, `decomposers` and `mutators`"
+    expecting = "a config: a mapping with optional `checkers`, `decomposers`, `mutators` and `mix`"
 )]
 pub(super) struct ConfigFile {
     /// Named checkers, each tagged by `kind`.
@@ -25,6 +25,11 @@ pub(super) struct ConfigFile {
     #[serde(default)]
     #[schemars(schema_with = "mutators_schema")]
     pub mutators: Option<crate::io::yaml::Value>,
+    /// The fault-type mix the "all faults" row is weighted to: `pooled` (the default),
+    /// `uniform`, or `file:PATH` (a YAML or JSON map of fault type to weight, relative to this
+    /// file's folder).
+    #[serde(default)]
+    pub mix: Option<String>,
 }
 
 /// The JSON Schema of `faithprobe.yaml`, from [`ConfigFile`] and the settings types it names.
@@ -43,7 +48,10 @@ fn mutators_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schem
             {
                 "type": "object",
                 "properties": {
-                    "rules": {"type": "string", "description": "a folder of rule files"}
+                    "rules": {"type": "string", "description": "a folder of rule files"},
+                    "compound": {"type": "boolean", "description": "add compound faults: each fault operator applied to each rewrite of a claim"},
+                    "max_per_claim": {"type": "integer", "minimum": 1, "description": "keep at most this many mutants per claim and operator, a seeded sample"},
+                    "seed": {"type": "integer", "minimum": 0, "description": "the seed of the max_per_claim sample"}
                 },
                 "propertyNames": {"pattern": "^[A-Za-z0-9_-]+$"},
                 "additionalProperties": llm
@@ -59,6 +67,7 @@ pub(super) fn config_file(path: &Path, text: &str) -> Result<ConfigFile> {
             checkers: BTreeMap::new(),
             decomposers: BTreeMap::new(),
             mutators: None,
+            mix: None,
         }
     } else {
         crate::io::yaml::check_aliases(path, text)?;

@@ -20,6 +20,7 @@ impl RecordRun {
             shard: run.shard,
             repeats: run.repeats,
             rules_sha256: run.rules_sha256.clone(),
+            max_per_claim: run.max_per_claim,
             cases: run
                 .results
                 .iter()
@@ -52,6 +53,7 @@ impl RecordRun {
                         flaky_verdicts,
                         context: r.case.context_id.clone(),
                         real: r.case.real,
+                        compound: r.case.compound,
                     }
                 })
                 .collect(),
@@ -68,7 +70,6 @@ impl RecordRun {
         use crate::check::{CheckError, Evidence, Verdict};
         use crate::engine::run::CaseResult;
         use crate::model::case::Case;
-        use crate::model::case::MutantReview;
         use crate::mutate::operator_names;
         let results: Vec<CaseResult> = self
             .cases
@@ -81,20 +82,11 @@ impl RecordRun {
                     claim: c.claim.clone(),
                     expected: c.expected,
                     parent: c.parent.clone(),
-                    review: c.review.map(|r| match r {
-                        ReviewState::Fault => MutantReview::Fault,
-                        ReviewState::Equivalent => MutantReview::Equivalent {
-                            why: "(the reason is in the suite's reviews)".into(),
-                        },
-                        ReviewState::Unreviewed => MutantReview::Unreviewed,
-                        ReviewState::NotEquivalent => MutantReview::NotEquivalent {
-                            why: "(the reason is in the suite's reviews)".into(),
-                        },
-                        ReviewState::Broken => MutantReview::Broken { why: None },
-                    }),
+                    review: c.review.map(review_of_state),
                     real: c.real,
                     context: 0,
                     context_id: c.context.clone(),
+                    compound: c.compound,
                 },
                 result: match (c.verdict, &c.error) {
                     (Some(label), _) => Ok(Verdict {
@@ -164,6 +156,23 @@ impl RecordRun {
             shard: self.shard,
             positions: self.cases.iter().filter_map(|c| c.position).collect(),
             rules_sha256: self.rules_sha256.clone(),
+            max_per_claim: self.max_per_claim,
         }
+    }
+}
+
+/// A recorded review as the run sees it (the reasons stay in the suite's reviews).
+fn review_of_state(r: ReviewState) -> crate::model::case::MutantReview {
+    use crate::model::case::MutantReview;
+    match r {
+        ReviewState::Fault => MutantReview::Fault,
+        ReviewState::Equivalent => MutantReview::Equivalent {
+            why: "(the reason is in the suite's reviews)".into(),
+        },
+        ReviewState::Unreviewed => MutantReview::Unreviewed,
+        ReviewState::NotEquivalent => MutantReview::NotEquivalent {
+            why: "(the reason is in the suite's reviews)".into(),
+        },
+        ReviewState::Broken => MutantReview::Broken { why: None },
     }
 }

@@ -57,6 +57,9 @@ pub struct RecordCase {
     /// A real error: a hard case from labelled real output, not labelled supported.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub real: bool,
+    /// A compound fault: a fault operator's edit of a rewrite of the parent claim (`compound`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compound: bool,
 }
 
 impl RecordCase {
@@ -120,6 +123,10 @@ pub struct RecordRun {
     /// `--mutators` folder, LLM mutators); absent in records written before it was kept.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub rules_sha256: String,
+    /// The cap on mutants per claim and operator (`max_per_claim`) the run's mutants were made
+    /// under; absent when there was none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_per_claim: Option<usize>,
     pub cases: Vec<RecordCase>,
 }
 
@@ -219,6 +226,7 @@ pub(crate) mod testing {
             flaky_verdicts: Vec::new(),
             context: String::new(),
             real: false,
+            compound: false,
         }
     }
 
@@ -236,6 +244,7 @@ pub(crate) mod testing {
             shard: None,
             repeats: 1,
             rules_sha256: String::new(),
+            max_per_claim: None,
             cases,
         }])
     }

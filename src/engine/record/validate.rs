@@ -120,7 +120,12 @@ fn check_case<'a>(
     if let (CaseKind::Mutant | CaseKind::Rewrite, Some(op), Some(parent)) =
         (c.kind, c.fault_type.as_deref(), c.parent.as_deref())
     {
-        if c.id.len() > 10 && crate::mutate::mutant_id(op, parent, &c.claim) != c.id {
+        let id = if c.compound {
+            crate::mutate::compound_id(op, parent, &c.claim)
+        } else {
+            crate::mutate::mutant_id(op, parent, &c.claim)
+        };
+        if c.id.len() > 10 && id != c.id {
             return Err(bad(format!(
                 "case `{}` does not fit its id: its operator, parent claim or text was edited",
                 c.id

@@ -99,6 +99,64 @@ fn rates(o: &mut String, _run: &SuiteRun, summary: &Summary, paint: Paint) {
     let pct = (summary.confidence * 100.0).round();
     false_alarms(o, summary, paint, pct);
     catch_rates(o, summary, paint, pct);
+    compound_rates(o, summary, paint, pct);
+}
+
+/// With compound faults: each fault type's plain and compound catch rates side by side.
+fn compound_rates(o: &mut String, summary: &Summary, paint: Paint, pct: f64) {
+    let Some(all) = &summary.all_faults_compound else {
+        return;
+    };
+    let _ = writeln!(
+        o,
+        "\n{}",
+        paint.head(&format!(
+            "Plain and compound faults per fault type ({pct}% Wilson intervals; a compound fault is made in a rewrite of the claim)"
+        ))
+    );
+    let w = summary.all_faults_mix.label.chars().count().max(20);
+    let _ = writeln!(
+        o,
+        "  {:<w$} {:<24} {:<24} {:>19}",
+        "fault type", "plain", "compound", "compound unreviewed"
+    );
+    let cell = |r: &crate::stats::Rate| {
+        format!(
+            "{}/{} {} {}",
+            r.k,
+            r.n,
+            fmt_rate(r.rate),
+            fmt_ci(r.ci_low, r.ci_high)
+        )
+    };
+    for row in &summary.fault_types {
+        let Some(s) = &row.compound else { continue };
+        if s.plain.n + s.compound.n + s.compound_unreviewed as u64 == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            o,
+            "  {:<w$} {:<24} {:<24} {:>19}",
+            printable(&row.fault_type),
+            cell(&s.plain),
+            cell(&s.compound),
+            s.compound_unreviewed
+        );
+    }
+    // the split is of the pooled count, whatever the mix
+    let _ = writeln!(
+        o,
+        "  {:<w$} {:<24} {:<24} {:>19}",
+        crate::engine::mix::label("pooled", summary.all_faults_mix.max_per_claim),
+        cell(&all.plain),
+        cell(&all.compound),
+        all.compound_unreviewed
+    );
+    let _ = writeln!(
+        o,
+        "  {}",
+        paint.dim("(plain: mutants of the claim itself and hard cases; compound: a fault operator's edit of a rewrite of the claim, counted in its fault type's row above; unreviewed compound mutants are in neither rate)")
+    );
 }
 
 /// False alarms on faithful cases, and on invariance cases when there are any.
@@ -148,9 +206,11 @@ fn catch_rates(o: &mut String, summary: &Summary, paint: Paint, pct: f64) {
             "Catch rate per fault type ({pct}% Wilson intervals)"
         ))
     );
+    // the first column fits the all-faults row's label, which names the mix (and any cap)
+    let w = summary.all_faults_mix.label.chars().count().max(20);
     let _ = writeln!(
         o,
-        "  {:<20} {:>7}  {:>5}  {:<13} {:<13} {:>4}  {:>5}  {:>14}  {:>14}  {:>6}",
+        "  {:<w$} {:>7}  {:>5}  {:<13} {:<13} {:>4}  {:>5}  {:>14}  {:>14}  {:>6}",
         "fault type",
         "caught",
         "rate",
@@ -163,21 +223,16 @@ fn catch_rates(o: &mut String, summary: &Summary, paint: Paint, pct: f64) {
         "errors"
     );
     for row in &summary.fault_types {
-        fault_type_row(o, row, paint);
+        fault_type_row(o, row, paint, w);
     }
-    let all = &summary.all_faults;
-    let _ = writeln!(
-        o,
-        "  {:<20} {:>7}  {:>5}  {:<13} {}",
-        "all faults",
-        format!("{}/{}", all.k, all.n),
-        fmt_rate(all.rate),
-        fmt_ci(all.ci_low, all.ci_high),
-        fmt_ci(
-            summary.all_faults_clustered.ci_low,
-            summary.all_faults_clustered.ci_high
-        ),
-    );
+    all_faults_row(o, summary, paint, w);
+    if let Some(cap) = summary.all_faults_mix.max_per_claim {
+        let _ = writeln!(
+            o,
+            "  {}",
+            paint.dim(&format!("({})", crate::engine::mix::cap_note(cap)))
+        );
+    }
     if summary.parent_flagged > 0 {
         let every = &summary.all_faults_every_mutant;
         let _ = writeln!(
@@ -206,12 +261,77 @@ fn catch_rates(o: &mut String, summary: &Summary, paint: Paint, pct: f64) {
     );
 }
 
+/// The all-faults row under its mix: the pooled count with its Wilson and clustered intervals,
+/// or a weighted rate with its stratified interval and the pooled count beside it.
+fn all_faults_row(o: &mut String, summary: &Summary, paint: Paint, w: usize) {
+    let mix = &summary.all_faults_mix;
+    if mix.method == "wilson" {
+        let all = &summary.all_faults;
+        let _ = writeln!(
+            o,
+            "  {:<w$} {:>7}  {:>5}  {:<13} {}",
+            printable(&mix.label),
+            format!("{}/{}", all.k, all.n),
+            fmt_rate(all.rate),
+            fmt_ci(all.ci_low, all.ci_high),
+            fmt_ci(
+                summary.all_faults_clustered.ci_low,
+                summary.all_faults_clustered.ci_high
+            ),
+        );
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "  {:<w$} {:>7}  {:>5}  {:<13} -",
+        printable(&mix.label),
+        format!("{}/{}", mix.k, mix.n),
+        fmt_rate(mix.rate),
+        fmt_ci(mix.ci_low, mix.ci_high),
+    );
+    let all = &summary.all_faults;
+    let _ = writeln!(
+        o,
+        "  {}",
+        paint.dim(&format!(
+            "(mix {}: the rate weighs each fault type's own rate ({} types); stratified interval, Wilson on an effective n of {:.1}; pooled over every fault it is {}/{} {} {})",
+            printable(&mix.mix),
+            mix.weights.len(),
+            mix.n_effective,
+            all.k,
+            all.n,
+            fmt_rate(all.rate),
+            fmt_ci(all.ci_low, all.ci_high)
+        ))
+    );
+    if !mix.missing.is_empty() {
+        let _ = writeln!(
+            o,
+            "  {}",
+            paint.dim(&format!(
+                "(the mix weighs fault types with no scored fault here, left out and the rest renormalised: {})",
+                printable(&mix.missing.join(", "))
+            ))
+        );
+    }
+    if !mix.unweighted.is_empty() {
+        let _ = writeln!(
+            o,
+            "  {}",
+            paint.dim(&format!(
+                "(fault types with faults the mix gives no weight, in no all-faults figure: {})",
+                printable(&mix.unweighted.join(", "))
+            ))
+        );
+    }
+}
+
 /// One fault type's row of the catch-rate table.
-fn fault_type_row(o: &mut String, row: &FaultTypeRow, paint: Paint) {
+fn fault_type_row(o: &mut String, row: &FaultTypeRow, paint: Paint, w: usize) {
     if row.mutants == 0 && row.hard_cases == 0 {
         let _ = writeln!(
             o,
-            "  {:<20} {}",
+            "  {:<w$} {}",
             printable(&row.fault_type),
             paint.dim("no mutants on this suite (no claim matches its rules)")
         );
@@ -232,7 +352,7 @@ fn fault_type_row(o: &mut String, row: &FaultTypeRow, paint: Paint) {
     };
     let _ = writeln!(
         o,
-        "  {:<20} {:>7}  {:>5}  {:<13} {:<13} {:>4}  {:>5}  {:>14}  {:>14}  {:>6}",
+        "  {:<w$} {:>7}  {:>5}  {:<13} {:<13} {:>4}  {:>5}  {:>14}  {:>14}  {:>6}",
         printable(&row.fault_type),
         format!("{}/{}", row.caught.k, row.caught.n),
         fmt_rate(row.caught.rate),

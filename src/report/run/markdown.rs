@@ -21,6 +21,7 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
         escape_md_cell(&fmt_settings(&run.settings))
     );
     rates_table(&mut o, summary, pct);
+    compound_table(&mut o, summary);
     provisional(&mut o, summary, pct);
     missed(&mut o, run);
     if summary.errors > 0 {
@@ -31,6 +32,51 @@ pub fn render(run: &SuiteRun, summary: &Summary) -> String {
         );
     }
     o
+}
+
+/// With compound faults: each fault type's plain and compound catch rates side by side.
+fn compound_table(o: &mut String, summary: &Summary) {
+    let Some(all) = &summary.all_faults_compound else {
+        return;
+    };
+    let cell = |r: &crate::stats::Rate| {
+        format!(
+            "{}/{} {} {}",
+            r.k,
+            r.n,
+            fmt_rate(r.rate),
+            fmt_ci(r.ci_low, r.ci_high)
+        )
+    };
+    let _ = writeln!(
+        o,
+        "\nPlain and compound faults (a compound fault is made in a rewrite of the claim):\n\n| fault type | plain | compound | compound unreviewed |\n|---|---|---|---|"
+    );
+    for row in &summary.fault_types {
+        let Some(s) = &row.compound else { continue };
+        if s.plain.n + s.compound.n + s.compound_unreviewed as u64 == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} |",
+            escape_md_cell(&row.fault_type),
+            cell(&s.plain),
+            cell(&s.compound),
+            s.compound_unreviewed
+        );
+    }
+    let _ = writeln!(
+        o,
+        "| {} | {} | {} | {} |",
+        escape_md_cell(&crate::engine::mix::label(
+            "pooled",
+            summary.all_faults_mix.max_per_claim
+        )),
+        cell(&all.plain),
+        cell(&all.compound),
+        all.compound_unreviewed
+    );
 }
 
 /// The table of rates: false alarms on faithful cases and on invariance cases, each fault type's
@@ -85,25 +131,65 @@ fn rates_table(o: &mut String, summary: &Summary, pct: f64) {
             fmt_ci(row.clustered.ci_low, row.clustered.ci_high)
         );
     }
-    let all = &summary.all_faults;
-    let _ = writeln!(
-        o,
-        "| all faults caught | {}/{} | {} | {} | {} |",
-        all.k,
-        all.n,
-        fmt_rate(all.rate),
-        fmt_ci(all.ci_low, all.ci_high),
-        fmt_ci(
-            summary.all_faults_clustered.ci_low,
-            summary.all_faults_clustered.ci_high
-        )
-    );
+    all_faults_row(o, summary);
+    if let Some(cap) = summary.all_faults_mix.max_per_claim {
+        let _ = writeln!(o, "\n{}.", crate::engine::mix::cap_note(cap));
+    }
     if summary.parent_flagged > 0 {
         let every = &summary.all_faults_every_mutant;
         let _ = writeln!(
             o,
             "\n{} fault mutant(s) of claims the checker already flags are in no rate (parent flagged: flagging them says nothing about the fault); counted as before, all faults would be {}/{}.",
             summary.parent_flagged, every.k, every.n
+        );
+    }
+}
+
+/// The all-faults row under its mix, and what a weighted one rests on.
+fn all_faults_row(o: &mut String, summary: &Summary) {
+    let all = &summary.all_faults;
+    let mix = &summary.all_faults_mix;
+    let label = escape_md_cell(&mix.label.replacen("all faults", "all faults caught", 1));
+    if mix.method == "wilson" {
+        let _ = writeln!(
+            o,
+            "| {label} | {}/{} | {} | {} | {} |",
+            all.k,
+            all.n,
+            fmt_rate(all.rate),
+            fmt_ci(all.ci_low, all.ci_high),
+            fmt_ci(
+                summary.all_faults_clustered.ci_low,
+                summary.all_faults_clustered.ci_high
+            )
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "| {label} | {}/{} | {} | {} | - |",
+            mix.k,
+            mix.n,
+            fmt_rate(mix.rate),
+            fmt_ci(mix.ci_low, mix.ci_high),
+        );
+        let _ = writeln!(
+            o,
+            "\nUnder mix {} the all-faults rate weighs each fault type's own rate ({} types; stratified interval, Wilson on an effective n of {:.1}); pooled over every fault it is {}/{} {} {}.{}",
+            escape_md_cell(&mix.mix),
+            mix.weights.len(),
+            mix.n_effective,
+            all.k,
+            all.n,
+            fmt_rate(all.rate),
+            fmt_ci(all.ci_low, all.ci_high),
+            if mix.missing.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " The mix weighs fault types with no scored fault here (left out, the rest renormalised): {}.",
+                    escape_md_cell(&mix.missing.join(", "))
+                )
+            }
         );
     }
 }
