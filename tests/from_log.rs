@@ -227,3 +227,67 @@ fn a_bad_log_writes_no_suite_and_names_its_line() {
     );
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn a_scores_flagged_claims_are_appended_to_a_suite_once_as_pending() {
+    let d = tempfile::tempdir().unwrap();
+    let log = root().join("examples/support-log.jsonl");
+    let log = log.to_str().unwrap();
+    let (code, _, err) = fg(
+        d.path(),
+        &["score", log, "--add-to", "misses.yaml", "--show", "none"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("--add-to misses.yaml: 9 claims added as pending"),
+        "{err}"
+    );
+    let claims = pending(d.path(), "misses.yaml", "claim");
+    // the invented refund time of r3 is among them, with its answer's passages
+    assert!(claims.contains(&"r3-1".to_string()), "{claims:?}");
+    let text = std::fs::read_to_string(d.path().join("misses.yaml")).unwrap();
+    assert!(
+        text.contains("Refunds take 7 to 10 business days to appear."),
+        "{text}"
+    );
+    assert!(
+        text.contains("take 3 to 5 business days to appear"),
+        "{text}"
+    );
+    // a second score adds nothing it already holds
+    let (code, _, err) = fg(
+        d.path(),
+        &["score", log, "--add-to", "misses.yaml", "--show", "none"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("no claim to add"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("misses.yaml")).unwrap(),
+        text
+    );
+    // all of them, into the same suite: the rest are added
+    let (code, _, err) = fg(
+        d.path(),
+        &[
+            "score",
+            log,
+            "--add-to",
+            "misses.yaml",
+            "--add-which",
+            "all",
+            "--show",
+            "none",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(pending(d.path(), "misses.yaml", "claim").len(), 22);
+    // a log from standard input cannot be read again for its passages: refused before scoring
+    let out = faithprobe_in(d.path())
+        .args(["score", "-", "--add-to", "x.yaml"])
+        .write_stdin(std::fs::read(log).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a file"));
+    assert!(!d.path().join("x.yaml").exists());
+}

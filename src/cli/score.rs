@@ -41,6 +41,13 @@ impl From<DefinitionArg> for Definition {
     }
 }
 
+/// Which claims `--add-to` appends.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AddWhich {
+    Flagged,
+    All,
+}
+
 /// Which answers the human and Markdown reports list.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ShowArg {
@@ -117,6 +124,14 @@ pub struct ScoreArgs {
     /// Save a score record for `compare` and `merge`.
     #[arg(long)]
     pub record: Option<PathBuf>,
+    /// Append the claims this score flagged (or all, with --add-which all) to this suite as
+    /// pending claims with their passages (the suite is made when it does not exist), so a
+    /// production miss becomes a case to verify in `faithprobe review`.
+    #[arg(long, value_name = "SUITE")]
+    pub add_to: Option<PathBuf>,
+    /// With --add-to: `flagged` (claims not faithful under the first definition) or `all`.
+    #[arg(long, value_enum, default_value_t = AddWhich::Flagged, requires = "add_to")]
+    pub add_which: AddWhich,
     /// Also write the report as one self-contained HTML file (every answer).
     #[arg(long)]
     pub html: Option<PathBuf>,
@@ -220,6 +235,9 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let any_error = summary.definitions[0].errors > 0;
 
     write_files(&args, &head, &summary, &mut spool)?;
+    if let Some(suite) = &args.add_to {
+        add_to(&args, suite, defs[0], &mut spool)?;
+    }
     let mut doc = document::Document {
         head: &head,
         summary: &summary,
@@ -440,6 +458,92 @@ fn write_stdout(
     Ok(())
 }
 
+/// Appends the scored claims `--add-which` names to the suite at `path` as pending claims, with
+/// the passages of their answers (read again from the log), and says so on stderr.
+fn add_to(
+    args: &ScoreArgs,
+    path: &std::path::Path,
+    def: Definition,
+    spool: &mut Spool,
+) -> anyhow::Result<()> {
+    use faithprobe::engine::from_log::{Built, FromLogOptions, Taken};
+    let existing = if path.exists() {
+        Some(faithprobe::model::suite::Suite::load(path)?)
+    } else {
+        None
+    };
+    let (mut used, known, _) = super::suite::existing_ids(existing.as_ref());
+    let mut taken = Vec::new();
+    let mut ids = std::collections::HashSet::new();
+    let mut built = Built::default();
+    for a in spool.answers()? {
+        let a = a?;
+        built.answers += 1;
+        for (n, c) in a.claims.iter().enumerate() {
+            let flagged = !c.verdict.is_some_and(|v| def.faithful(v));
+            if (args.add_which == AddWhich::Flagged && !flagged)
+                || known.contains(&(a.id.clone(), c.text.clone()))
+            {
+                continue;
+            }
+            built.claims_found += 1;
+            let mut id = format!("{}-{}", a.id, n + 1);
+            while used.contains(&id) {
+                id.push('+');
+            }
+            used.insert(id.clone());
+            ids.insert(a.id.clone());
+            taken.push(Taken {
+                context: a
+                    .context
+                    .clone()
+                    .unwrap_or_else(|| format!("answer-{}", a.id)),
+                id,
+                claim: c.text.clone(),
+                answer: a.id.clone(),
+                tag: a.tag.clone(),
+                stratum: String::new(),
+            });
+        }
+    }
+    if taken.is_empty() {
+        errln!(
+            "--add-to {}: no claim to add (none flagged, or all already in the suite)",
+            path.display()
+        );
+        return Ok(());
+    }
+    let mut answers = Vec::new();
+    for a in LogReader::open(&args.log, args.contexts.as_deref(), None, None)? {
+        match a {
+            Ok(a) if ids.contains(&a.id) => answers.push(a),
+            _ => {}
+        }
+    }
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "from-log".into());
+    super::suite::write_taken(
+        path,
+        &args.log,
+        &name,
+        taken,
+        &answers,
+        existing.as_ref(),
+        &FromLogOptions::default(),
+        &mut built,
+    )?;
+    errln!(
+        "--add-to {}: {} claims added as pending, in {} context sets; verify them: faithprobe review {}",
+        path.display(),
+        built.taken,
+        built.contexts,
+        super::shell_paths(std::iter::once(path))
+    );
+    Ok(())
+}
+
 /// Reports the malformed records and picks the exit code: 3 when the checker failed on some
 /// answer, 5 when some records were skipped (the rest ran and was written), else 0.
 fn finish(bad_lines: &[Error], more_bad: usize, any_error: bool, log: &std::path::Path) -> Exit {
@@ -480,6 +584,15 @@ fn guard(args: &ScoreArgs, ctx: &Ctx) -> Result<(), Error> {
     }
     if let Some(h) = &args.html {
         outputs.push(("--html", h));
+    }
+    if let Some(a) = &args.add_to {
+        outputs.push(("--add-to", a));
+        if !std::fs::metadata(&args.log).is_ok_and(|m| m.is_file()) {
+            return Err(Error::Usage(format!(
+                "--add-to reads the log again for the passages: {} is not a file (standard input or a pipe is read once); write the log to a file first",
+                args.log.display()
+            )));
+        }
     }
     if let Some(c) = args.cache.path() {
         outputs.push(("--cache", c));

@@ -107,51 +107,78 @@ fn from_log_cmd(args: FromLogArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         stratify_by: args.stratify_by.clone(),
         name: name.clone(),
     };
-    let (mut used, known, contexts) = existing_ids(existing.as_ref());
+    let (mut used, _, _) = existing_ids(existing.as_ref());
     let mut built = Built::default();
     let taken = from_log::claims_of(&answers, decomposer.as_ref(), &opts, &mut used, &mut built);
+    write_taken(
+        &args.out,
+        &args.log,
+        &name,
+        taken,
+        &answers,
+        existing.as_ref(),
+        &opts,
+        &mut built,
+    )?;
+    report(&args.out, &built)
+}
+
+/// Writes `taken` (claims of `answers`) to the suite at `out` as pending claims: a new suite, or
+/// `existing` extended (its bytes kept, the claims it holds left out). What is written loads.
+#[allow(clippy::too_many_arguments)] // one write: where, from what, and what was found
+pub(super) fn write_taken(
+    out: &std::path::Path,
+    log: &std::path::Path,
+    name: &str,
+    taken: Vec<from_log::Taken>,
+    answers: &[faithprobe::answers::LoggedAnswer],
+    existing: Option<&Suite>,
+    opts: &FromLogOptions,
+    built: &mut Built,
+) -> anyhow::Result<()> {
+    let (_, known, contexts) = existing_ids(existing);
     let before = taken.len();
     let taken: Vec<_> = taken
         .into_iter()
         .filter(|t| !known.contains(&(t.answer.clone(), t.claim.clone())))
         .collect();
     built.already = before - taken.len();
-    let taken = from_log::sample(taken, &opts);
+    let taken = from_log::sample(taken, opts);
     built.taken = taken.len();
     if taken.is_empty() {
         return Err(Error::Usage(format!(
             "no claim to add from {}: {} answers, {} claims found, {} already in the suite",
-            args.log.display(),
+            log.display(),
             built.answers,
             built.claims_found,
             built.already
         ))
         .into());
     }
-    let text = match &existing {
+    let text = match existing {
         None => {
-            let (items, n) = from_log::render_contexts(&taken, &answers, "  ", &contexts);
+            let (items, n) = from_log::render_contexts(&taken, answers, "  ", &contexts);
             built.contexts = n;
-            from_log::new_suite(&name, &args.log, &items)
+            from_log::new_suite(name, log, &items)
         }
         Some(_) => {
-            let old = faithprobe::error::read_input(&args.out)?;
-            let (at, indent) = from_log::list_indent(&old, &args.out)?;
-            let (items, n) = from_log::render_contexts(&taken, &answers, &indent, &contexts);
+            let old = faithprobe::error::read_input(out)?;
+            let (at, indent) = from_log::list_indent(&old, out)?;
+            let (items, n) = from_log::render_contexts(&taken, answers, &indent, &contexts);
             built.contexts = n;
             format!("{}{items}{}", &old[..at], &old[at..])
         }
     };
     // what is written loads: checked before the file is touched
-    Suite::from_yaml(&args.out, &text)?;
-    faithprobe::io::write::write_atomic(&args.out, text.as_bytes())?;
-    report(&args, &built)
+    Suite::from_yaml(out, &text)?;
+    faithprobe::io::write::write_atomic(out, text.as_bytes())?;
+    Ok(())
 }
 
 /// The claim ids, (answer, claim) pairs and context ids a suite already has.
 type Known = (HashSet<String>, HashSet<(String, String)>, HashSet<String>);
 
-fn existing_ids(suite: Option<&Suite>) -> Known {
+pub(super) fn existing_ids(suite: Option<&Suite>) -> Known {
     let (mut ids, mut known, mut contexts) = (HashSet::new(), HashSet::new(), HashSet::new());
     let Some(s) = suite else {
         return (ids, known, contexts);
@@ -177,7 +204,7 @@ fn existing_ids(suite: Option<&Suite>) -> Known {
 }
 
 /// What was built, and the next step (which works as printed).
-fn report(args: &FromLogArgs, b: &Built) -> anyhow::Result<Exit> {
+pub(super) fn report(out_path: &std::path::Path, b: &Built) -> anyhow::Result<Exit> {
     for (id, e) in &b.failed {
         errln!(
             "warning: answer `{}` was not split into claims: {}",
@@ -185,10 +212,10 @@ fn report(args: &FromLogArgs, b: &Built) -> anyhow::Result<Exit> {
             faithprobe::text::escape::printable(e)
         );
     }
-    let out = super::shell_paths(std::iter::once(args.out.as_path()));
+    let out = super::shell_paths(std::iter::once(out_path));
     let o = format!(
         "{}: {} pending claims in {} context sets, from {} answers ({} claims found{}{})\nnext: verify them in a terminal: faithprobe review {out}\n  or from a script: faithprobe review {out} --list, then --set ID=supported (or contradicted/not_found --type T, borderline, not_a_claim)\n",
-        args.out.display(),
+        out_path.display(),
         b.taken,
         b.contexts,
         b.answers,
