@@ -291,3 +291,77 @@ fn a_scores_flagged_claims_are_appended_to_a_suite_once_as_pending() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not a file"));
     assert!(!d.path().join("x.yaml").exists());
 }
+
+#[test]
+fn claims_are_verified_by_keys_in_a_terminal_and_the_decisions_survive() {
+    let d = tempfile::tempdir().unwrap();
+    let log = root().join("examples/support-log.jsonl");
+    let (code, _, err) = fg(
+        d.path(),
+        &[
+            "suite",
+            "from-log",
+            log.to_str().unwrap(),
+            "--out",
+            "s.yaml",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"));
+    cmd.current_dir(d.path())
+        .env_remove("CI")
+        .env_remove("FAITHPROBE_CONFIG")
+        .env("NO_COLOR", "1")
+        .env("TERM", "dumb")
+        .args(["review", "s.yaml", "--checker", "lexical"]);
+    let mut p = rexpect::session::spawn_command(cmd, Some(30_000)).unwrap();
+    let key = |p: &mut rexpect::session::PtySession, k: &str| {
+        p.send(k).unwrap();
+        p.flush().unwrap();
+    };
+    // r1-1: supported
+    p.exp_string("pending claim 1 of 22").unwrap();
+    p.exp_string("checker   lexical says").unwrap();
+    key(&mut p, "y");
+    // r1-2: contradicted, with its type
+    p.exp_string("pending claim 2 of 22").unwrap();
+    key(&mut p, "c");
+    p.exp_string("its error type").unwrap();
+    key(&mut p, "number_swap\r");
+    // r2-1: not a claim, then undone, then skipped
+    p.exp_string("pending claim 3 of 22").unwrap();
+    key(&mut p, "x");
+    p.exp_string("why is it not a claim").unwrap();
+    key(&mut p, "\r");
+    p.exp_string("pending claim 4 of 22").unwrap();
+    key(&mut p, "u");
+    p.exp_string("pending claim 3 of 22").unwrap();
+    key(&mut p, "s");
+    // r2-2: borderline, with its label, type and rule
+    p.exp_string("pending claim 4 of 22").unwrap();
+    key(&mut p, "b");
+    p.exp_string("the label your rule gives").unwrap();
+    key(&mut p, "supported\r");
+    p.exp_string("its type").unwrap();
+    key(&mut p, "overgeneralisation\r");
+    p.exp_string("the rule you decided by").unwrap();
+    key(&mut p, "Issued refunds only count\r");
+    p.exp_string("pending claim 5 of 22").unwrap();
+    key(&mut p, "q");
+    p.exp_string("3 claims decided in this review, 19 still pending")
+        .unwrap();
+    p.exp_eof().unwrap();
+    let side = std::fs::read_to_string(d.path().join("s.reviews.yaml")).unwrap();
+    assert!(side.contains("r1-1: {review: supported}"), "{side}");
+    assert!(
+        side.contains("r1-2: {review: contradicted, type: \"number_swap\"}"),
+        "{side}"
+    );
+    assert!(!side.contains("r2-1"), "undone: {side}");
+    assert!(
+        side.contains("r2-2: {review: borderline, type: \"overgeneralisation\", label: supported, why: \"Issued refunds only count\"}"),
+        "{side}"
+    );
+    // the suite loads with them: one verified claim, two hard cases, 19 pending
+    assert_eq!(pending(d.path(), "s.yaml", "claim").len(), 19);
+}

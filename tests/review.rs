@@ -558,3 +558,23 @@ fn snapshot_changes_are_reviewed_one_verdict_at_a_time() {
         .count();
     assert_eq!(differ, 1, "{again}\n---\n{settled}");
 }
+
+#[test]
+fn on_a_colour_terminal_the_word_diff_is_painted_not_escaped() {
+    let (dir, _suite) = larkspur_copy();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"));
+    cmd.current_dir(dir.path())
+        .env_remove("CI")
+        .env_remove("FAITHPROBE_CONFIG")
+        .env_remove("NO_COLOR")
+        .env("TERM", "xterm-256color")
+        .args(["review", "larkspur.yaml"]);
+    let mut p = spawn_command(cmd, Some(30_000)).unwrap();
+    // the added words in bold green, as the terminal receives them
+    let before = p.exp_string("\u{1b}[1m\u{1b}[32m").unwrap();
+    assert!(before.contains("change    "), "{before:?}");
+    let shown = p.exp_string("[q] quit").unwrap();
+    assert!(!shown.contains("\\u{1b}"), "escaped colour: {shown:?}");
+    press(&mut p, "q");
+    p.exp_eof().unwrap();
+}

@@ -114,7 +114,71 @@ pub fn run(args: ReviewArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         Some(name) => Some(config.checker(name, None)?),
         None => None,
     };
+    if loaded.iter().any(|(s, _)| s.pending().next().is_some()) {
+        // claims first: the mutants to review come from the claims verified
+        return interactive_claims(&loaded, checker.as_deref(), &args.suites);
+    }
     interactive(&loaded, checker.as_deref(), ctx)
+}
+
+/// The interactive walk over pending claims; at its end, the command that reviews the mutants
+/// of the claims just verified.
+fn interactive_claims(
+    loaded: &[(Suite, MutantSet)],
+    checker: Option<&dyn Checker>,
+    suites: &[PathBuf],
+) -> anyhow::Result<Exit> {
+    use faithprobe::review::claims::{claim_screen, ClaimWalk};
+    let mut walk = ClaimWalk::new(loaded)?;
+    let mut term = Terminal::open().map_err(|e| Error::Usage(format!("the terminal: {e}")))?;
+    let mut note: Option<String> = None;
+    let mut verdicts: HashMap<usize, CheckResult> = HashMap::new();
+    let mut end = Exit::Ok;
+    while let Some(item) = walk.current() {
+        if walk.decision(walk.cursor).is_some() {
+            walk.skip(); // decided by another writer meanwhile
+            continue;
+        }
+        let text_of = walk.claim(item).text.clone();
+        if let Some(c) = checker {
+            verdicts
+                .entry(walk.cursor)
+                .or_insert_with(|| verdict(c, &loaded[item.suite].0, item.context, &text_of));
+        }
+        let view = checker.map(|c| (c.name(), &verdicts[&walk.cursor]));
+        let mut text = claim_screen(&walk, view);
+        if let Some(n) = note.take() {
+            text.push_str(&faithprobe::text::escape::printable(&n));
+            text.push('\n');
+        }
+        term.show(&text);
+        match on_claim_key(term.key(), &mut walk, &mut term)? {
+            KeyDid::Note(n) => note = n,
+            KeyDid::Quit { lost: true, .. } => return Ok(Exit::Interrupted),
+            KeyDid::Quit { interrupted, .. } => {
+                if interrupted {
+                    end = Exit::Interrupted;
+                }
+                break;
+            }
+        }
+    }
+    drop(term);
+    let paths = super::shell_paths(suites.iter().map(PathBuf::as_path));
+    let left = (0..walk.items.len())
+        .filter(|i| walk.decision(*i).is_none())
+        .count();
+    let o = format!(
+        "{} claims decided in this review, {left} still pending\nnext: faithprobe review {paths}   # {}\n",
+        walk.decided_now,
+        if left > 0 {
+            "the claims left, then the mutants of the claims you verified"
+        } else {
+            "the mutants of the claims you verified"
+        }
+    );
+    let written = super::out::emit(&o)?;
+    Ok(if end == Exit::Ok { written } else { end })
 }
 
 fn list(loaded: &[(Suite, MutantSet)], format: ListFormat) -> anyhow::Result<Exit> {
@@ -282,6 +346,131 @@ fn is_one_line_review(line: &str, id: &str) -> bool {
             .unwrap_or("")
             .trim_end()
             .ends_with('}')
+}
+
+/// Acts on one key on the pending claim shown: a decision (asking for what it needs), a skip,
+/// an undo, the help, or the end of the walk.
+fn on_claim_key(
+    key: Key,
+    walk: &mut faithprobe::review::claims::ClaimWalk,
+    term: &mut Terminal,
+) -> anyhow::Result<KeyDid> {
+    use faithprobe::review::claims::{CLAIM_HELP, CLAIM_KEYS};
+    let quit = KeyDid::Quit {
+        interrupted: false,
+        lost: false,
+    };
+    let asked =
+        |term: &mut Terminal, q: &str| term.line(&format!("{q} (Enter on an empty line: back) "));
+    let decision = |kind, why, case_type, label| Decision {
+        kind,
+        why,
+        case_type,
+        label,
+    };
+    Ok(KeyDid::Note(match key {
+        Key::Char('y') => walk.decide(decision(ReviewKind::Supported, None, None, None))?,
+        Key::Char(k @ ('c' | 'n')) => match asked(term, "its error type (e.g. number_swap)?") {
+            None => return Ok(quit),
+            Some(t) if t.trim().is_empty() => Some("no type given: nothing decided".into()),
+            Some(t) => walk.decide(decision(
+                if k == 'c' {
+                    ReviewKind::Contradicted
+                } else {
+                    ReviewKind::NotFound
+                },
+                None,
+                Some(t.trim().to_string()),
+                None,
+            ))?,
+        },
+        Key::Char('b') => match borderline(term)? {
+            Ok(d) => walk.decide(d)?,
+            Err(Some(note)) => Some(note),
+            Err(None) => return Ok(quit),
+        },
+        Key::Char('x') => {
+            let Some(why) = term.line("why is it not a claim? (Enter: no reason) ") else {
+                return Ok(quit);
+            };
+            walk.decide(decision(
+                ReviewKind::NotAClaim,
+                side::clean_reason(&why),
+                None,
+                None,
+            ))?
+        }
+        Key::Char('s') => {
+            walk.skip();
+            None
+        }
+        Key::Char('u') => walk.undo()?,
+        Key::Char('?' | 'h') => {
+            term.show(&format!("{CLAIM_HELP}\n"));
+            match term.key() {
+                Key::Quit => {
+                    return Ok(KeyDid::Quit {
+                        interrupted: true,
+                        lost: false,
+                    })
+                }
+                Key::Lost => {
+                    return Ok(KeyDid::Quit {
+                        interrupted: true,
+                        lost: true,
+                    })
+                }
+                _ => None,
+            }
+        }
+        Key::Char('q') => return Ok(quit),
+        Key::Quit => {
+            return Ok(KeyDid::Quit {
+                interrupted: true,
+                lost: false,
+            })
+        }
+        Key::Lost => {
+            return Ok(KeyDid::Quit {
+                interrupted: true,
+                lost: true,
+            })
+        }
+        Key::Char(_) => Some(format!("keys: {CLAIM_KEYS}")),
+    }))
+}
+
+/// Asks what a borderline call needs (its label, type and rule): the decision, or a note when
+/// an answer does not fit, or `Err(None)` when the terminal was left.
+fn borderline(term: &mut Terminal) -> anyhow::Result<Result<Decision, Option<String>>> {
+    let mut ask = |q: &str| term.line(&format!("{q} (Enter on an empty line: back) "));
+    let Some(label) =
+        ask("the label your rule gives: supported, contradicted, not_found or misleading?")
+    else {
+        return Ok(Err(None));
+    };
+    let Ok(label) = serde_json::from_value::<faithprobe::model::case::HardCaseLabel>(
+        serde_json::Value::String(label.trim().replace([' ', '-'], "_")),
+    ) else {
+        return Ok(Err(Some("not a label: nothing decided".into())));
+    };
+    let Some(t) = ask("its type (e.g. overgeneralisation)?") else {
+        return Ok(Err(None));
+    };
+    let Some(rule) = ask("the rule you decided by, in a sentence?") else {
+        return Ok(Err(None));
+    };
+    Ok(match (t.trim(), side::clean_reason(&rule)) {
+        ("", _) | (_, None) => Err(Some(
+            "a borderline call needs its type and its rule: nothing decided".into(),
+        )),
+        (t, Some(rule)) => Ok(Decision {
+            kind: ReviewKind::Borderline,
+            why: Some(rule),
+            case_type: Some(t.to_string()),
+            label: Some(label),
+        }),
+    })
 }
 
 /// The interactive walk over mutants and rewrites.

@@ -9,6 +9,7 @@
 //! the nearest passage sentences of `diff.rs`. [`snapshots`] walks snapshot changes verdict by
 //! verdict; [`terminal`] reads keys from a terminal.
 
+pub mod claims;
 mod diff;
 mod screen;
 pub mod snapshots;
