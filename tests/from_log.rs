@@ -365,3 +365,47 @@ fn claims_are_verified_by_keys_in_a_terminal_and_the_decisions_survive() {
     // the suite loads with them: one verified claim, two hard cases, 19 pending
     assert_eq!(pending(d.path(), "s.yaml", "claim").len(), 19);
 }
+
+#[test]
+fn the_readme_walk_through_runs_as_printed() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let (_, after) = readme
+        .split_once("<!-- walk-through:")
+        .expect("README has the walk-through");
+    let block = after
+        .split_once("```sh\n")
+        .unwrap()
+        .1
+        .split_once("```")
+        .unwrap()
+        .0;
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("examples")).unwrap();
+    std::fs::copy(
+        root().join("examples/support-log.jsonl"),
+        d.path().join("examples/support-log.jsonl"),
+    )
+    .unwrap();
+    let steps: Vec<&str> = block
+        .lines()
+        .filter(|l| l.starts_with("faithprobe "))
+        .collect();
+    assert!(steps.len() >= 6, "{block}");
+    for step in steps {
+        let out = crate::common::as_printed(step, d.path());
+        let code = out.status.code();
+        // a list exits 1 while something is pending; every other step succeeds
+        let ok = if step.ends_with("--list") {
+            matches!(code, Some(0 | 1))
+        } else {
+            code == Some(0)
+        };
+        assert!(
+            ok,
+            "`{step}` as printed: {code:?}\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(d.path().join("lexical.json").exists());
+}
