@@ -409,3 +409,87 @@ fn the_readme_walk_through_runs_as_printed() {
     }
     assert!(d.path().join("lexical.json").exists());
 }
+
+#[test]
+fn picking_by_disagreement_takes_the_claims_two_checkers_split_on() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("faithprobe.yaml"),
+        "checkers:\n  strict: {kind: lexical, threshold: 0.95}\n",
+    )
+    .unwrap();
+    let log = root().join("examples/support-log.jsonl");
+    let log = log.to_str().unwrap();
+    // the claims the two checkers give different verdicts, from their own scores of the log
+    let flags = |checker: &str| -> std::collections::HashMap<String, bool> {
+        let (code, json, err) = fg(
+            d.path(),
+            &["score", log, "--checker", checker, "--format", "json"],
+        );
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let mut out = std::collections::HashMap::new();
+        for a in v["answers"].as_array().unwrap() {
+            for c in a["claims"].as_array().unwrap() {
+                out.insert(
+                    c["text"].as_str().unwrap().to_string(),
+                    c["verdict"] != "supported",
+                );
+            }
+        }
+        out
+    };
+    let (a, b) = (flags("lexical"), flags("strict"));
+    let split: Vec<&String> = a.keys().filter(|k| a[*k] != b[*k]).collect();
+    assert_eq!(split.len(), 2, "{split:?}");
+    let (code, _, err) = fg(
+        d.path(),
+        &[
+            "suite",
+            "from-log",
+            log,
+            "--out",
+            "s.yaml",
+            "--pick",
+            "disagreement",
+            "--checker",
+            "lexical",
+            "--checker",
+            "strict",
+            "--sample",
+            "2",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(d.path().join("s.yaml")).unwrap();
+    let picked: Vec<&str> = text
+        .lines()
+        .filter_map(|l| {
+            l.split_once("claim: \"")
+                .map(|(_, r)| r.split_once("\", answer").unwrap().0)
+        })
+        .collect();
+    assert_eq!(picked.len(), 2, "{text}");
+    for p in picked {
+        assert!(
+            split.iter().any(|s| s.as_str() == p),
+            "{p} is not disputed: {split:?}"
+        );
+    }
+    let (code, _, err) = fg(
+        d.path(),
+        &[
+            "suite",
+            "from-log",
+            log,
+            "--out",
+            "t.yaml",
+            "--pick",
+            "disagreement",
+            "--checker",
+            "lexical",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("exactly twice"), "{err}");
+}

@@ -10,6 +10,12 @@ use faithprobe::model::suite::Suite;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+/// How `suite from-log` orders the claims it takes.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Pick {
+    Disagreement,
+}
+
 #[derive(Subcommand)]
 pub enum SuiteCommand {
     /// A draft suite from logged answers: each answer's passages become a context set, its
@@ -40,6 +46,14 @@ pub struct FromLogArgs {
     /// tier), each value in turn.
     #[arg(long, requires = "sample")]
     pub stratify_by: Option<String>,
+    /// `disagreement` (with two --checker): put first, and with --sample take, the claims on
+    /// which the two checkers disagree most (verdicts that differ, then the largest gap in
+    /// score), where a person's label is worth most.
+    #[arg(long, value_enum, requires = "checkers")]
+    pub pick: Option<Pick>,
+    /// The two checkers for --pick disagreement.
+    #[arg(long = "checker", value_name = "NAME")]
+    pub checkers: Vec<String>,
     /// The suite's name (default: the --out file's stem).
     #[arg(long)]
     pub name: Option<String>,
@@ -109,7 +123,18 @@ fn from_log_cmd(args: FromLogArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     };
     let (mut used, _, _) = existing_ids(existing.as_ref());
     let mut built = Built::default();
-    let taken = from_log::claims_of(&answers, decomposer.as_ref(), &opts, &mut used, &mut built);
+    let mut taken =
+        from_log::claims_of(&answers, decomposer.as_ref(), &opts, &mut used, &mut built);
+    let mut opts = opts;
+    if args.pick == Some(Pick::Disagreement) {
+        taken = by_disagreement(&args, &config, taken, &answers)?;
+        // the most disagreed come first and are taken in that order
+        opts.seed = 0;
+        opts.stratify_by = None;
+        if let Some(n) = opts.sample.take() {
+            taken.truncate(n);
+        }
+    }
     write_taken(
         &args.out,
         &args.log,
@@ -173,6 +198,70 @@ pub(super) fn write_taken(
     Suite::from_yaml(out, &text)?;
     faithprobe::io::write::write_atomic(out, text.as_bytes())?;
     Ok(())
+}
+
+/// The claims ordered by how much two checkers disagree on them: differing verdicts first, then
+/// the largest gap in score (a claim a checker could not score counts as the most disputed).
+fn by_disagreement(
+    args: &FromLogArgs,
+    config: &faithprobe::engine::config::Config,
+    taken: Vec<from_log::Taken>,
+    answers: &[faithprobe::answers::LoggedAnswer],
+) -> anyhow::Result<Vec<from_log::Taken>> {
+    use faithprobe::check::{CheckInput, ClaimToCheck, ContextSet};
+    if args.checkers.len() != 2 {
+        return Err(Error::Usage(format!(
+            "--pick disagreement takes --checker exactly twice, not {} times",
+            args.checkers.len()
+        ))
+        .into());
+    }
+    let sets: Vec<ContextSet> = answers
+        .iter()
+        .map(|a| ContextSet {
+            id: a.id.clone(),
+            question: (!a.question.is_empty()).then(|| a.question.clone()),
+            passages: a.passages().into(),
+        })
+        .collect();
+    let index: std::collections::HashMap<&str, usize> = answers
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (a.id.as_str(), i))
+        .collect();
+    let claims: Vec<ClaimToCheck> = taken
+        .iter()
+        .map(|t| ClaimToCheck {
+            context: index[t.answer.as_str()],
+            text: &t.claim,
+        })
+        .collect();
+    let input = CheckInput {
+        contexts: &sets,
+        entities: &[],
+        claims,
+    };
+    let mut results = Vec::new();
+    for name in &args.checkers {
+        let checker = config.checker(name, None)?;
+        results.push(checker.check(&input, &mut |_| {}));
+    }
+    let gap = |i: usize| -> (bool, f64) {
+        match (&results[0][i], &results[1][i]) {
+            (Ok(a), Ok(b)) => (
+                a.label.flagged() != b.label.flagged(),
+                (a.score.unwrap_or(0.5) - b.score.unwrap_or(0.5)).abs(),
+            ),
+            _ => (true, 1.0),
+        }
+    };
+    let mut order: Vec<usize> = (0..taken.len()).collect();
+    order.sort_by(|x, y| {
+        let (a, b) = (gap(*x), gap(*y));
+        b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(x.cmp(y))
+    });
+    let mut slots: Vec<Option<from_log::Taken>> = taken.into_iter().map(Some).collect();
+    Ok(order.into_iter().filter_map(|i| slots[i].take()).collect())
 }
 
 /// The claim ids, (answer, claim) pairs and context ids a suite already has.
