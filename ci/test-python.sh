@@ -17,13 +17,16 @@ if [ -z "$wheel" ] || [ -n "$(find src python/faithprobe pyproject.toml Cargo.to
   wheel=$(ls target/wheels/faithprobe-*.whl)
 fi
 echo "test-python: testing $wheel"
-# the wheel carries the package and its typing marker, and not its tests
+# the wheel carries the package, its typing marker and the plugin's entry point, and not its tests
 python3 - "$wheel" <<'PY' || { echo "test-python: the wheel does not carry the Python package as it should" >&2; exit 1; }
 import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
-for need in ("faithprobe/__init__.py", "faithprobe/py.typed", "faithprobe/serve.py"):
+for need in ("faithprobe/__init__.py", "faithprobe/py.typed", "faithprobe/pytest_plugin.py", "faithprobe/serve.py"):
     assert need in names, (need, names)
 assert not [n for n in names if "tests/" in n], names
+ep = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+text = zipfile.ZipFile(sys.argv[1]).read(ep).decode()
+assert "[pytest11]" in text and "faithprobe=faithprobe.pytest_plugin" in text.replace(" ", ""), text
 PY
 # every Python 3.9 or newer that runs: python3.X on PATH, else pyenv's (its shims on PATH answer
 # for versions that are installed but not selected, and fail)
