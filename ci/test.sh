@@ -16,8 +16,9 @@
 #   Python checkers tests/python_checkers.rs: Ragas and DeepEval as command checkers
 #   benches         one quick run of each benchmark
 #   wheel           ci/check-wheel.sh: the pip wheel built, installed and run
-#   Python          ci/test-python.sh: python/tests (the Python API, @checker) against that
-#                   wheel, in fresh environments under target/
+#   Python          ci/test-python.sh: python/tests (the Python API, @checker, the pytest plugin,
+#                   the action script, the pre-commit hooks) against that wheel, in fresh
+#                   environments under target/
 # Every test runs with --include-ignored: the tests a plain `cargo test` leaves out for want of
 # ONNX Runtime, the models, the Python checkers or chromium run here, and a missing one fails.
 # Four ignored library tests are measurements, not checks (README's coverage grid and width
