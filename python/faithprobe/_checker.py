@@ -179,6 +179,20 @@ class Checker:
         return n
 
 
+    def serve_stdio(self) -> int:
+        """Serves the command protocol on this process's stdin and stdout (a `kind: command`
+        program: `if __name__ == "__main__": sys.exit(check.serve_stdio())`). What the function
+        prints goes to stderr meanwhile, so it never mixes with the answers. Returns 0."""
+        answers = sys.stdout
+        sys.stdout = sys.stderr
+        try:
+            n = self.serve(sys.stdin, answers)
+        finally:
+            sys.stdout = answers
+        print(f"{self.name}: answered {n} claims", file=sys.stderr)
+        return 0
+
+
 def _requests(stdin: IO[str], stdout: IO[str]) -> Iterator[Dict[str, Any]]:
     for line in stdin:
         if not line.strip():

@@ -58,11 +58,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     os.environ["FAITHPROBE_SERVING"] = "1"
     answers = sys.stdout
-    sys.stdout = sys.stderr  # the function's prints must not reach the answers
-    checker = load(args[0])
-    n = checker.serve(sys.stdin, answers)
-    print(f"{checker.name}: answered {n} claims", file=sys.stderr)
-    return 0
+    sys.stdout = sys.stderr  # what the module prints on import must not reach the answers either
+    try:
+        checker = load(args[0])
+    finally:
+        sys.stdout = answers
+    return checker.serve_stdio()
 
 
 if __name__ == "__main__":
