@@ -148,3 +148,23 @@ def test_compare_two_python_checkers_on_a_suite(larkspur):
     cmp = faithprobe.compare(verbatim, lenient, suites=larkspur, max_new_misses=0)
     assert cmp.failed and cmp.exit_code == 1, "a checker that passes everything misses faults"
     assert cmp.row("all faults").candidate.k == 0
+
+
+def test_score_and_sweep_take_a_python_checker_too(tmp_path, larkspur):
+    log = tmp_path / "answers.jsonl"
+    log.write_text(
+        '{"id": "q-7", "question": "How much did churn fall?", '
+        '"answer": "Here is a summary: churn fell by 17 per cent after the price change.", '
+        '"passages": [{"id": "kpi", "text": "Churn fell by 17 per cent after the price change."}]}\n'
+    )
+
+    @faithprobe.checker
+    def graded(claim, passages, question):
+        v = verbatim(claim, passages, question)
+        return Verdict(v.label, score=0.9 if v.label == "supported" else 0.2, evidence=v.evidence)
+
+    s = faithprobe.score(log, checker=graded)
+    assert s.exit_code == 0, s.stderr
+    assert s.unsupported_answers.n == 1
+    sw = faithprobe.sweep(larkspur, checker=graded)
+    assert sw.checker == "graded" and len(sw.points) >= 2
