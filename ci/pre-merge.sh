@@ -14,6 +14,10 @@
 # example "--max-new-false-alarms 0" to add a zero-tolerance rule to the statistical gate.
 # The binary: $FAITHPROBE if set, else `faithprobe` on PATH, else one built with cargo from the
 # faithprobe source this script sits in (it says which it uses).
+# $FAITHPROBE_CACHE, when set, is the verdict cache both runs use (the base run's worktree would
+# otherwise start an empty one); $FAITHPROBE_KEEP, when set, is a folder that receives the two run
+# records and their JUnit reports (base.json, candidate.json, base.xml, candidate.xml). The GitHub
+# Action (action.yml, ci/action.sh) sets both.
 #
 # This script is self-contained: copy it into your own repository (e.g. as ci/pre-merge.sh) and it
 # works there with a faithprobe on PATH.
@@ -48,8 +52,17 @@ cleanup() { git worktree remove --force "$work/base" >/dev/null 2>&1 || true; rm
 trap cleanup EXIT
 git worktree add --detach --quiet "$work/base" "$base_ref"
 
-(cd "$work/base" && "$fg" run "${abs[@]}" --checker "$checker" --record "$work/base.json" --format junit >/dev/null)
-"$fg" run "${abs[@]}" --checker "$checker" --record "$work/candidate.json" --format junit >/dev/null
+cache=()
+if [ -n "${FAITHPROBE_CACHE:-}" ]; then
+  mkdir -p "$(dirname "$FAITHPROBE_CACHE")"
+  cache=(--cache "$(cd "$(dirname "$FAITHPROBE_CACHE")" && pwd)/$(basename "$FAITHPROBE_CACHE")")
+fi
+(cd "$work/base" && "$fg" run "${abs[@]}" --checker "$checker" "${cache[@]}" --record "$work/base.json" --format junit >"$work/base.xml")
+"$fg" run "${abs[@]}" --checker "$checker" "${cache[@]}" --record "$work/candidate.json" --format junit >"$work/candidate.xml"
+if [ -n "${FAITHPROBE_KEEP:-}" ]; then
+  mkdir -p "$FAITHPROBE_KEEP"
+  cp "$work/base.json" "$work/candidate.json" "$work/base.xml" "$work/candidate.xml" "$FAITHPROBE_KEEP/"
+fi
 
 status=0
 read -r -a extra <<< "${FAITHPROBE_COMPARE_ARGS:-}"

@@ -16,6 +16,10 @@
 #   Python checkers tests/python_checkers.rs: Ragas and DeepEval as command checkers
 #   benches         one quick run of each benchmark
 #   wheel           ci/check-wheel.sh: the pip wheel built, installed and run
+#   Python          ci/test-python.sh: python/tests (the Python API, @checker, the pytest plugin,
+#                   the action script, the pre-commit hooks) against that wheel, in fresh
+#                   environments under target/; ci/check-pre-commit.sh: the hooks through
+#                   pre-commit's try-repo
 # Every test runs with --include-ignored: the tests a plain `cargo test` leaves out for want of
 # ONNX Runtime, the models, the Python checkers or chromium run here, and a missing one fails.
 # Four ignored library tests are measurements, not checks (README's coverage grid and width
@@ -129,3 +133,8 @@ cargo bench --locked --bench score_log -- --quick
 
 stage wheel "the pip wheel: built, installed into a fresh virtual environment, run; its doctor finds the environment's ONNX Runtime"
 bash ci/check-wheel.sh
+
+stage Python "the Python package of the wheel: python/tests against the wheel just built, in a fresh environment per Python"
+bash ci/test-python.sh
+# the pre-commit hooks through pre-commit's own try-repo (the wheel built from source once)
+bash ci/check-pre-commit.sh

@@ -238,6 +238,55 @@ impl Error {
     }
 }
 
+impl Error {
+    /// The error as one JSON object, for a program that runs faithprobe (the Python package)
+    /// and must not read the human text: `kind`, `message`, `help`, `file`, `line`, `column`
+    /// (null where they do not apply), and `exit`, the code the process ends with.
+    pub fn to_json(&self) -> serde_json::Value {
+        let (kind, message, help, location) = match self {
+            Error::Input {
+                location,
+                message,
+                help,
+            } => (
+                "input",
+                message.clone(),
+                Some(help.as_str()),
+                Some(location.clone()),
+            ),
+            Error::Io { path, source } => (
+                "io",
+                source.to_string(),
+                None,
+                Some(Location::new(path, None, None)),
+            ),
+            Error::Write { path, source } => (
+                "write",
+                source.to_string(),
+                None,
+                Some(Location::new(path, None, None)),
+            ),
+            Error::Usage(m) => ("usage", m.clone(), None, None),
+            Error::Refused { message, .. } => ("refused", message.clone(), None, None),
+            Error::Interrupted(m) => ("interrupted", m.clone(), None, None),
+        };
+        serde_json::json!({
+            "kind": kind,
+            "refusal": match self {
+                Error::Refused { kind, .. } => Some(format!("{kind:?}")),
+                _ => None,
+            },
+            "message": message,
+            "help": help,
+            "file": location.as_ref().map(|l| l.path.display().to_string()),
+            "line": location.as_ref().and_then(|l| l.line),
+            "column": location.as_ref().and_then(|l| l.column),
+            "text": self.to_string(),
+            "exit": self.exit().code(),
+        })
+    }
+}
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Reads an input file as text: a UTF-8 byte-order mark is dropped, and bytes that are not UTF-8

@@ -212,10 +212,21 @@ fn main() -> ExitCode {
                 Some(e) => (e.exit(), e.to_string()),
                 None => (Exit::Usage, format!("{err:#}")),
             };
-            cli::out::note(&format!(
-                "error: {}",
-                faithprobe::text::escape::printable(&text)
-            ));
+            if std::env::var_os("FAITHPROBE_ERROR_FORMAT").is_some_and(|f| f == "json") {
+                // for a program running faithprobe (the Python package): one JSON line, last
+                let json = match err.downcast_ref::<Error>() {
+                    Some(e) => e.to_json(),
+                    None => serde_json::json!({"kind": "other", "refusal": null, "message": text,
+                        "help": null, "file": null, "line": null, "column": null, "text": text,
+                        "exit": exit.code()}),
+                };
+                cli::out::note(&serde_json::json!({ "error": json }).to_string());
+            } else {
+                cli::out::note(&format!(
+                    "error: {}",
+                    faithprobe::text::escape::printable(&text)
+                ));
+            }
             ExitCode::from(exit.code())
         }
     }

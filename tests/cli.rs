@@ -702,6 +702,46 @@ fn check_without_snapshot_and_two_suites_of_one_name_are_usage_errors() {
 }
 
 #[test]
+fn under_faithprobe_error_format_json_an_input_error_is_one_json_line_with_its_file_and_line() {
+    // what the Python package reads: the binary's message, file and line, never the human text
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.yaml");
+    std::fs::write(
+        &path,
+        "suite: broken\ncontexts:\n  - id: a\n    passages: [1, 2]\n",
+    )
+    .unwrap();
+    let (code, _, err) = common::output(
+        faithprobe()
+            .env("FAITHPROBE_ERROR_FORMAT", "json")
+            .arg("run")
+            .arg(&path),
+    );
+    assert_eq!(code, 2, "{err}");
+    let last = err.lines().last().unwrap();
+    let v: serde_json::Value = serde_json::from_str(last).unwrap();
+    let e = &v["error"];
+    assert_eq!(e["kind"], "input", "{last}");
+    assert_eq!(e["file"], path.display().to_string());
+    assert_eq!(e["line"], 4);
+    assert_eq!(e["exit"], 2);
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("expected a passage"),
+        "{last}"
+    );
+    assert!(e["help"].as_str().unwrap().contains("passages"), "{last}");
+    // without the variable, the same error reads as it always has
+    let (_, _, human) = common::output(faithprobe().arg("run").arg(&path));
+    assert!(
+        human.starts_with("error: ") && human.contains(":4:"),
+        "{human}"
+    );
+}
+
+#[test]
 fn a_format_a_command_does_not_have_is_refused_before_any_work() {
     // score used to run everything, write --record and --html, then exit 2
     let dir = tempfile::tempdir().unwrap();

@@ -200,6 +200,12 @@ fn a_metric_that_finds_nothing_to_judge_gives_errors_never_verdicts() {
         assert_eq!(cases.len(), crate::common::LARKSPUR_CASES);
         for c in cases {
             assert_eq!(c["outcome"], "error", "{name}: {c}");
+            // the adapter's @faithprobe.checker function raised: its message is the case's error
+            let why = c["error"].as_str().unwrap_or_default();
+            assert!(
+                why.contains("could not score it: ValueError: "),
+                "{name}: {why}"
+            );
         }
         assert!(
             err.contains("no verdict") || err.contains("no score"),

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """DeepEval's FaithfulnessMetric as a faithprobe `command` checker.
 
-faithprobe writes one request per line on stdin, {"id", "claim", "question", "passages": [{"id", "text"}]};
-this program answers one line per request, {"id", "label", "score", "reason"}. Each claim is
+A `@faithprobe.checker` function served over the command protocol (faithprobe's Python package:
+from the wheel, or the `python/` folder of the checkout this file is in). Each claim is
 DeepEval's `actual_output` and the passages its `retrieval_context`; the judge is any
 OpenAI-compatible server:
 
@@ -15,8 +15,8 @@ Labels: DeepEval judges each claim it extracts `yes` (supported), `no` (contradi
 makes it `supported`; anything else is `not_found`. The score is DeepEval's faithfulness score
 with `penalize_ambiguous_claims=True`, so unbacked claims lower it as they lower faithprobe's.
 A DeepEval error, or a claim DeepEval finds nothing in (no claims extracted, no verdicts: it
-would score 1.0), is printed to stderr and the claim gets no answer line, which faithprobe records
-as an error (never a pass).
+would score 1.0), raises: the claim is an error with that message (never a pass), the traceback
+on stderr.
 
 Install (pinned; see requirements-deepeval.txt):
     python3 -m venv .venv-deepeval && .venv-deepeval/bin/pip install -r examples/checkers/requirements-deepeval.txt
@@ -27,54 +27,57 @@ Use (faithprobe.yaml):
         argv: [.venv-deepeval/bin/python, examples/checkers/deepeval_faithfulness.py]
         timeout_s: 300
 Then: faithprobe run suites/larkspur.yaml --checker deepeval
+From Python: faithprobe.run("suites/larkspur.yaml", checker=deepeval_faithfulness.make_checker())
 """
-import json
 import os
 import sys
+from pathlib import Path
 
 os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "YES")
 os.environ.setdefault("DEEPEVAL_DISABLE_DOTENV", "1")
+
+try:
+    import faithprobe
+except ImportError:  # a checkout without the wheel installed: its own python/ folder
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+    import faithprobe
 
 from deepeval.metrics import FaithfulnessMetric  # noqa: E402
 from deepeval.models import OpenAIModel  # noqa: E402
 from deepeval.test_case import LLMTestCase  # noqa: E402
 
 
-def main() -> None:
+def make_checker() -> faithprobe.Checker:
     base_url = os.environ.get("FAITHPROBE_JUDGE_BASE_URL")
     model = os.environ.get("FAITHPROBE_JUDGE_MODEL")
     if not base_url or not model:
         sys.exit("deepeval checker: set FAITHPROBE_JUDGE_BASE_URL and FAITHPROBE_JUDGE_MODEL")
     judge = OpenAIModel(model=model, base_url=base_url,
                         api_key=os.environ.get("FAITHPROBE_JUDGE_API_KEY", "none"), temperature=0)
-    for line in sys.stdin:
-        req = json.loads(line)
+
+    @faithprobe.checker(name="deepeval", timeout_s=300)
+    def deepeval(claim, passages, question):
         metric = FaithfulnessMetric(model=judge, async_mode=False, include_reason=True,
                                     penalize_ambiguous_claims=True, threshold=0.5)
-        case = LLMTestCase(input=req.get("question") or "", actual_output=req["claim"],
-                           retrieval_context=[p["text"] for p in req["passages"]])
-        try:
-            metric.measure(case)
-        except Exception as e:  # one failed claim must not stop the others
-            print(f"deepeval checker: claim {req['id']}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
-            continue
+        metric.measure(LLMTestCase(input=question or "", actual_output=claim,
+                                   retrieval_context=[p.text for p in passages]))
         verdicts = [str(getattr(v.verdict, "value", v.verdict)).lower() for v in metric.verdicts or []]
         # no claims extracted or no verdicts returned: DeepEval then scores 1.0, which would count
-        # every fault as caught-or-passed by default; it is no verdict, so no answer (an error)
+        # every fault as caught-or-passed by default; it is no verdict, so an error
         if not verdicts or metric.score is None or metric.score != metric.score:
-            print(f"deepeval checker: claim {req['id']}: no verdict (DeepEval extracted {len(metric.claims or [])} claims "
-                  f"and returned {len(verdicts)} verdicts, score {metric.score})", file=sys.stderr, flush=True)
-            continue
+            raise ValueError(f"no verdict (DeepEval extracted {len(metric.claims or [])} claims "
+                             f"and returned {len(verdicts)} verdicts, score {metric.score})")
         if any(v == "no" for v in verdicts):
             label = "contradicted"
-        elif verdicts and all(v == "yes" for v in verdicts):
+        elif all(v == "yes" for v in verdicts):
             label = "supported"
         else:
             label = "not_found"
-        out = {"id": req["id"], "label": label, "score": float(metric.score or 0.0),
-               "reason": f"deepeval verdicts {verdicts}: {metric.reason or ''}"}
-        print(json.dumps(out), flush=True)
+        return faithprobe.Verdict(label, score=float(metric.score or 0.0),
+                                  reason=f"deepeval verdicts {verdicts}: {metric.reason or ''}")
+
+    return deepeval
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(make_checker().serve_stdio())

@@ -3,8 +3,8 @@
 cross-encoders (roberta-large-mnli, cross-encoder/nli-deberta-v3-*), MiniCheck-style binary
 classifiers, HHEM-style single-logit scorers.
 
-faithprobe writes one request per line on stdin, {"id", "claim", "question", "passages": [{"id",
-"text"}]}; this program answers {"id", "label", "score", "evidence", "reason"} per request. Each
+A `@faithprobe.checker` function served over the command protocol (faithprobe's Python package:
+from the wheel, or the `python/` folder of the checkout this file is in). Each
 claim is scored against every sentence of its passages (the model's own pair template, truncated
 to the model's limit by the tokenizer: check long passages with faithprobe's `nli` checker, which
 never truncates); the best sentence decides.
@@ -17,7 +17,8 @@ exactly entailment/entail/entailed/entails and contradiction/contradict/contradi
 any case, ignoring -, _ and spaces: never a substring, so "not_entailment" is not entailment; a model
 without them needs --supported). --sigmoid reads a
 single-logit model's sigmoid as P(supported) or P(unsupported). Nothing is guessed: a model this
-program cannot read exits with the labels it has.
+program cannot read exits with the labels it has. Non-finite logits raise: that claim is an
+error, never a verdict.
 
 Install: pip install -r examples/checkers/requirements-transformers.txt
 Use (faithprobe.yaml):
@@ -30,12 +31,18 @@ Not run in faithprobe's CI (PyTorch and a model download are out of its reach); 
 there, export it to ONNX and use `kind: nli` with the same `labels:` mapping.
 """
 import argparse
-import json
 import re
 import sys
+from pathlib import Path
 
-import torch
-from transformers import AutoModelForSequenceClassification, AutoTokenizer
+try:
+    import faithprobe
+except ImportError:  # a checkout without the wheel installed: its own python/ folder
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+    import faithprobe
+
+import torch  # noqa: E402
+from transformers import AutoModelForSequenceClassification, AutoTokenizer  # noqa: E402
 
 
 def sentences(text: str) -> list[str]:
@@ -52,7 +59,7 @@ def output_index(model, name: str) -> int:
     return labels[name.lower()]
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("model")
     ap.add_argument("--supported")
@@ -76,15 +83,17 @@ def main() -> None:
         if sup is None:
             sys.exit(f"transformers checker: no entailment label in {model.config.id2label}; pass --supported NAME")
         con = output_index(model, args.contradicted) if args.contradicted else next((i for i, n in names.items() if n in contradicted_names), None)
-    for line in sys.stdin:
-        req = json.loads(line)
-        windows = [(p["id"], s) for p in req["passages"] for s in sentences(p["text"])]
+
+    @faithprobe.checker(name="transformers", timeout_s=600)
+    def classify(claim, passages, question):
+        windows = [(p.id, s) for p in passages for s in sentences(p.text)]
         if not windows:
-            print(json.dumps({"id": req["id"], "label": "not_found", "score": 0.0, "reason": "no passage text"}), flush=True)
-            continue
-        enc = tok([w for _, w in windows], [req["claim"]] * len(windows), truncation=True, padding=True, return_tensors="pt")
+            return faithprobe.Verdict("not_found", score=0.0, reason="no passage text")
+        enc = tok([w for _, w in windows], [claim] * len(windows), truncation=True, padding=True, return_tensors="pt")
         with torch.no_grad():
             logits = model(**enc).logits
+        if not bool(torch.isfinite(logits).all()):
+            raise ValueError("the model returned non-finite logits")
         if width == 1:
             p = torch.sigmoid(logits[:, 0])
             p_sup = p if args.sigmoid == "supported" else 1 - p
@@ -93,9 +102,6 @@ def main() -> None:
             probs = torch.softmax(logits, dim=-1)
             p_sup = probs[:, sup]
             p_con = probs[:, con] if con is not None else None
-        if not bool(torch.isfinite(logits).all()):
-            print(f"transformers checker: claim {req['id']}: the model returned non-finite logits", file=sys.stderr, flush=True)
-            continue
         best = int(torch.argmax(p_sup))
         score = float(p_sup[best])
         label, at = ("supported", best) if score >= args.threshold else ("not_found", best)
@@ -103,10 +109,11 @@ def main() -> None:
             worst = int(torch.argmax(p_con))
             if float(p_con[worst]) > float(p_sup[worst]):
                 label, at = "contradicted", worst
-        print(json.dumps({"id": req["id"], "label": label, "score": score,
-                          "evidence": {"passage": windows[at][0], "window": windows[at][1]},
-                          "reason": f"best supported probability {score:.3f}"}), flush=True)
+        return faithprobe.Verdict(label, score=score, evidence=windows[at][0], window=windows[at][1],
+                                  reason=f"best supported probability {score:.3f}")
+
+    return classify.serve_stdio()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

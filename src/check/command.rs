@@ -6,7 +6,10 @@
 //! then closes stdin. The program answers one line per request, in any order:
 //! `{"id": "...", "label": "supported|contradicted|not_found", "score": 0.93,
 //!   "evidence": {"passage": "...", "window": "..."}, "reason": "..."}` (score, evidence and
-//! reason optional; evidence may also be a passage id). A program that exits early, prints
+//! reason optional; evidence may also be a passage id). An answer `{"id": "...", "error": "..."}`
+//! says the program could not score that claim: the case is an error with that message, never a
+//! verdict (`faithprobe`'s Python `@checker` answers so when the function raises). A program
+//! that exits early, prints
 //! garbage or skips an id leaves those cases as errors with the reason. Its stderr is copied to
 //! faithprobe's notes (stderr), each line prefixed with the checker's name.
 //!
@@ -121,6 +124,17 @@ pub(crate) fn parse_line(line: &str) -> Result<(String, Result<Verdict, CheckErr
         .map(str::to_string)
         .or_else(|| v["id"].as_u64().map(|n| n.to_string()))
         .ok_or("no `id`")?;
+    // the program's own word that it could not score this claim (an exception, say): the case's
+    // error, with the program's message, never a verdict
+    if let Some(why) = v.get("error").filter(|e| !e.is_null()) {
+        let why = why.as_str().map_or_else(|| why.to_string(), str::to_string);
+        return Ok((
+            id,
+            Err(CheckError::Command(format!(
+                "the program could not score it: {why}"
+            ))),
+        ));
+    }
     let label = match v["label"].as_str().map(|l| l.trim().to_lowercase()) {
         Some(l) if l == "supported" => Label::Supported,
         Some(l) if l == "contradicted" => Label::Contradicted,
@@ -485,5 +499,31 @@ impl CommandConfig {
             answer_timeout: std::time::Duration::from_secs_f64(self.timeout_s.unwrap_or(60.0)),
             total_timeout: self.total_timeout_s.map(std::time::Duration::from_secs_f64),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_with_an_error_is_that_cases_error_never_a_verdict() {
+        let (id, r) = parse_line(
+            r#"{"id": "4", "label": "supported", "error": "ValueError: the model returned NaN"}"#,
+        )
+        .unwrap();
+        assert_eq!(id, "4");
+        match r {
+            Err(CheckError::Command(why)) => {
+                assert!(why.contains("ValueError: the model returned NaN"), "{why}");
+            }
+            other => panic!("expected an error, got {other:?}"),
+        }
+        let (_, r) = parse_line(r#"{"id": "5", "label": "supported", "error": null}"#).unwrap();
+        assert_eq!(
+            r.unwrap().label,
+            Label::Supported,
+            "a null error is no error"
+        );
     }
 }
