@@ -136,6 +136,7 @@ class Case:
     position: Optional[Any] = None
     real: Optional[bool] = None
     flaky_verdicts: Optional[List[Any]] = None
+    compound: Optional[bool] = None
     why: Optional[str] = None
     reason: Optional[str] = None
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
