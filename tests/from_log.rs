@@ -106,6 +106,12 @@ fn a_log_becomes_a_verified_suite_whose_reviewed_run_passes() {
     let (code, _, err) = fg(d.path(), &args);
     assert_eq!(code, 0, "{err}");
 
+    let (code, out, err) = fg(d.path(), &["mutants", "support.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("note: reviewed broken (defects of their operator, in no rate): "),
+        "{out}"
+    );
     let (code, out, err) = fg(d.path(), &["run", "support.yaml", "--require-reviewed"]);
     assert_ne!(code, 2, "{err}");
     assert!(!err.contains("--require-reviewed"), "{err}");

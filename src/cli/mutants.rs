@@ -109,6 +109,30 @@ pub fn run(args: MutantsArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     super::out::emit(&faithprobe::text::escape::printable(&out))
 }
 
+/// The mutants reviewed broken, per operator, as a note line (empty when there are none).
+fn broken_note(set: &MutantSet) -> String {
+    let mut broken: Vec<(&str, usize)> = Vec::new();
+    for m in &set.mutants {
+        if matches!(
+            m.review,
+            faithprobe::model::case::MutantReview::Broken { .. }
+        ) {
+            match broken.iter_mut().find(|(op, _)| *op == m.operator) {
+                Some((_, n)) => *n += 1,
+                None => broken.push((m.operator, 1)),
+            }
+        }
+    }
+    if broken.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = broken.iter().map(|(op, n)| format!("{op} {n}")).collect();
+    format!(
+        "note: reviewed broken (defects of their operator, in no rate): {}\n",
+        parts.join(", ")
+    )
+}
+
 fn table(suite: &Suite, set: &MutantSet) -> String {
     let mut o = format!("{} ({})\n", suite.name, suite.path.display());
     let counts: Vec<String> = set
@@ -137,6 +161,7 @@ fn table(suite: &Suite, set: &MutantSet) -> String {
             "note: {op} produced no mutant on this suite (no claim matches its rules)\n"
         ));
     }
+    o.push_str(&broken_note(set));
     for (h, op, parent) in &set.same_as_hard_case {
         o.push_str(&format!(
             "note: {op} of {parent} gives exactly hard case {h}; it is counted once, as the hard case\n"
