@@ -85,9 +85,28 @@ fn the_cap_comes_from_the_config_and_a_record_carries_it_to_compare_and_sweep() 
         cand.to_str().unwrap(),
     ]));
     assert!(out.contains("all faults (mix: pooled, cap 1)"), "{out}");
-    let (code, out, err) = output(faithprobe_in(d.path()).args(["sweep", base.to_str().unwrap()]));
+    let (code, out, err) = output(faithprobe_in(d.path()).args([
+        "sweep",
+        base.to_str().unwrap(),
+        "--svg",
+        "chart.svg",
+    ]));
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("all faults (mix: pooled, cap 1)"), "{out}");
+    // the chart's legend, and the matched comparison, name the cap too
+    let svg = std::fs::read_to_string(d.path().join("chart.svg")).unwrap();
+    assert!(svg.contains("all faults (mix: pooled, cap 1)"), "{svg}");
+    let (_, out, _) = output(faithprobe_in(d.path()).args([
+        "compare",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+        "--at-false-alarm",
+        "0.2",
+    ]));
+    assert!(
+        out.matches("all faults (mix: pooled, cap 1)").count() >= 2,
+        "{out}"
+    );
     // a record's mutants were made when it was recorded
     let (code, _, err) = output(faithprobe_in(d.path()).args([
         "sweep",

@@ -206,6 +206,7 @@ fn audits(
             &format!("{name}: false alarms against detection"),
             &sweep.points,
             sweep.recommended.as_ref(),
+            sweep.max_per_claim,
         );
         audits.push(CheckerAudit {
             checker: name,

@@ -121,6 +121,7 @@ pub fn run(args: SweepArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
             &format!("{checker_name} on {}", suite_names.join(", ")),
             &result.points,
             result.recommended.as_ref(),
+            result.max_per_claim,
         );
         super::write_output(path, chart.as_bytes(), "chart")?;
     }

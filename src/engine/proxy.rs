@@ -228,6 +228,8 @@ pub struct Matched {
     pub own_verdicts_only: bool,
     /// Set when no mutant is reviewed yet and every unreviewed mutant was taken for a fault.
     pub provisional: bool,
+    /// The cap on mutants per claim and operator the records were made with, if any.
+    pub max_per_claim: Option<usize>,
 }
 
 /// A checker's informative-mutant catch rate next to its recall on the real errors.
@@ -577,6 +579,12 @@ pub fn matched(base: &Record, candidate: &Record, opts: &ProxyOptions) -> Option
         own,
         own_verdicts_only: !scored,
         provisional: provisional(base) || provisional(candidate),
+        max_per_claim: base
+            .runs
+            .iter()
+            .chain(&candidate.runs)
+            .filter_map(|r| r.max_per_claim)
+            .max(),
     })
 }
 

@@ -85,7 +85,7 @@ fn fault_type_table(o: &mut String, m: &Matched, markdown: bool) {
     for r in &m.rows {
         // the matched comparison counts all faults pooled, and says so
         let row_name = if r.fault_type == "all faults" {
-            crate::engine::mix::label("pooled", None)
+            crate::engine::mix::label("pooled", m.max_per_claim)
         } else {
             r.fault_type.clone()
         };

@@ -77,7 +77,12 @@ fn grid(o: &mut String, f: &Frame) {
     );
 }
 
-pub fn sweep_chart(title: &str, points: &[SweepPoint], marker: Option<&SweepPoint>) -> String {
+pub fn sweep_chart(
+    title: &str,
+    points: &[SweepPoint],
+    marker: Option<&SweepPoint>,
+    cap: Option<usize>,
+) -> String {
     let (w, h) = (720.0, 460.0);
     let (left, right, top, bottom) = (64.0, 190.0, 40.0, 56.0);
     let pw = w - left - right;
@@ -126,7 +131,7 @@ pub fn sweep_chart(title: &str, points: &[SweepPoint], marker: Option<&SweepPoin
         h,
     };
     for (i, ft) in types.iter().enumerate() {
-        curve(&mut o, &frame, points, i, ft);
+        curve(&mut o, &frame, points, i, ft, cap);
     }
     if let Some(m) = marker {
         let (mx, my) = (
@@ -153,7 +158,7 @@ pub fn sweep_chart(title: &str, points: &[SweepPoint], marker: Option<&SweepPoin
 
 /// One fault type's curve (`"all faults"`: detection over all faults), the `i`th: its Wilson band
 /// and line over the thresholds, and its entry in the legend.
-fn curve(o: &mut String, f: &Frame, points: &[SweepPoint], i: usize, ft: &str) {
+fn curve(o: &mut String, f: &Frame, points: &[SweepPoint], i: usize, ft: &str, cap: Option<usize>) {
     let (left, top, pw, ph) = (f.left, f.top, f.pw, f.ph);
     let x = |fa: f64| left + fa * pw;
     let y = |d: f64| top + (1.0 - d) * ph;
@@ -213,7 +218,7 @@ fn curve(o: &mut String, f: &Frame, points: &[SweepPoint], i: usize, ft: &str) {
         ly + 4.0,
         // the sweep counts all faults pooled, and the legend says so
         escape_markup(&if ft == "all faults" {
-            crate::engine::mix::label("pooled", None)
+            crate::engine::mix::label("pooled", cap)
         } else {
             ft.to_string()
         })
