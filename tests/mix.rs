@@ -172,3 +172,24 @@ fn compare_and_sweep_say_their_all_faults_figures_are_pooled() {
     let sweep = stdout_of(&["sweep", "suites/larkspur.yaml", "--checker", "lexical"]);
     assert!(sweep.contains("all faults (mix: pooled)"), "{sweep}");
 }
+
+#[test]
+fn a_suite_declares_its_own_mix_which_the_flag_overrides_and_a_bad_one_names_its_line() {
+    let d = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(larkspur()).unwrap();
+    std::fs::write(d.path().join("s.yaml"), format!("{text}mix: uniform\n")).unwrap();
+    let (code, out, err) = output(faithprobe_in(d.path()).args(["run", "s.yaml"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("all faults (mix: uniform)"), "{out}");
+    let (_, out, _) = output(faithprobe_in(d.path()).args(["run", "s.yaml", "--mix", "pooled"]));
+    assert!(out.contains("all faults (mix: pooled)   24/29"), "{out}");
+    let lines = text.lines().count();
+    std::fs::write(d.path().join("s.yaml"), format!("{text}mix: by-vibes\n")).unwrap();
+    let (code, out, err) = output(faithprobe_in(d.path()).args(["run", "s.yaml"]));
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains(&format!("s.yaml:{}", lines + 1)), "{err}");
+    assert!(
+        out.is_empty(),
+        "nothing is reported on a mix that does not read: {out}"
+    );
+}

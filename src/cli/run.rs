@@ -85,6 +85,7 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     // a mix that does not read stops the run before any work (exit 2)
     let mix = args.mix.resolve(&config)?;
     let loaded = super::load_all(&config, &args.suites)?;
+    let mixes = suite_mixes(&args, &loaded, mix)?;
     let checker = config.checker(&args.checker, args.cache.path())?;
     let strict = args.check || super::in_ci();
     let runs = if args.repeat > 1 {
@@ -96,7 +97,7 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         return Ok(super::interrupted(&runs, args.cache.path()));
     }
     let mut exit = super::runs_exit(&runs);
-    let out = render(&args, ctx, &loaded, &runs, confidence, &mix)?;
+    let out = render(&args, ctx, &loaded, &runs, confidence, &mixes)?;
     // files first, all or nothing: a failed write is exit 4 and nothing half-written
     if let Some(path) = &args.record {
         Record::new(super::records(&loaded, &runs)).write(path)?;
@@ -178,7 +179,7 @@ fn render(
     loaded: &[(Suite, MutantSet)],
     runs: &[SuiteRun],
     confidence: f64,
-    mix: &faithprobe::engine::mix::Mix,
+    mixes: &[faithprobe::engine::mix::Mix],
 ) -> anyhow::Result<String> {
     let mut out = String::new();
     let mut junit = Vec::new();
@@ -188,7 +189,7 @@ fn render(
         at_false_alarm: None,
         max_gap: args.max_gap,
     };
-    for (run, rec) in runs.iter().zip(super::records(loaded, runs)) {
+    for ((run, rec), mix) in runs.iter().zip(super::records(loaded, runs)).zip(mixes) {
         let summary = summarize_mixed(run, confidence, mix);
         if let Some(w) = summary.all_faults_mix.warning(&run.suite) {
             errln!("{w}");
@@ -268,6 +269,37 @@ fn write_snapshots(
 }
 
 /// The error `--require-reviewed` prints when mutants or rewrites have no review, or `None`.
+/// The mix of each suite's "all faults" row: `--mix`, else the suite's `mix:` (a file beside the
+/// suite), else the config's (`fallback`). A suite mix that does not read stops the run before any
+/// work, at its line.
+fn suite_mixes(
+    args: &RunArgs,
+    loaded: &[(Suite, MutantSet)],
+    fallback: faithprobe::engine::mix::Mix,
+) -> anyhow::Result<Vec<faithprobe::engine::mix::Mix>> {
+    use faithprobe::engine::mix::{Mix, MixProblem};
+    let mut out = Vec::new();
+    for (suite, _) in loaded {
+        let m = match (&args.mix.mix, &suite.mix) {
+            (None, Some((spec, line))) => {
+                let base = suite.path.parent().unwrap_or(std::path::Path::new("."));
+                Mix::parse(spec, base).map_err(|p| match p {
+                    MixProblem::File(e) => e,
+                    MixProblem::Unknown(msg) => Error::input(
+                        &suite.path,
+                        *line,
+                        format!("`mix:` {msg}"),
+                        "write `mix: uniform`, or `mix: file:weights.yaml` (beside the suite); see README.md, 'A declared mix'",
+                    ),
+                })?
+            }
+            _ => fallback.clone(),
+        };
+        out.push(m);
+    }
+    Ok(out)
+}
+
 /// What the run left out for want of a person's review, and the command that reviews it.
 pub(super) fn left_out_notes(
     loaded: &[(

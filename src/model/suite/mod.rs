@@ -117,6 +117,8 @@ pub struct Suite {
     /// The pending claims a person decided (they are now verified claims or hard cases, or
     /// dropped as no claim), in suite order.
     pub decided_claims: Vec<ClaimDecision>,
+    /// The suite's declared mix for the "all faults" row (`mix:`) and its line.
+    pub mix: Option<(String, Option<usize>)>,
     /// SHA-256 of the suite file's text (and of its side file's, when there is one): the
     /// suite's fingerprint in records and reports.
     pub sha256: String,
@@ -231,6 +233,7 @@ impl Suite {
             reviews,
             side_file: None,
             decided_claims: Vec::new(),
+            mix: file.mix.map(|m| (m, loc.key("mix"))),
         })
     }
 }

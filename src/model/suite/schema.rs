@@ -96,7 +96,7 @@ pub(crate) fn binary_tag(text: &str) -> Option<(usize, usize)> {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a suite: a mapping with `suite`, `contexts` and optional `description`, `hard_case_source`, `entities` and `reviews`"
+    expecting = "a suite: a mapping with `suite`, `contexts` and optional `description`, `hard_case_source`, `entities`, `mix` and `reviews`"
 )]
 pub(crate) struct SuiteFile {
     /// The suite's name, in reports, records and snapshot file names.
@@ -115,6 +115,10 @@ pub(crate) struct SuiteFile {
     /// yaml` writes the block; `faithprobe review` writes a side file instead).
     #[serde(default)]
     pub reviews: BTreeMap<String, ReviewFile>,
+    /// The fault-type mix this suite's "all faults" row is weighted to (`pooled`, `uniform`,
+    /// `file:PATH` beside the suite); `--mix` overrides it, and it overrides `faithprobe.yaml`.
+    #[serde(default, deserialize_with = "opt_text")]
+    pub mix: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
