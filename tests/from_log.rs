@@ -121,6 +121,16 @@ fn a_log_becomes_a_verified_suite_whose_reviewed_run_passes() {
     );
     // 7 real errors and the borderline call are hard cases; 14 claims verified
     assert!(out.contains("14 verified claims, 8 hard cases"), "{out}");
+    // the record keeps the broken count per operator, and the audit from it says so
+    let (code, _, err) = fg(d.path(), &["run", "support.yaml", "--record", "rec.json"]);
+    assert_ne!(code, 2, "{err}");
+    let (code, _, err) = fg(d.path(), &["report", "rec.json", "--out", "audit"]);
+    assert_eq!(code, 0, "{err}");
+    let md = std::fs::read_to_string(d.path().join("audit/report.md")).unwrap();
+    assert!(
+        md.contains("Mutants reviewed broken (ungrammatical or nonsense"),
+        "{md}"
+    );
 }
 
 #[test]

@@ -34,7 +34,7 @@ pub struct SuiteRun {
     /// Operators that produced no mutant on this suite.
     pub empty_operators: Vec<&'static str>,
     /// Mutants a person reviewed `broken`, per operator: the operators' defects, in no rate.
-    pub broken: Vec<(&'static str, usize)>,
+    pub broken: Vec<(String, usize)>,
     /// How many times every case was scored (`--repeat`); 1 normally.
     pub repeats: usize,
     /// Cases whose verdict changed between repeats.
@@ -63,13 +63,13 @@ pub struct Flaky {
 }
 
 /// The mutants reviewed `broken`, counted per operator (in the operators' order).
-fn broken_by_operator(mutants: &MutantSet) -> Vec<(&'static str, usize)> {
-    let mut out: Vec<(&'static str, usize)> = Vec::new();
+fn broken_by_operator(mutants: &MutantSet) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
     for m in &mutants.mutants {
         if matches!(m.review, MutantReview::Broken { .. }) {
-            match out.iter_mut().find(|(op, _)| *op == m.operator) {
+            match out.iter_mut().find(|(op, _)| op == m.operator) {
                 Some((_, n)) => *n += 1,
-                None => out.push((m.operator, 1)),
+                None => out.push((m.operator.to_string(), 1)),
             }
         }
     }

@@ -190,8 +190,24 @@ fn suite_table(run: &RecordRun, summary: &Summary) -> Table {
             "unreviewed".into(),
         ],
         rows,
-        note: Some(suite_note(summary)),
+        note: Some(suite_note(summary) + &broken_note(run)),
     }
+}
+
+/// The mutants a person reviewed broken, per operator: the operators' defects, in no rate.
+fn broken_note(run: &RecordRun) -> String {
+    if run.broken_mutants.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = run
+        .broken_mutants
+        .iter()
+        .map(|(op, n)| format!("{op} {n}"))
+        .collect();
+    format!(
+        " Mutants reviewed broken (ungrammatical or nonsense: defects of their operator, in no rate): {}.",
+        parts.join(", ")
+    )
 }
 
 /// The rows of a suite's table: false alarms (on faithful and on invariance cases), each fault

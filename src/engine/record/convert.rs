@@ -21,6 +21,7 @@ impl RecordRun {
             repeats: run.repeats,
             rules_sha256: run.rules_sha256.clone(),
             max_per_claim: run.max_per_claim,
+            broken_mutants: run.broken.iter().cloned().collect(),
             cases: run
                 .results
                 .iter()
@@ -138,7 +139,11 @@ impl RecordRun {
                 .map(|(op, _)| *op)
                 .collect(),
             operator_counts,
-            broken: Vec::new(),
+            broken: self
+                .broken_mutants
+                .iter()
+                .map(|(op, n)| (op.clone(), *n))
+                .collect(),
             results,
             repeats: self.repeats,
             flaky: self

@@ -127,6 +127,9 @@ pub struct RecordRun {
     /// under; absent when there was none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_per_claim: Option<usize>,
+    /// Mutants a person reviewed `broken` (no case), per operator: the operators' defects.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub broken_mutants: BTreeMap<String, usize>,
     pub cases: Vec<RecordCase>,
 }
 
@@ -245,6 +248,7 @@ pub(crate) mod testing {
             repeats: 1,
             rules_sha256: String::new(),
             max_per_claim: None,
+            broken_mutants: BTreeMap::new(),
             cases,
         }])
     }
