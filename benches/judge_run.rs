@@ -45,6 +45,7 @@ fn main() {
                     max_retries: 0,
                     backoff: Duration::from_millis(10),
                     max_wait: Duration::from_secs(1),
+                    price: None,
                 },
                 mode: Mode::PerClaim,
                 batch_size: 16,

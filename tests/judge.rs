@@ -1775,3 +1775,102 @@ fn an_llm_reply_that_only_reorders_the_claim_is_refused_never_a_claim_silently_w
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("only reorders the claim's words"), "{err}");
 }
+
+#[test]
+fn a_run_says_its_cost_by_the_price_table_and_max_cost_keeps_it_under_a_budget() {
+    let s = Server::start(|r, _| Reply::chat(&server::good(&r.prompt())));
+    let prices = "prices:\n  stand-in: {input_per_million: 2.5, output_per_million: 10}\n";
+    let e = Env::new(&s.url, "", prices);
+    let (code, _, err) = e.run("judge", &["--no-cache"]);
+    assert_eq!(code, 0, "{err}");
+    // 9 calls of 100 prompt and 20 completion tokens: 9 * (250 + 200) / 1e6 = 0.00405
+    assert!(
+        err.contains("cost 0.0040 (by `prices:` for stand-in)"),
+        "{err}"
+    );
+    let before = s.requests().len();
+    // a budget under the estimate: refused before any request, every case an error
+    let (code, v, err) = e.run("judge", &["--no-cache", "--max-cost", "0.0001"]);
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(s.requests().len(), before, "no request was sent");
+    no_case_supported_by_mistake(&v);
+    let errors: Vec<Value> = cases(&v)
+        .into_iter()
+        .filter(|c| c["outcome"] == "error")
+        .collect();
+    assert_eq!(errors.len(), CLAIMS, "{v}");
+    assert!(
+        errors[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("refused before any request: 9 requests to `stand-in` are estimated at"),
+        "{}",
+        errors[0]
+    );
+    // two suites under a budget one of them fits (its estimate plus 0.002, half of what it
+    // really costs): the second is refused once the first spent its share
+    let estimate: f64 = errors[0]["error"]
+        .as_str()
+        .unwrap()
+        .split("estimated at ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let budget = format!("{}", estimate + 0.002);
+    let copy = e.dir.path().join("again.yaml");
+    std::fs::write(
+        &copy,
+        std::fs::read_to_string(suite())
+            .unwrap()
+            .replace("suite: judge-small", "suite: judge-small-again"),
+    )
+    .unwrap();
+    let out = e
+        .cmd()
+        .args([
+            "run",
+            suite().to_str().unwrap(),
+            copy.to_str().unwrap(),
+            "--checker",
+            "judge",
+            "--no-cache",
+            "--max-cost",
+            &budget,
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert_eq!(
+        s.requests().len(),
+        before + CLAIMS,
+        "the first suite's calls only"
+    );
+    // a model without a price cannot be kept under a budget: nothing is sent
+    let bare = Env::new(&s.url, "", "");
+    let (code, _, err) = bare.run("judge", &["--no-cache", "--max-cost", "5"]);
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(s.requests().len(), before + CLAIMS);
+    let (code, _, err) = bare.run("judge", &["--max-cost=-1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--max-cost -1 must be a positive amount"),
+        "{err}"
+    );
+    // a price that is not one names its line
+    let wrong = Env::new(
+        &s.url,
+        "",
+        "prices:\n  stand-in: {input_per_million: -2, output_per_million: 10}\n",
+    );
+    let (code, _, err) = wrong.run("judge", &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("the price of `stand-in` is not a price"),
+        "{err}"
+    );
+}

@@ -376,7 +376,7 @@ impl Checker for JudgeChecker {
             notes.push(format!("{}: error: {why}", self.name));
         }
         notes.push(format!(
-            "{}: {} claims ({} from the cache); {} calls ({} retries), {} prompt + {} completion tokens, {:.1} s of requests",
+            "{}: {} claims ({} from the cache); {} calls ({} retries), {} prompt + {} completion tokens, {:.1} s of requests; {}",
             self.name,
             claims,
             cached,
@@ -384,7 +384,11 @@ impl Checker for JudgeChecker {
             u.retries,
             u.prompt_tokens,
             u.completion_tokens,
-            u.millis as f64 / 1000.0
+            u.millis as f64 / 1000.0,
+            match self.llm.cost() {
+                Some(c) => format!("cost {c:.4} (by `prices:` for {})", self.llm.model()),
+                None => format!("cost unknown (no price for {} under `prices:`)", self.llm.model()),
+            }
         ));
         notes
     }
@@ -437,6 +441,30 @@ impl Checker for JudgeChecker {
                     .collect::<Vec<_>>()
             })
             .collect();
+        // under --max-cost: the requests this check would send, estimated before any is
+        let chars: usize = tasks
+            .iter()
+            .map(|(ctx, idx)| {
+                self.s.llm.prompt.len()
+                    + rendered[&key(*ctx)].len()
+                    + idx
+                        .iter()
+                        .map(|&i| input.claims[i].text.len() + 16)
+                        .sum::<usize>()
+            })
+            .sum();
+        let claims_sent: usize = tasks.iter().map(|(_, idx)| idx.len()).sum();
+        let tasks = match self.llm.estimate_exceeds(tasks.len(), chars, claims_sent) {
+            Some(why) if !tasks.is_empty() => {
+                for (_, idx) in &tasks {
+                    for &i in idx {
+                        results[i] = Some(Err(CheckError::Model(why.clone())));
+                    }
+                }
+                VecDeque::new()
+            }
+            _ => tasks,
+        };
         let queue = Mutex::new(tasks);
         let done = Mutex::new(Vec::<(usize, Result<Stored, CheckError>)>::new());
         let finished = std::sync::atomic::AtomicUsize::new(cached);

@@ -120,6 +120,31 @@ impl GenerationArgs {
     }
 }
 
+/// A budget for the run's LLM calls (`--max-cost`).
+#[derive(Args)]
+pub struct MaxCostArg {
+    /// A budget for LLM calls (judges, LLM decomposers and mutators), in the currency of
+    /// `prices:` in faithprobe.yaml: requests estimated to pass it are refused before any is
+    /// sent, and calls stop once it is spent; those cases are errors, never passes.
+    #[arg(long = "max-cost", value_name = "AMOUNT")]
+    pub max_cost: Option<f64>,
+}
+
+impl MaxCostArg {
+    /// Sets the process's budget; a budget that is not a positive number is a usage error.
+    pub fn apply(&self) -> Result<(), Error> {
+        if let Some(m) = self.max_cost {
+            if !(m.is_finite() && m > 0.0) {
+                return Err(Error::Usage(format!(
+                    "--max-cost {m} must be a positive amount"
+                )));
+            }
+        }
+        faithprobe::io::llm::set_max_cost(self.max_cost);
+        Ok(())
+    }
+}
+
 /// The fault-type mix the "all faults" row is weighted to.
 #[derive(Args)]
 pub struct MixArg {

@@ -20,6 +20,8 @@ use std::path::PathBuf;
 pub struct ReportArgs {
     #[command(flatten)]
     pub suites: SuiteArgs,
+    #[command(flatten)]
+    pub max_cost: super::MaxCostArg,
     /// Checkers to audit (repeat the flag); default the built-in `lexical`. Not with run
     /// records, each of which is one checker's audit.
     #[arg(long = "checker")]
@@ -43,6 +45,7 @@ pub struct ReportArgs {
 
 pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let confidence = args.confidence.checked()?;
+    args.max_cost.apply()?;
     if !(args.max_false_alarm > 0.0 && args.max_false_alarm <= 1.0) {
         return Err(Error::Usage(format!(
             "--max-false-alarm {} must be in (0, 1]",

@@ -66,10 +66,13 @@ pub struct RunArgs {
     /// suite's real errors (hard cases with `source: real`).
     #[arg(long, default_value_t = 0.10, value_parser = super::parse_unit)]
     pub max_gap: f64,
+    #[command(flatten)]
+    pub max_cost: super::MaxCostArg,
 }
 
 pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let confidence = args.confidence.checked()?;
+    args.max_cost.apply()?;
     if args.repeat == 0 {
         return Err(Error::Usage("--repeat must be at least 1".into()).into());
     }

@@ -146,10 +146,13 @@ pub struct ScoreArgs {
     pub confidence: ConfidenceArg,
     #[command(flatten)]
     pub cache: CacheArgs,
+    #[command(flatten)]
+    pub max_cost: super::MaxCostArg,
 }
 
 pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let confidence = args.confidence.checked()?;
+    args.max_cost.apply()?;
     shares_in_range(&args)?;
     guard(&args, ctx)?;
     let config = ctx.config()?;

@@ -27,7 +27,55 @@ pub struct LlmSettings {
     pub backoff: Duration,
     /// Cap on any one wait between tries, whatever the server's `Retry-After` says.
     pub max_wait: Duration,
+    /// The model's price from `prices:` in faithprobe.yaml, when it has one.
+    pub price: Option<Price>,
 }
+
+/// A model's price in the user's currency per million tokens (`prices:` in faithprobe.yaml;
+/// nothing is hard-coded).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input_per_million: f64,
+    pub output_per_million: f64,
+    /// The share of the price a provider's batch API charges (e.g. 0.5), for batch mode.
+    #[serde(default)]
+    pub batch_discount: Option<f64>,
+}
+
+impl Price {
+    /// What `prompt` and `completion` tokens cost.
+    pub fn cost(&self, prompt: u64, completion: u64) -> f64 {
+        (prompt as f64 * self.input_per_million + completion as f64 * self.output_per_million) / 1e6
+    }
+}
+
+/// The run's budget (`--max-cost`) and what every LLM client of the process spent against it.
+struct Budget {
+    max: Option<f64>,
+    spent: f64,
+}
+
+static BUDGET: Mutex<Budget> = Mutex::new(Budget {
+    max: None,
+    spent: 0.0,
+});
+
+/// Sets the process's budget for LLM calls (`--max-cost`); None: no budget.
+pub fn set_max_cost(max: Option<f64>) {
+    if let Ok(mut b) = BUDGET.lock() {
+        b.max = max;
+        b.spent = 0.0;
+    }
+}
+
+/// What the process's LLM calls have cost so far, by the prices of their models.
+pub fn spent() -> f64 {
+    BUDGET.lock().map(|b| b.spent).unwrap_or(0.0)
+}
+
+/// The completion tokens a verdict on one claim is taken to cost in an estimate.
+pub const ESTIMATED_COMPLETION_TOKENS_PER_CLAIM: u64 = 40;
 
 /// Calls, tokens and time spent.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -361,8 +409,63 @@ impl LlmClient {
         out
     }
 
+    /// Why a request must not be sent under the budget (`--max-cost`): no price for the model, or
+    /// the budget spent.
+    fn over_budget(&self) -> Option<String> {
+        let b = BUDGET.lock().ok()?;
+        let max = b.max?;
+        match self.s.price {
+            None => Some(format!(
+                "--max-cost {max}: model `{}` has no price under `prices:` in faithprobe.yaml, so its cost cannot be kept under the budget; no request was sent",
+                self.s.model
+            )),
+            Some(_) if b.spent >= max => Some(format!(
+                "the --max-cost budget of {max} is spent ({:.4}); no further request was sent: verdicts already paid for are in the cache, raise --max-cost to go on",
+                b.spent
+            )),
+            Some(_) => None,
+        }
+    }
+
+    /// Whether sending prompts of `chars` characters in all, for `claims` verdicts, would pass the
+    /// budget (`--max-cost`), estimated at 4 characters a prompt token and
+    /// [`ESTIMATED_COMPLETION_TOKENS_PER_CLAIM`] a verdict: the reason to refuse them all before
+    /// any is sent, or None.
+    pub fn estimate_exceeds(&self, requests: usize, chars: usize, claims: usize) -> Option<String> {
+        let max = BUDGET.lock().ok()?.max?;
+        if let Some(why) = self.over_budget() {
+            return Some(why);
+        }
+        let price = self.s.price?;
+        let prompt_tokens = chars.div_ceil(4) as u64;
+        let completion = claims as u64 * ESTIMATED_COMPLETION_TOKENS_PER_CLAIM;
+        let estimate = price.cost(prompt_tokens, completion);
+        let spent = spent();
+        (spent + estimate > max).then(|| {
+            format!(
+                "refused before any request: {requests} requests to `{}` are estimated at {estimate:.4} (about {prompt_tokens} prompt tokens at 4 characters a token and {completion} completion tokens), over the --max-cost budget of {max} ({spent:.4} spent); raise --max-cost, or score fewer cases",
+                self.s.model
+            )
+        })
+    }
+
+    /// What this client's calls have cost, by its model's price; None without one.
+    pub fn cost(&self) -> Option<f64> {
+        let u = self.usage();
+        self.s
+            .price
+            .map(|p| p.cost(u.prompt_tokens, u.completion_tokens))
+    }
+
+    pub fn model(&self) -> &str {
+        &self.s.model
+    }
+
     /// One HTTP request; returns the reply text. Every message is redacted, then cut.
     fn request(&self, prompt: &str) -> Result<String, CallError> {
+        if let Some(why) = self.over_budget() {
+            return Err(CallError::Fatal(why));
+        }
         let url = endpoint_url(&self.s.base_url, "chat/completions");
         let shown = &self.shown_url;
         let body = json!({
@@ -434,9 +537,16 @@ impl LlmClient {
                 None,
             )
         })?;
+        let (pt, ct) = (
+            v["usage"]["prompt_tokens"].as_u64().unwrap_or(0),
+            v["usage"]["completion_tokens"].as_u64().unwrap_or(0),
+        );
         if let Ok(mut u) = self.usage.lock() {
-            u.prompt_tokens += v["usage"]["prompt_tokens"].as_u64().unwrap_or(0);
-            u.completion_tokens += v["usage"]["completion_tokens"].as_u64().unwrap_or(0);
+            u.prompt_tokens += pt;
+            u.completion_tokens += ct;
+        }
+        if let (Some(p), Ok(mut b)) = (self.s.price, BUDGET.lock()) {
+            b.spent += p.cost(pt, ct);
         }
         v["choices"][0]["message"]["content"]
             .as_str()

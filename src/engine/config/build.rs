@@ -125,6 +125,7 @@ impl Config {
                 .max_wait_s
                 .map(Duration::from_secs_f64)
                 .unwrap_or(DEFAULT_MAX_WAIT),
+            price: self.prices.get(&e.model).copied(),
         })
     }
 

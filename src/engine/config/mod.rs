@@ -80,6 +80,8 @@ pub struct Config {
     pub base: PathBuf,
     /// `mix:` as written (checked when loaded; read again by [`Config::mix`]).
     pub mix: Option<String>,
+    /// `prices:` by model.
+    pub prices: BTreeMap<String, crate::io::llm::Price>,
     /// Line of each checker's and decomposer's name, for errors about it.
     lines: BTreeMap<String, usize>,
 }
@@ -135,8 +137,23 @@ impl Config {
         if let Some(l) = parse::line_of(text, "mix") {
             lines.insert("mix".into(), l);
         }
+        for (model, p) in &file.prices {
+            let bad = [p.input_per_million, p.output_per_million]
+                .iter()
+                .any(|x| !x.is_finite() || *x < 0.0)
+                || p.batch_discount.is_some_and(|d| !(d > 0.0 && d <= 1.0));
+            if bad {
+                return Err(Error::input(
+                    path,
+                    parse::line_of(text, model),
+                    format!("the price of `{model}` is not a price"),
+                    "write `MODEL: {input_per_million: 2.5, output_per_million: 10}` with non-negative numbers (and `batch_discount` in (0, 1])",
+                ));
+            }
+        }
         let cfg = Config {
             mix: file.mix,
+            prices: file.prices,
             path: Some(path.to_path_buf()),
             mutators: rules_dir,
             llm_mutators,

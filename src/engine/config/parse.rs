@@ -30,6 +30,11 @@ pub(super) struct ConfigFile {
     /// file's folder).
     #[serde(default)]
     pub mix: Option<String>,
+    /// Prices per model, in your currency per million tokens: `MODEL: {input_per_million: 2.5,
+    /// output_per_million: 10, batch_discount: 0.5}`. Every run, score and report with an LLM says
+    /// its cost from them, and `--max-cost` keeps a run under a budget.
+    #[serde(default)]
+    pub prices: BTreeMap<String, crate::io::llm::Price>,
 }
 
 /// The JSON Schema of `faithprobe.yaml`, from [`ConfigFile`] and the settings types it names.
@@ -68,6 +73,7 @@ pub(super) fn config_file(path: &Path, text: &str) -> Result<ConfigFile> {
             decomposers: BTreeMap::new(),
             mutators: None,
             mix: None,
+            prices: BTreeMap::new(),
         }
     } else {
         crate::io::yaml::check_aliases(path, text)?;
