@@ -242,6 +242,36 @@ fn a_bad_log_writes_no_suite_and_names_its_line() {
         &["suite", "from-log", "log.jsonl", "--out", "log.jsonl"],
     );
     assert_eq!(code, 2, "{err}");
+    // an answer with no passage text has nothing to verify a claim against: left out, said so;
+    // an id from a log that is no plain word is quoted in the suite and in the side file
+    std::fs::write(
+        d.path().join("log.jsonl"),
+        concat!(
+            r#"{"id": "a: b\"1", "answer": "Here is a summary: the fee is €3,50.", "passages": ["The fee is €3,50 per order."]}"#,
+            "\n",
+            r#"{"id": "x2", "answer": "The fee is 4 euros.", "passages": []}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let (code, out, err) = fg(
+        d.path(),
+        &["suite", "from-log", "log.jsonl", "--out", "s.yaml"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(": 1 pending claims"), "{out}");
+    assert!(
+        err.contains("1 answers have no passage text and were left out (first: `x2`)"),
+        "{err}"
+    );
+    let (code, _, err) = fg(
+        d.path(),
+        &["review", "s.yaml", "--set", "a: b\"1-1=supported"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = fg(d.path(), &["run", "s.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("1 verified claim"), "{out}");
 }
 
 #[test]

@@ -294,6 +294,13 @@ pub(super) fn existing_ids(suite: Option<&Suite>) -> Known {
 
 /// What was built, and the next step (which works as printed).
 pub(super) fn report(out_path: &std::path::Path, b: &Built) -> anyhow::Result<Exit> {
+    if let Some(first) = b.without_passages.first() {
+        errln!(
+            "warning: {} answers have no passage text and were left out (first: `{}`): a claim needs the passages it is checked against",
+            b.without_passages.len(),
+            faithprobe::text::escape::printable(first)
+        );
+    }
     for (id, e) in &b.failed {
         errln!(
             "warning: answer `{}` was not split into claims: {}",

@@ -44,6 +44,8 @@ pub struct Built {
     pub without_claims: usize,
     /// Claims already in the suite (same answer and text), left out.
     pub already: usize,
+    /// Answers left out because they have no passage text (nothing to verify a claim against).
+    pub without_passages: Vec<String>,
     pub contexts: usize,
 }
 
@@ -86,6 +88,13 @@ pub fn claims_of(
     let mut out = Vec::new();
     for a in answers {
         built.answers += 1;
+        if a.passages
+            .iter()
+            .all(|p| crate::text::words::is_blank(&p.text))
+        {
+            built.without_passages.push(a.id.clone());
+            continue;
+        }
         let claims = match decomposer.decompose(&a.question, &a.answer) {
             Ok(c) => c,
             Err(e) => {

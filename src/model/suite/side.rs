@@ -232,7 +232,18 @@ impl SideFile {
             if let Some(why) = &d.why {
                 fields.push(format!("why: {}", quote(why)));
             }
-            o.push_str(&format!("  {id}: {{{}}}\n", fields.join(", ")));
+            // an id from a log can hold anything: quoted unless it is a plain YAML word
+            let key = if !id.is_empty()
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.+-".contains(c))
+                && !id.starts_with(['-', '.', '+'])
+            {
+                id.clone()
+            } else {
+                quote(id)
+            };
+            o.push_str(&format!("  {key}: {{{}}}\n", fields.join(", ")));
         }
         o
     }
@@ -450,6 +461,27 @@ mod claim_decisions {
         let back =
             SideFile::parse(Path::new("s.reviews.yaml"), &f.render(Path::new("s.yaml"))).unwrap();
         assert_eq!(back.entries[0].1, f.entries[0].1);
+    }
+
+    #[test]
+    fn an_id_from_a_log_that_is_no_plain_word_is_written_quoted_and_reads_back() {
+        let mut f = SideFile::new(PathBuf::from("s.reviews.yaml"));
+        for id in ["a: b\"1-1", "#7-1", "- x", "ok-1"] {
+            f.set(
+                id,
+                Some(Decision {
+                    kind: ReviewKind::Supported,
+                    why: None,
+                    case_type: None,
+                    label: None,
+                }),
+            );
+        }
+        let text = f.render(Path::new("s.yaml"));
+        let back = SideFile::parse(Path::new("s.reviews.yaml"), &text).unwrap();
+        let ids: Vec<&str> = back.entries.iter().map(|(i, _, _)| i.as_str()).collect();
+        assert_eq!(ids, ["a: b\"1-1", "#7-1", "- x", "ok-1"], "{text}");
+        assert!(text.contains("  ok-1: {review: supported}"), "{text}");
     }
 
     #[test]
