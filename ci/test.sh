@@ -22,7 +22,7 @@
 #                   pre-commit's try-repo
 # Every test runs with --include-ignored: the tests a plain `cargo test` leaves out for want of
 # ONNX Runtime, the models, the Python checkers or chromium run here, and a missing one fails.
-# Four ignored library tests are measurements, not checks (README's coverage grid and width
+# Four ignored library tests are measurements, not checks (the guide's coverage grid and width
 # table, BENCHMARKS' sign-flip timing): the unit stage names and skips them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -96,7 +96,7 @@ stage build "every target, debug"
 cargo build --locked --all-targets
 
 stage unit "unit tests of the library and the binary, and the doctests"
-# the four ignored library tests are measurements for README and BENCHMARKS (minutes in a debug
+# the four ignored library tests are measurements for the guide and BENCHMARKS (minutes in a debug
 # build; their ignore reasons give the release command), not checks: they are named and left out
 measurements=(--skip coverage_grid_for_the_readme --skip width_table_for_the_readme
   --skip hardest_cells_at_twenty_thousand_replications --skip timing_of_the_sign_flip_p)
