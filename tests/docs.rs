@@ -447,3 +447,32 @@ fn every_test_the_guarantees_and_the_gate_simulations_name_exists() {
         missing.join("\n")
     );
 }
+
+#[test]
+fn the_readmes_loop_builds_and_runs_the_suite_as_the_tested_walk_through_does() {
+    // the walk-through's commands are run as printed by tests/from_log.rs; the README's loop
+    // shows its first and last step word for word
+    let readme = read(&root().join("README.md"));
+    let walk = read(&src().join("getting-started/walk-through.md"));
+    let loop_block = readme
+        .split_once("## The loop")
+        .expect("README has 'The loop'")
+        .1
+        .split_once("```sh\n")
+        .unwrap()
+        .1
+        .split_once("```")
+        .unwrap()
+        .0;
+    let shared: Vec<&str> = loop_block
+        .lines()
+        .filter(|l| l.starts_with("faithprobe suite from-log") || l.starts_with("faithprobe run"))
+        .collect();
+    assert_eq!(shared.len(), 2, "{loop_block}");
+    for line in shared {
+        assert!(
+            walk.lines().any(|l| l == line),
+            "README's `{line}` is not a line of the walk-through"
+        );
+    }
+}
