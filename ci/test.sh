@@ -8,7 +8,8 @@
 # names the stage that failed, and at the end it prints how long each stage took:
 #   setup           target/venv (ONNX Runtime), chromium when missing, the MiniLM models, the
 #                   linters (target/venv-lint, target/tools), Ragas and DeepEval in the background
-#   lint            tracked-file sizes, rustfmt, clippy, shellcheck, typos, cargo-deny
+#   lint            tracked-file sizes, rustfmt, clippy, shellcheck, typos, cargo-deny, and the
+#                   guide built with mdbook where one is installed
 #   build           every target, debug
 #   unit            the library's and the binary's unit tests, doctests
 #   end-to-end      the modules of tests/main.rs but the model and Python-checker ones
@@ -90,6 +91,21 @@ if timeout 120 cargo deny --locked fetch db > target/deny-fetch.log 2>&1; then
   cargo deny --locked check advisories
 else
   echo "test: advisories not checked: the RustSec advisory database could not be fetched (target/deny-fetch.log); licences, bans and sources were"
+fi
+# the guide (docs/): built with mdbook where one is installed (on PATH or in target/tools/bin:
+# `cargo install mdbook --locked --root target/tools`, about 4 minutes once), failing on any
+# warning; its links, anchors and SUMMARY are checked by tests/docs.rs in any case
+mdbook=$(command -v mdbook || true)
+[ -z "$mdbook" ] && [ -x target/tools/bin/mdbook ] && mdbook=target/tools/bin/mdbook
+if [ -n "$mdbook" ]; then
+  "$mdbook" build docs -d "$PWD/target/book" > target/book.log 2>&1 || { cat target/book.log; exit 1; }
+  if grep -E ' (WARN|ERROR) ' target/book.log; then
+    echo "test: the guide builds with warnings (target/book.log)"
+    exit 1
+  fi
+  echo "test: the guide built into target/book ($("$mdbook" --version))"
+else
+  echo "test: the guide not built: no mdbook (cargo install mdbook --locked --root target/tools); tests/docs.rs checks its links and SUMMARY"
 fi
 
 stage build "every target, debug"
