@@ -8,7 +8,8 @@
 # names the stage that failed, and at the end it prints how long each stage took:
 #   setup           target/venv (ONNX Runtime), chromium when missing, the MiniLM models, the
 #                   linters (target/venv-lint, target/tools), Ragas and DeepEval in the background
-#   lint            tracked-file sizes, rustfmt, clippy, shellcheck, typos, cargo-deny
+#   lint            tracked-file sizes, rustfmt, clippy, shellcheck, typos, cargo-deny, and the
+#                   guide built with mdbook where one is installed
 #   build           every target, debug
 #   unit            the library's and the binary's unit tests, doctests
 #   end-to-end      the modules of tests/main.rs but the model and Python-checker ones
@@ -22,7 +23,7 @@
 #                   pre-commit's try-repo
 # Every test runs with --include-ignored: the tests a plain `cargo test` leaves out for want of
 # ONNX Runtime, the models, the Python checkers or chromium run here, and a missing one fails.
-# Four ignored library tests are measurements, not checks (README's coverage grid and width
+# Four ignored library tests are measurements, not checks (the guide's coverage grid and width
 # table, BENCHMARKS' sign-flip timing): the unit stage names and skips them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -91,12 +92,27 @@ if timeout 120 cargo deny --locked fetch db > target/deny-fetch.log 2>&1; then
 else
   echo "test: advisories not checked: the RustSec advisory database could not be fetched (target/deny-fetch.log); licences, bans and sources were"
 fi
+# the guide (docs/): built with mdbook where one is installed (on PATH or in target/tools/bin:
+# `cargo install mdbook --locked --root target/tools`, about 4 minutes once), failing on any
+# warning; its links, anchors and SUMMARY are checked by tests/docs.rs in any case
+mdbook=$(command -v mdbook || true)
+[ -z "$mdbook" ] && [ -x target/tools/bin/mdbook ] && mdbook=target/tools/bin/mdbook
+if [ -n "$mdbook" ]; then
+  "$mdbook" build docs -d "$PWD/target/book" > target/book.log 2>&1 || { cat target/book.log; exit 1; }
+  if grep -E ' (WARN|ERROR) ' target/book.log; then
+    echo "test: the guide builds with warnings (target/book.log)"
+    exit 1
+  fi
+  echo "test: the guide built into target/book ($("$mdbook" --version))"
+else
+  echo "test: the guide not built: no mdbook (cargo install mdbook --locked --root target/tools); tests/docs.rs checks its links and SUMMARY"
+fi
 
 stage build "every target, debug"
 cargo build --locked --all-targets
 
 stage unit "unit tests of the library and the binary, and the doctests"
-# the four ignored library tests are measurements for README and BENCHMARKS (minutes in a debug
+# the four ignored library tests are measurements for the guide and BENCHMARKS (minutes in a debug
 # build; their ignore reasons give the release command), not checks: they are named and left out
 measurements=(--skip coverage_grid_for_the_readme --skip width_table_for_the_readme
   --skip hardest_cells_at_twenty_thousand_replications --skip timing_of_the_sign_flip_p)

@@ -3,8 +3,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// The documented exit codes of the `faithprobe` binary: the one table, mirrored in README.md
-/// ("Exit codes"). Every command ends with one of these, never a bare number.
+/// The documented exit codes of the `faithprobe` binary: the one table, mirrored in
+/// docs/src/reference/exit-codes.md (a test holds that page to it). Every command ends with one of these, never a bare number.
 ///
 /// | code | meaning |
 /// |---|---|

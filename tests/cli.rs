@@ -1080,22 +1080,46 @@ fn merged_shard_records_reach_sweep_and_report_and_a_lone_shard_is_refused() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-#[test]
-fn the_readmes_sample_run_output_is_what_run_prints() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let section = readme
-        .split("## What `run` prints")
-        .nth(1)
-        .expect("the README has a 'What `run` prints' section");
-    let sample = section
+/// The first code block after `marker` in `text`, in parts split at its `...` lines.
+fn sample_after<'a>(text: &'a str, marker: &str, what: &str) -> Vec<&'a str> {
+    let section = text
+        .split_once(marker)
+        .unwrap_or_else(|| panic!("{what} has {marker:?}"))
+        .1;
+    let block = section
         .split("```\n")
         .nth(1)
-        .expect("a code block in that section");
+        .unwrap_or_else(|| panic!("a code block after {marker:?} in {what}"));
+    block.split("...\n").collect()
+}
+
+#[test]
+fn the_guides_and_the_readmes_sample_run_output_is_what_run_prints() {
     let real = stdout_of(&["run", "suites/larkspur.yaml"]);
-    assert!(
-        real.contains(sample),
-        "README sample:\n{sample}\nreal output:\n{real}"
-    );
+    let guide =
+        std::fs::read_to_string(root().join("docs/src/getting-started/run-output.md")).unwrap();
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    for (what, text, marker) in [
+        (
+            "docs/src/getting-started/run-output.md",
+            guide.as_str(),
+            "# What `run` prints",
+        ),
+        (
+            "README.md",
+            readme.as_str(),
+            "<!-- output of: faithprobe run suites/larkspur.yaml",
+        ),
+    ] {
+        // each part is in the real output, in order
+        let mut rest = real.as_str();
+        for part in sample_after(text, marker, what) {
+            let at = rest.find(part).unwrap_or_else(|| {
+                panic!("{what} sample part:\n{part}\nnot in order in the real output:\n{real}")
+            });
+            rest = &rest[at + part.len()..];
+        }
+    }
 }
 
 #[test]

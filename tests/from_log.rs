@@ -413,11 +413,12 @@ fn claims_are_verified_by_keys_in_a_terminal_and_the_decisions_survive() {
 }
 
 #[test]
-fn the_readme_walk_through_runs_as_printed() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let (_, after) = readme
+fn the_guides_walk_through_runs_as_printed() {
+    let page =
+        std::fs::read_to_string(root().join("docs/src/getting-started/walk-through.md")).unwrap();
+    let (_, after) = page
         .split_once("<!-- walk-through:")
-        .expect("README has the walk-through");
+        .expect("docs/src/getting-started/walk-through.md has the walk-through");
     let block = after
         .split_once("```sh\n")
         .unwrap()

@@ -6,6 +6,7 @@ mod common;
 
 mod answers;
 mod cli;
+mod docs;
 mod families;
 mod from_log;
 mod gate;

@@ -589,7 +589,7 @@ impl JudgeConfig {
         super::positive("concurrency", self.concurrency, MAX_CONCURRENCY)?;
         self.endpoint
             .validate()
-            .map_err(|m| super::SettingsProblem::new(m, "see README.md, 'LLM judge'"))
+            .map_err(|m| super::SettingsProblem::new(m, "see docs/src/how-to/llm-judge.md"))
     }
 }
 

@@ -69,8 +69,8 @@ pub struct CompareArgs {
     /// Non-inferiority on false alarms (run records): also fail unless the candidate shows its
     /// false-alarm rate is less than this much above the base's (the one-sided 1 - alpha upper
     /// bound on the paired rise under the margin). A candidate truly worse by the margin passes
-    /// at most alpha of the time; an equally good one can fail on a small suite (README: "The
-    /// gate's statistics").
+    /// at most alpha of the time; an equally good one can fail on a small suite (the guide:
+    /// docs/src/concepts/gate-statistics.md).
     #[arg(long, value_name = "RISE")]
     pub false_alarm_margin: Option<f64>,
     /// How the p-values of the gating rows are combined into one decision.

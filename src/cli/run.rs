@@ -292,7 +292,7 @@ fn suite_mixes(
                         &suite.path,
                         *line,
                         format!("`mix:` {msg}"),
-                        "write `mix: uniform`, or `mix: file:weights.yaml` (beside the suite); see README.md, 'A declared mix'",
+                        "write `mix: uniform`, or `mix: file:weights.yaml` (beside the suite); see docs/src/concepts/mix.md",
                     ),
                 })?
             }

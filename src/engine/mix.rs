@@ -104,7 +104,7 @@ fn line_of(text: &str, key: &str) -> Option<usize> {
 }
 
 /// What a weights file must look like, in every error about one.
-const WEIGHTS_HELP: &str = "a weights file is a map of fault type to a non-negative number, e.g. `number_swap: 0.3` on each line (YAML) or {\"number_swap\": 0.3} (JSON); see README.md, 'A declared mix'";
+const WEIGHTS_HELP: &str = "a weights file is a map of fault type to a non-negative number, e.g. `number_swap: 0.3` on each line (YAML) or {\"number_swap\": 0.3} (JSON); see docs/src/concepts/mix.md";
 
 /// Reads a weights file: a map of fault type to a finite non-negative number, not all zero.
 pub fn read_weights(path: &Path) -> Result<BTreeMap<String, f64>> {

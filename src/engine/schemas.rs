@@ -21,7 +21,7 @@ pub fn all() -> Vec<(&'static str, String)> {
             titled(
                 crate::model::suite::schema::json_schema(generator()),
                 "faithprobe suite",
-                "A faithprobe suite: passages, the claims a person verified against them, labelled hard cases and reviews of generated mutants (see README.md, 'Suites').",
+                "A faithprobe suite: passages, the claims a person verified against them, labelled hard cases and reviews of generated mutants (see docs/src/reference/suite-format.md).",
             ),
         ),
         (
@@ -30,7 +30,7 @@ pub fn all() -> Vec<(&'static str, String)> {
                 let mut s = titled(
                     crate::engine::config::json_schema(generator()),
                     "faithprobe.yaml",
-                    "faithprobe's config: named checkers, decomposers and mutators (see README.md, 'Checkers').",
+                    "faithprobe's config: named checkers, decomposers and mutators (see docs/src/how-to/checkers.md).",
                 );
                 // a file of comments only is an empty config
                 s.insert("type".into(), serde_json::json!(["object", "null"]));

@@ -1540,7 +1540,7 @@ mod tests {
 
     /// The gate's error rates by simulation, 1000 seeded replications each (Monte Carlo error
     /// of a rate near 0.05: about 0.007; near 0.5: about 0.016). Printed with
-    /// `cargo test --lib gate_simulations -- --nocapture`; README, "The gate's statistics".
+    /// `cargo test --lib gate_simulations -- --nocapture`; docs/src/concepts/gate-statistics.md.
     #[test]
     fn gate_simulations_false_fails_at_most_alpha_and_power_on_one_row() {
         let reps = 1000;

@@ -130,7 +130,7 @@ pub struct Operator {
     pub builtin: &'static str,
     /// Parses and checks a rule file (its path for errors) and builds the operator.
     pub build: fn(&Path, &str) -> Result<Box<dyn Mutator>>,
-    /// A claim and one of its mutants, for `mutants --list` and the README.
+    /// A claim and one of its mutants, for `mutants --list` and the guide's operators page.
     pub example: [&'static str; 2],
 }
 
@@ -175,7 +175,7 @@ mod tests {
 
     #[test]
     fn every_operator_makes_its_own_example() {
-        // what `mutants --list` and the README show is what the operator does
+        // what `mutants --list` and the guide show is what the operator does
         let passages = ["Finance director Maria Lopez approved the budget; her deputy, Tom Becker, said the vote was close.", "He founded the firm and she joined it in 2001.", "Arcadia Bank acquired the payments firm Quillpay in January. The plant closed last May, its 2021 report said."];
         let rules = Rules::builtin();
         for (op, m) in rules.operators() {

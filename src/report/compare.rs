@@ -87,7 +87,7 @@ fn notes(c: &Comparison) -> Vec<String> {
         ));
     }
     if c.judge_scored_once {
-        out.push("a judge's verdicts can vary from run to run, and a record scored once cannot tell such a change from a regression: record both sides with `faithprobe run SUITE --repeat 5 --record FILE` (see README, \"Flaky checkers\")".into());
+        out.push("a judge's verdicts can vary from run to run, and a record scored once cannot tell such a change from a regression: record both sides with `faithprobe run SUITE --repeat 5 --record FILE` (see docs/src/concepts/gate-statistics.md, \"Flaky checkers\")".into());
     }
     let mut too_few: Vec<&GroupRow> = Vec::new();
     for r in &c.rows {

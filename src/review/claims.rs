@@ -139,7 +139,7 @@ impl<'a> ClaimWalk<'a> {
 /// The keys of a pending claim, in a line.
 pub const CLAIM_KEYS: &str = "[y] supported  [c] contradicted  [n] not found  [b] borderline  [x] not a claim  [s] skip  [u] undo  [?] help  [q] quit";
 
-/// The help screen of the claim walk, in the words of README's "What counts where".
+/// The help screen of the claim walk, in the words of the guide's "What counts where".
 pub const CLAIM_HELP: &str = "\
 Each claim comes from a logged answer. Read it against the passages and say what it is:
   y  supported: the passages say it; it becomes a verified claim (a false-alarm opportunity,

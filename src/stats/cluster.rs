@@ -31,7 +31,7 @@
 //! inside that one wherever no side takes the small-count bound; at correlation 0, for rates up to
 //! 0.9 with 20 claims or more,
 //! it is 1.1-1.4 times plain Wilson with 1-5 mutants a claim and 1.1-1.8 with 1-12 (near a rate
-//! of 0.99 and with 10 claims it is about as wide as before; README, "Mutants are clustered", has
+//! of 0.99 and with 10 claims it is about as wide as before; the guide's docs/src/concepts/gate-statistics.md, "Mutants are clustered", has
 //! the width table). In the
 //! coverage grid (`stats::cluster_grid`: rates 0.5-0.99, 10-100 claims of 1-5 or 1-12 mutants,
 //! correlation 0-0.6 under beta-binomial and logit-normal claim effects, 280 cells of 2,000

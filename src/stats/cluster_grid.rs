@@ -8,7 +8,7 @@
 //!
 //! `cargo test --lib stats::cluster_grid` runs the grid with few replications (a few seconds);
 //! `cargo test --release --lib stats::cluster_grid -- --ignored --nocapture` prints the
-//! README's figures: the grid with 2,000 replications a cell and the width table.
+//! The guide's figures (docs/src/concepts/gate-statistics.md): the grid with 2,000 replications a cell and the width table.
 
 use super::cluster::{cluster_rate, cluster_rate_by_sizes};
 use super::wilson;
@@ -310,10 +310,10 @@ fn the_clustered_interval_covers_its_level_in_every_cell_of_the_grid() {
     assert!(under.is_empty(), "under {floor:.4}: {under:#?}");
 }
 
-/// The README's grid: 2,000 replications a cell, the lowest coverage of each interval and the
+/// The guide's grid: 2,000 replications a cell, the lowest coverage of each interval and the
 /// cells under 95% (`-- --ignored --nocapture`, in release: about a minute).
 #[test]
-#[ignore = "a measurement for README, about a minute in release: cargo test --release --lib stats::cluster_grid -- --ignored --nocapture"]
+#[ignore = "a measurement for the guide, about a minute in release: cargo test --release --lib stats::cluster_grid -- --ignored --nocapture"]
 fn coverage_grid_for_the_readme() {
     let reps = 2000;
     let cells = run_grid(reps, 20270116);
@@ -329,7 +329,7 @@ fn coverage_grid_for_the_readme() {
             );
         }
     }
-    // the lowest cell of each layout, for the README
+    // the lowest cell of each layout, for the guide
     for &claims in &CLAIMS {
         for &most in &MOST_MUTANTS {
             let of: Vec<&Cell> = cells
@@ -347,10 +347,10 @@ fn coverage_grid_for_the_readme() {
     }
 }
 
-/// The README's width table: at correlation 0, the mean width of each interval per layout and
+/// The guide's width table: at correlation 0, the mean width of each interval per layout and
 /// rate, and the clustered ones as multiples of plain Wilson (`-- --ignored --nocapture`).
 #[test]
-#[ignore = "a measurement for README: cargo test --release --lib stats::cluster_grid -- --ignored --nocapture"]
+#[ignore = "a measurement for the guide: cargo test --release --lib stats::cluster_grid -- --ignored --nocapture"]
 fn width_table_for_the_readme() {
     let reps = 2000;
     let mut rng = TestRng(20270117);
@@ -399,7 +399,7 @@ fn the_populations_have_the_rate_and_correlation_asked() {
 /// The grid's hardest cells at 20,000 replications (Monte Carlo error about 0.0015), for both
 /// clustered intervals (`-- --ignored --nocapture`, in release).
 #[test]
-#[ignore = "a measurement for README, in release: cargo test --release --lib stats::cluster_grid -- --ignored --nocapture"]
+#[ignore = "a measurement for the guide, in release: cargo test --release --lib stats::cluster_grid -- --ignored --nocapture"]
 fn hardest_cells_at_twenty_thousand_replications() {
     let reps = 20_000;
     let mut rng = TestRng(20270119);

@@ -591,7 +591,7 @@ mod rise_tests {
 
     /// The price of a margin: how often an equally good checker that disagrees on 10% of the
     /// faithful cases (half each way) fails it, falling as the suite grows; and how often a rise
-    /// from 10% to 21% false alarms fails it. Printed for the README's table.
+    /// from 10% to 21% false alarms fails it. Printed for the guide's table.
     #[test]
     fn a_margin_fails_an_equally_good_checker_less_often_as_the_suite_grows() {
         let mut rng = TestRng(0x0e9a_2026);

@@ -310,7 +310,7 @@ mod tests {
             None,
             "4 pairs can never reject"
         );
-        // the power the README quotes: scipy.stats.binom.sf(4, 100, 0.08)
+        // the power the guide quotes: scipy.stats.binom.sf(4, 100, 0.08)
         assert!((power_of(100, 0.08, 0.05) - 0.9096634414576006).abs() < 1e-9);
     }
 }

@@ -148,7 +148,7 @@ impl Config {
             self.bad(
                 name,
                 format!("checker `{name}`: {e}"),
-                "see README.md, 'LLM judge'",
+                "see docs/src/how-to/llm-judge.md",
             )
         };
         let settings = self

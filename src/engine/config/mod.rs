@@ -86,7 +86,7 @@ pub struct Config {
     lines: BTreeMap<String, usize>,
 }
 
-const HELP: &str = "faithprobe.yaml has `checkers: {NAME: {kind: lexical|nli|similarity|judge|cascade|command, ...}}`, optional `decomposers:` and `mutators:` (a rule folder, or `{rules: DIR, NAME: {kind: llm, ...}}`); see README.md";
+const HELP: &str = "faithprobe.yaml has `checkers: {NAME: {kind: lexical|nli|similarity|judge|cascade|command, ...}}`, optional `decomposers:` and `mutators:` (a rule folder, or `{rules: DIR, NAME: {kind: llm, ...}}`); see docs/src/reference/config.md";
 
 impl Config {
     /// Reads `explicit`, else `faithprobe.yaml` in the working directory if there is one.
@@ -188,7 +188,7 @@ impl Config {
             MixProblem::Unknown(msg) => self.bad(
                 "mix",
                 format!("`mix:` {msg}"),
-                "write `mix: uniform`, or `mix: file:weights.yaml`; see README.md, 'A declared mix'",
+                "write `mix: uniform`, or `mix: file:weights.yaml`; see docs/src/concepts/mix.md",
             ),
         })
     }

@@ -170,7 +170,7 @@ pub(super) fn parse(
                         path,
                         line,
                         format!("mutator `{name}`: {e}"),
-                        "an LLM mutator is `{kind: llm, base_url: ..., model: ...}` with optional `faults: [nuanced_meaning_shift, reasoning_error, opinion_as_fact]`; see README.md, 'An LLM mutator'",
+                        "an LLM mutator is `{kind: llm, base_url: ..., model: ...}` with optional `faults: [nuanced_meaning_shift, reasoning_error, opinion_as_fact]`; see docs/src/how-to/mutators.md, 'An LLM mutator'",
                     )
                 })?;
                 let problem = m.endpoint().validate().err().or_else(|| {
@@ -192,7 +192,7 @@ pub(super) fn parse(
                         path,
                         line,
                         format!("mutator `{name}`: {p}"),
-                        "see README.md, 'An LLM mutator'",
+                        "see docs/src/how-to/mutators.md, 'An LLM mutator'",
                     ));
                 }
                 if let Some(l) = line {
@@ -258,7 +258,7 @@ impl Config {
                 self.bad(
                     &key,
                     format!("mutator `{name}`: {e}"),
-                    "see README.md, 'An LLM mutator'",
+                    "see docs/src/how-to/mutators.md, 'An LLM mutator'",
                 )
             };
             let settings = self

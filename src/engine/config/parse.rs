@@ -109,7 +109,7 @@ pub(super) fn checkers(
                 path,
                 line,
                 format!("checker `{name}`: {e}"),
-                "each checker needs `kind:` (lexical, nli, similarity, judge, cascade or command) and only the settings of that kind; see README.md, 'Checkers'",
+                "each checker needs `kind:` (lexical, nli, similarity, judge, cascade or command) and only the settings of that kind; see docs/src/how-to/checkers.md",
             )
         })?;
         if let Some(l) = line {

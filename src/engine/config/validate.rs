@@ -73,7 +73,7 @@ impl Config {
                 self.bad(
                     &format!("decomposer:{name}"),
                     format!("decomposer `{name}`: {m}"),
-                    "see README.md, 'Scoring logged answers'",
+                    "see docs/src/how-to/scoring-logs.md",
                 )
             }),
         }

@@ -77,7 +77,7 @@ fn schema_help(message: &str) -> &'static str {
     }
 }
 
-const SCHEMA_HELP: &str = "a suite has `suite`, optional `description`, `hard_case_source` and `entities`, `contexts` (each with `id`, optional `question`, `passages`, `faithful`, `hard_cases`) and optional `reviews`; see README.md, 'Suite format'";
+const SCHEMA_HELP: &str = "a suite has `suite`, optional `description`, `hard_case_source` and `entities`, `contexts` (each with `id`, optional `question`, `passages`, `faithful`, `hard_cases`) and optional `reviews`; see docs/src/reference/suite-format.md";
 
 /// A YAML error that says only "at position N" (a stray control character in a scraped
 /// passage) gets the line and column of that position.

@@ -1,5 +1,5 @@
 //! The suite file format as serde types. Unknown keys are errors (`deny_unknown_fields`); every
-//! type says what it expects in the words of the README (never a Rust type name), and texts must
+//! type says what it expects in the words of the guide (never a Rust type name), and texts must
 //! be strings: `claim: 5`, `claim: null` or `claim: !!binary ...` are errors, not the claims "5",
 //! "null" or decoded bytes.
 
