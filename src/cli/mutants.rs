@@ -111,18 +111,7 @@ pub fn run(args: MutantsArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
 
 /// The mutants reviewed broken, per operator, as a note line (empty when there are none).
 fn broken_note(set: &MutantSet) -> String {
-    let mut broken: Vec<(&str, usize)> = Vec::new();
-    for m in &set.mutants {
-        if matches!(
-            m.review,
-            faithprobe::model::case::MutantReview::Broken { .. }
-        ) {
-            match broken.iter_mut().find(|(op, _)| *op == m.operator) {
-                Some((_, n)) => *n += 1,
-                None => broken.push((m.operator, 1)),
-            }
-        }
-    }
+    let broken = set.broken_by_operator();
     if broken.is_empty() {
         return String::new();
     }

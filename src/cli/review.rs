@@ -449,9 +449,7 @@ fn borderline(term: &mut Terminal) -> anyhow::Result<Result<Decision, Option<Str
     else {
         return Ok(Err(None));
     };
-    let Ok(label) = serde_json::from_value::<faithprobe::model::case::HardCaseLabel>(
-        serde_json::Value::String(label.trim().replace([' ', '-'], "_")),
-    ) else {
+    let Some(label) = faithprobe::model::case::HardCaseLabel::parse(&label) else {
         return Ok(Err(Some("not a label: nothing decided".into())));
     };
     let Some(t) = ask("its type (e.g. overgeneralisation)?") else {

@@ -490,11 +490,7 @@ fn add_to(
                 continue;
             }
             built.claims_found += 1;
-            let mut id = format!("{}-{}", a.id, n + 1);
-            while used.contains(&id) {
-                id.push('+');
-            }
-            used.insert(id.clone());
+            let id = faithprobe::engine::from_log::claim_id(&mut used, &a.id, n);
             ids.insert(a.id.clone());
             taken.push(Taken {
                 context: a

@@ -77,6 +77,17 @@ fn rank(seed: u64, id: &str) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The id of the `n`th claim of answer `answer`, `ANSWER-N` (with `+` added until no claim of
+/// `used` has it), taken into `used`.
+pub fn claim_id(used: &mut HashSet<String>, answer: &str, n: usize) -> String {
+    let mut id = format!("{answer}-{}", n + 1);
+    while used.contains(&id) {
+        id.push('+');
+    }
+    used.insert(id.clone());
+    id
+}
+
 /// The claims of every answer, decomposed, with ids `ANSWER-N` (made unique against `used`).
 pub fn claims_of(
     answers: &[LoggedAnswer],
@@ -116,11 +127,7 @@ pub fn claims_of(
             .unwrap_or_default();
         for (n, claim) in claims.into_iter().enumerate() {
             built.claims_found += 1;
-            let mut id = format!("{}-{}", a.id, n + 1);
-            while used.contains(&id) {
-                id.push('+');
-            }
-            used.insert(id.clone());
+            let id = claim_id(used, &a.id, n);
             out.push(Taken {
                 context: context.clone(),
                 id,
@@ -184,25 +191,23 @@ pub fn render_contexts(
     indent: &str,
     skip_contexts: &HashSet<String>,
 ) -> (String, usize) {
-    let by_context: BTreeMap<&str, &LoggedAnswer> = answers
-        .iter()
-        .map(|a| (a.context.as_deref().unwrap_or(""), a))
-        .collect();
+    // each context's claims in order of first appearance, and each answer by id: one pass each
+    let by_answer: std::collections::HashMap<&str, &LoggedAnswer> =
+        answers.iter().map(|a| (a.id.as_str(), a)).collect();
     let mut order: Vec<&str> = Vec::new();
+    let mut claims: std::collections::HashMap<&str, Vec<&Taken>> = Default::default();
     for t in taken {
-        if !order.contains(&t.context.as_str()) {
+        let list = claims.entry(t.context.as_str()).or_default();
+        if list.is_empty() {
             order.push(&t.context);
         }
+        list.push(t);
     }
     let mut o = String::new();
     let mut n = 0;
     for ctx in order {
-        let first = taken.iter().find(|t| t.context == ctx).expect("listed");
-        let answer = answers
-            .iter()
-            .find(|a| a.id == first.answer)
-            .or_else(|| by_context.get(ctx).copied())
-            .expect("an answer of the log");
+        let these = &claims[ctx];
+        let answer = by_answer[these[0].answer.as_str()];
         let mut id = ctx.to_string();
         while skip_contexts.contains(&id) {
             id.push('+');
@@ -221,7 +226,7 @@ pub fn render_contexts(
             ));
         }
         o.push_str(&format!("{indent}  pending:\n"));
-        for t in taken.iter().filter(|t| t.context == ctx) {
+        for t in these {
             o.push_str(&format!(
                 "{indent}    - {{id: {}, claim: {}, answer: {}{}}}\n",
                 q(&t.id),

@@ -62,20 +62,6 @@ pub struct Flaky {
     pub verdicts: Vec<String>,
 }
 
-/// The mutants reviewed `broken`, counted per operator (in the operators' order).
-fn broken_by_operator(mutants: &MutantSet) -> Vec<(String, usize)> {
-    let mut out: Vec<(String, usize)> = Vec::new();
-    for m in &mutants.mutants {
-        if matches!(m.review, MutantReview::Broken { .. }) {
-            match out.iter_mut().find(|(op, _)| op == m.operator) {
-                Some((_, n)) => *n += 1,
-                None => out.push((m.operator.to_string(), 1)),
-            }
-        }
-    }
-    out
-}
-
 impl SuiteRun {
     /// Records repeated scorings of the same cases and finds the flaky ones.
     pub fn add_repeats(&mut self, repeats: &[SuiteRun]) {
@@ -286,7 +272,7 @@ pub fn run_suite_part(
         results,
         operator_counts: mutants.counts(),
         empty_operators: mutants.empty_operators.clone(),
-        broken: broken_by_operator(mutants),
+        broken: mutants.broken_by_operator(),
         repeats: 1,
         flaky: Vec::new(),
         shard,

@@ -166,6 +166,15 @@ impl HardCaseLabel {
     pub fn as_str(self) -> &'static str {
         self.into()
     }
+
+    /// A label as a person types it: its name, with `-` or a space for `_` (`not found`).
+    pub fn parse(s: &str) -> Option<HardCaseLabel> {
+        let s = s.trim().replace([' ', '-'], "_");
+        <HardCaseLabel as strum::VariantArray>::VARIANTS
+            .iter()
+            .copied()
+            .find(|l| l.as_str() == s)
+    }
 }
 
 impl From<HardCaseLabel> for Expected {

@@ -116,6 +116,21 @@ impl MutantSet {
             })
             .collect()
     }
+
+    /// The mutants a person reviewed `broken`, counted per operator (in the order met): the
+    /// operators' defects, in no rate.
+    pub fn broken_by_operator(&self) -> Vec<(String, usize)> {
+        let mut out: Vec<(String, usize)> = Vec::new();
+        for m in &self.mutants {
+            if matches!(m.review, MutantReview::Broken { .. }) {
+                match out.iter_mut().find(|(op, _)| op == m.operator) {
+                    Some((_, n)) => *n += 1,
+                    None => out.push((m.operator.to_string(), 1)),
+                }
+            }
+        }
+        out
+    }
 }
 
 /// Renders a `reviews:` block a person can paste into the suite and edit. Existing reviews are

@@ -38,10 +38,7 @@ pub(super) fn set(
     let label = match extra.label {
         None => None,
         Some(l) => Some(
-            serde_json::from_value::<faithprobe::model::case::HardCaseLabel>(
-                serde_json::Value::String(l.replace('-', "_")),
-            )
-            .map_err(|_| {
+            faithprobe::model::case::HardCaseLabel::parse(l).ok_or_else(|| {
                 Error::Usage(format!(
                     "--label {l}: write supported, contradicted, not_found or misleading"
                 ))
@@ -147,10 +144,7 @@ fn checked(
         ))
         .into());
     }
-    let hard = matches!(
-        kind,
-        ReviewKind::Contradicted | ReviewKind::NotFound | ReviewKind::Borderline
-    );
+    let hard = kind.makes_hard_case();
     Ok((
         si,
         id.to_string(),
@@ -239,10 +233,7 @@ fn claim_reason(
         ))
         .into());
     }
-    let hard = matches!(
-        kind,
-        ReviewKind::Contradicted | ReviewKind::NotFound | ReviewKind::Borderline
-    );
+    let hard = kind.makes_hard_case();
     if hard && case_type.is_none() {
         return Err(Error::Usage(format!(
             "--set {s}: a claim decided `{}` becomes a hard case: add --type T or write ID={}:T (its error type, e.g. number_swap)",

@@ -284,6 +284,14 @@ impl ReviewKind {
         self.into()
     }
 
+    /// Whether the decision makes a pending claim a hard case (and so needs its `type`).
+    pub fn makes_hard_case(self) -> bool {
+        matches!(
+            self,
+            ReviewKind::Contradicted | ReviewKind::NotFound | ReviewKind::Borderline
+        )
+    }
+
     /// Whether the decision is about a pending claim (not a mutant or rewrite).
     pub fn is_claim_decision(self) -> bool {
         matches!(

@@ -318,10 +318,7 @@ pub(crate) fn decision_problem(
     label: Option<crate::model::case::HardCaseLabel>,
 ) -> Option<(String, &'static str)> {
     let blank = |x: Option<&str>| x.is_none_or(is_blank);
-    let hard = matches!(
-        kind,
-        ReviewKind::Contradicted | ReviewKind::NotFound | ReviewKind::Borderline
-    );
+    let hard = kind.makes_hard_case();
     if kind == ReviewKind::Equivalent && blank(why) {
         return Some((
             format!("the review of `{id}` says `equivalent` without a `why`"),

@@ -120,15 +120,7 @@ fn compound_rates(o: &mut String, summary: &Summary, paint: Paint, pct: f64) {
         "  {:<w$} {:<24} {:<24} {:>19}",
         "fault type", "plain", "compound", "compound unreviewed"
     );
-    let cell = |r: &crate::stats::Rate| {
-        format!(
-            "{}/{} {} {}",
-            r.k,
-            r.n,
-            fmt_rate(r.rate),
-            fmt_ci(r.ci_low, r.ci_high)
-        )
-    };
+    let cell = crate::report::fmt_kn;
     for row in &summary.fault_types {
         let Some(s) = &row.compound else { continue };
         if s.plain.n + s.compound.n + s.compound_unreviewed as u64 == 0 {

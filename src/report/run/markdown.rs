@@ -39,15 +39,7 @@ fn compound_table(o: &mut String, summary: &Summary) {
     let Some(all) = &summary.all_faults_compound else {
         return;
     };
-    let cell = |r: &crate::stats::Rate| {
-        format!(
-            "{}/{} {} {}",
-            r.k,
-            r.n,
-            fmt_rate(r.rate),
-            fmt_ci(r.ci_low, r.ci_high)
-        )
-    };
+    let cell = crate::report::fmt_kn;
     let _ = writeln!(
         o,
         "\nPlain and compound faults (a compound fault is made in a rewrite of the claim):\n\n| fault type | plain | compound | compound unreviewed |\n|---|---|---|---|"
