@@ -46,6 +46,7 @@ fn main() {
                     backoff: Duration::from_millis(10),
                     max_wait: Duration::from_secs(1),
                     price: None,
+                    batch: None,
                 },
                 mode: Mode::PerClaim,
                 batch_size: 16,

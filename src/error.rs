@@ -34,6 +34,10 @@ pub enum Exit {
     /// Some records of an input were malformed and skipped (named on stderr, counted in the
     /// record); everything else ran and its outputs were written.
     PartialInput = 5,
+    /// `--batch submit`: the requests went to a provider's batch API (or wait for a batch
+    /// submitted earlier); nothing was scored or written yet. `faithprobe batch collect`, then
+    /// a rerun, scores.
+    BatchPending = 6,
     /// Ctrl-C: stopped after the calls in flight; what was paid for is in the cache.
     Interrupted = 130,
 }
@@ -45,10 +49,11 @@ impl Exit {
     }
 
     /// Every code, in the order of precedence (the first that applies wins).
-    pub const PRECEDENCE: [Exit; 7] = [
+    pub const PRECEDENCE: [Exit; 8] = [
         Exit::Interrupted,
         Exit::Usage,
         Exit::OutputFailed,
+        Exit::BatchPending,
         Exit::GateFailed,
         Exit::CheckerFailed,
         Exit::PartialInput,

@@ -76,6 +76,12 @@ enum Command {
         #[command(subcommand)]
         what: cli::suite::SuiteCommand,
     },
+    /// Provider batch APIs: `batch status` shows what `--batch submit` sent, `batch collect`
+    /// brings the replies into the cache.
+    Batch {
+        #[command(subcommand)]
+        what: cli::batch::BatchCommand,
+    },
     /// Turn public human-labelled data into a faithprobe log (and suite).
     Import {
         #[command(subcommand)]
@@ -178,11 +184,17 @@ fn main() -> ExitCode {
     };
     cli::out::set_color(ctx.paint().color, ctx.stderr_color());
     let result = match cli.command {
-        Command::Run(a) => cli::run::run(a, &ctx),
+        Command::Run(a) => cli::batch::drive(&a.batch, a.cache.path(), &mut || {
+            cli::run::run(a.clone(), &ctx)
+        }),
         Command::Compare(a) => cli::compare::run(a, &ctx),
         Command::Sweep(a) => cli::sweep::run(a, &ctx),
-        Command::Report(a) => cli::report::run(a, &ctx),
-        Command::Score(a) => cli::score::run(a, &ctx),
+        Command::Report(a) => cli::batch::drive(&a.batch, a.cache.path(), &mut || {
+            cli::report::run(a.clone(), &ctx)
+        }),
+        Command::Score(a) => cli::batch::drive(&a.batch, a.cache.path(), &mut || {
+            cli::score::run(a.clone(), &ctx)
+        }),
         Command::DecomposeEval(a) => cli::decompose_eval::run(a, &ctx),
         Command::OmissionsEval(a) => cli::omissions_eval::run(a, &ctx),
         Command::Check(a) => cli::check::run(a, &ctx),
@@ -194,6 +206,7 @@ fn main() -> ExitCode {
         Command::Init(a) => cli::init::run(a),
         Command::Merge(a) => cli::merge::run(a),
         Command::Import { what } => cli::import::run(what),
+        Command::Batch { what } => cli::batch::run(what),
         Command::Suite { what } => cli::suite::run(what, &ctx),
         Command::Completions { shell } => {
             use clap::CommandFactory;

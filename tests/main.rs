@@ -5,6 +5,7 @@
 mod common;
 
 mod answers;
+mod batch;
 mod cli;
 mod docs;
 mod families;

@@ -18,6 +18,11 @@ pub trait Decomposer: Send + Sync {
     fn describe(&self) -> String;
     fn decompose(&self, question: &str, answer: &str) -> Result<Vec<String>, String>;
 
+    /// What the decomposer spent, for stderr after a run (an LLM's calls, tokens and cost).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// The claims and the sentences left out with their reasons (a decomposer that drops
     /// nothing explicitly reports nothing dropped).
     fn decompose_explained(&self, question: &str, answer: &str) -> Result<Decomposition, String> {
@@ -656,6 +661,20 @@ impl Decomposer for LlmDecomposer {
 
     fn describe(&self) -> String {
         format!("llm (prompt version {})", self.client.prompt_version())
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let u = self.client.usage();
+        vec![format!(
+            "decomposer {}: {} calls ({} retries), {} prompt + {} completion tokens, {:.1} s of requests; {}",
+            self.name,
+            u.calls,
+            u.retries,
+            u.prompt_tokens,
+            u.completion_tokens,
+            u.millis as f64 / 1000.0,
+            self.client.cost_note()
+        )]
     }
 
     fn decompose(&self, question: &str, answer: &str) -> Result<Vec<String>, String> {

@@ -108,6 +108,21 @@ impl Checker for CascadeChecker {
         }
     }
 
+    fn cost(&self) -> Option<Result<f64, String>> {
+        let back = if self.same_checker() {
+            None
+        } else {
+            self.back.cost()
+        };
+        match (self.front.cost(), back) {
+            (None, None) => None,
+            (Some(Err(m)), _) | (_, Some(Err(m))) => Some(Err(m)),
+            (a, b) => Some(Ok(
+                a.and_then(Result::ok).unwrap_or(0.0) + b.and_then(Result::ok).unwrap_or(0.0)
+            )),
+        }
+    }
+
     fn notes(&self) -> Vec<String> {
         let r = self.routing();
         let mut out = vec![format!(

@@ -327,7 +327,9 @@ impl JudgeChecker {
     fn judge(&self, passages: &[Passage], claims: &[&str]) -> Result<Vec<Stored>, CheckError> {
         let prompt = self.prompt(passages, claims);
         self.llm
-            .complete(&prompt, &|reply| validate(reply, claims, passages))
+            .complete_sized(&prompt, claims.len(), &|reply| {
+                validate(reply, claims, passages)
+            })
             .map_err(CheckError::from)
     }
 }
@@ -368,6 +370,10 @@ impl Checker for JudgeChecker {
         }
     }
 
+    fn cost(&self) -> Option<Result<f64, String>> {
+        Some(self.llm.cost().ok_or_else(|| self.llm.model().to_string()))
+    }
+
     fn notes(&self) -> Vec<String> {
         let u = self.llm.usage();
         let (claims, cached) = self.counts.lock().map(|c| *c).unwrap_or_default();
@@ -385,10 +391,7 @@ impl Checker for JudgeChecker {
             u.prompt_tokens,
             u.completion_tokens,
             u.millis as f64 / 1000.0,
-            match self.llm.cost() {
-                Some(c) => format!("cost {c:.4} (by `prices:` for {})", self.llm.model()),
-                None => format!("cost unknown (no price for {} under `prices:`)", self.llm.model()),
-            }
+            self.llm.cost_note()
         ));
         notes
     }

@@ -4,7 +4,8 @@
 //! the two afterwards. Each checker kind lives in its own file.
 
 pub mod batch;
-pub mod cache;
+/// The verdict cache lives in [`crate::io::cache`]; named here too, where checkers find it.
+pub use crate::io::cache;
 pub mod cascade;
 pub mod command;
 pub mod judge;
@@ -155,6 +156,9 @@ pub enum CheckError {
     /// The claim cannot be checked as given (an empty context set).
     #[error("{0}")]
     Input(String),
+    /// Under `--batch submit`: the request went to a batch (or waits for one); nothing scored.
+    #[error("{0}")]
+    Batch(String),
     /// The checker returned fewer verdicts than claims.
     #[error("the checker returned no verdict for this case")]
     NoVerdict,
@@ -167,6 +171,7 @@ impl From<crate::io::llm::LlmError> for CheckError {
             LlmError::Interrupted => CheckError::Interrupted,
             LlmError::Http(m) => CheckError::Http(m),
             LlmError::InvalidReply(m) => CheckError::InvalidReply(m),
+            LlmError::Batch(m) => CheckError::Batch(m),
         }
     }
 }
@@ -235,6 +240,12 @@ pub trait Checker: Send + Sync {
     /// Starts counting what [`Checker::notes`] reports afresh (before each suite or log).
     fn start_notes(&self) {}
 
+    /// What its LLM calls cost since [`Checker::start_notes`], by `prices:`: None when it makes
+    /// none, an error naming the model when it has no price.
+    fn cost(&self) -> Option<Result<f64, String>> {
+        None
+    }
+
     /// Every number the checker has for one premise and claim beyond its verdict's score (label
     /// probabilities, a cosine), for `faithprobe check`; `None` when the score is all it has.
     fn probe(
@@ -265,6 +276,9 @@ impl Checker for std::sync::Arc<dyn Checker> {
     }
     fn start_notes(&self) {
         (**self).start_notes()
+    }
+    fn cost(&self) -> Option<Result<f64, String>> {
+        (**self).cost()
     }
     fn probe(&self, premise: &str, claim: &str) -> Result<Option<Vec<(String, f64)>>, CheckError> {
         (**self).probe(premise, claim)

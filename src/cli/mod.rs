@@ -3,6 +3,7 @@
 //! command's `Args`), loading suites before anything runs, scoring them with progress, and the
 //! context every command gets (config path, colour). Clap stays in this layer.
 
+pub mod batch;
 pub mod check;
 pub mod compare;
 pub mod decompose_eval;
@@ -86,7 +87,7 @@ pub fn in_ci() -> bool {
 }
 
 /// Suites and the mutator rules to read them with.
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct SuiteArgs {
     /// Suite files (YAML); `sweep` and `report` also take run records (`run --record`, `merge
     /// --out`) here, and then score nothing.
@@ -121,7 +122,7 @@ impl GenerationArgs {
 }
 
 /// A budget for the run's LLM calls (`--max-cost`).
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct MaxCostArg {
     /// A budget for LLM calls (judges, LLM decomposers and mutators), in the currency of
     /// `prices:` in faithprobe.yaml: requests estimated to pass it are refused before any is
@@ -146,7 +147,7 @@ impl MaxCostArg {
 }
 
 /// The fault-type mix the "all faults" row is weighted to.
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct MixArg {
     /// Weigh the "all faults" row to a mix of fault types: `pooled` (every fault once, the
     /// default), `uniform` (every fault type with faults the same), or `file:PATH` (a YAML or
@@ -163,7 +164,7 @@ impl MixArg {
 }
 
 /// The verdict cache of model and judge checkers.
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct CacheArgs {
     /// Verdict cache file for model and judge checkers.
     #[arg(long, default_value = faithprobe::check::cache::DEFAULT_CACHE)]
@@ -180,7 +181,7 @@ impl CacheArgs {
 }
 
 /// The confidence level of every interval.
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct ConfidenceArg {
     /// Confidence level of the Wilson intervals (between 0 and 1).
     #[arg(long, default_value_t = 0.95)]

@@ -16,12 +16,14 @@ use std::path::PathBuf;
 /// The quarterly audit: one self-contained HTML file and the same content as Markdown, for each
 /// checker: rates with intervals, sweep chart, hard cases, agreement with a person, unreviewed
 /// mutants and fingerprints.
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct ReportArgs {
     #[command(flatten)]
     pub suites: SuiteArgs,
     #[command(flatten)]
     pub max_cost: super::MaxCostArg,
+    #[command(flatten)]
+    pub batch: super::batch::BatchArgs,
     /// Checkers to audit (repeat the flag); default the built-in `lexical`. Not with run
     /// records, each of which is one checker's audit.
     #[arg(long = "checker")]
@@ -80,7 +82,7 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     // an audit of nothing is no audit
     if audited
         .iter()
-        .all(|(_, _, _, s)| s.iter().all(|(r, _)| r.cases.is_empty()))
+        .all(|(_, _, _, s, _)| s.iter().all(|(r, _)| r.cases.is_empty()))
     {
         return Err(Error::Usage(
             "nothing to audit: the suites have no case (no verified claim, hard case or mutant); add claims to the suite".into(),
@@ -96,12 +98,14 @@ pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     }
 }
 
-/// Per checker: its name, kind, settings and, per suite, the record and the run.
+/// Per checker: its name, kind, settings and, per suite, the record and the run; and what its
+/// LLM calls cost, when it made any (an error names a model without a price).
 type Audited = (
     String,
     String,
     BTreeMap<String, String>,
     Vec<(RecordRun, SuiteRun)>,
+    Option<Result<f64, String>>,
 );
 
 /// The audits of run records, one per record, and the exit their errors call for.
@@ -119,7 +123,7 @@ fn from_records(
             let run = r.to_run();
             (r, run)
         });
-        audited.push((c.name, c.kind, c.settings, runs.collect()));
+        audited.push((c.name, c.kind, c.settings, runs.collect(), None));
     }
     Ok((audited, exit))
 }
@@ -143,8 +147,19 @@ fn from_suites(
         .iter()
         .map(|n| config.checker(n, args.cache.path()))
         .collect::<Result<_, _>>()?;
+    let mut settings = BTreeMap::new();
     for checker in &built {
-        let runs = super::score_suites(&loaded, checker.as_ref());
+        // suite by suite: a checker's cost counts from the start of each suite
+        let mut runs = Vec::new();
+        let mut cost: Option<Result<f64, String>> = None;
+        for one in loaded.chunks(1) {
+            runs.extend(super::score_suites(one, checker.as_ref()));
+            cost = match (cost, checker.cost()) {
+                (Some(Err(m)), _) | (_, Some(Err(m))) => Some(Err(m)),
+                (Some(Ok(a)), Some(Ok(b))) => Some(Ok(a + b)),
+                (a, b) => a.or(b),
+            };
+        }
         if faithprobe::io::interrupt::requested() {
             return Ok(ControlFlow::Break(super::interrupted(
                 &runs,
@@ -154,13 +169,21 @@ fn from_suites(
         if super::runs_exit(&runs) != Exit::Ok {
             exit = super::runs_exit(&runs);
         }
+        settings.insert(checker.name().to_string(), checker.kind().to_string());
         let records = super::records(&loaded, &runs);
         audited.push((
             checker.name().to_string(),
             checker.kind().to_string(),
             checker.settings(),
             records.into_iter().zip(runs).collect(),
+            cost,
         ));
+    }
+    let inputs: Vec<&std::path::Path> = args.suites.suites.iter().map(|p| p.as_path()).collect();
+    if let Some(exit) =
+        super::batch::after_scoring(&args.batch, args.cache.path(), &inputs, settings)?
+    {
+        return Ok(ControlFlow::Break(exit));
     }
     Ok(ControlFlow::Continue((audited, exit)))
 }
@@ -170,7 +193,7 @@ fn from_suites(
 fn proxy(audited: &[Audited], confidence: f64) -> audit::Proxy {
     let records: Vec<faithprobe::engine::record::Record> = audited
         .iter()
-        .map(|(_, _, _, s)| {
+        .map(|(_, _, _, s, _)| {
             faithprobe::engine::record::Record::new(s.iter().map(|(r, _)| r.clone()).collect())
         })
         .collect();
@@ -202,7 +225,20 @@ fn audits(
     mix: &faithprobe::engine::mix::Mix,
 ) -> Vec<CheckerAudit> {
     let mut audits = Vec::new();
-    for (name, kind, settings, suites) in audited {
+    for (name, kind, settings, suites, cost) in audited {
+        let caught = suites
+            .iter()
+            .flat_map(|(r, _)| &r.cases)
+            .filter(|c| c.outcome == faithprobe::model::case::Outcome::Caught)
+            .count();
+        let cost = cost.map(|c| match c {
+            Ok(c) if caught > 0 => format!(
+                "{c:.4} by `prices:`; {:.4} per caught fault ({caught} caught)",
+                c / caught as f64
+            ),
+            Ok(c) => format!("{c:.4} by `prices:`; no fault caught"),
+            Err(model) => format!("unknown: no price for {model} under `prices:`"),
+        });
         let records: Vec<RecordRun> = suites.iter().map(|(r, _)| r.clone()).collect();
         let sweep = run_sweep(&records, confidence, Some(max_false_alarm), None, 0.05);
         let chart_svg = sweep_chart(
@@ -227,6 +263,7 @@ fn audits(
                 .collect(),
             sweep,
             chart_svg,
+            cost,
         });
     }
     audits

@@ -26,7 +26,7 @@ pub enum RunFormat {
 
 /// Score every verified claim, hard case and mutant of the suites and report false alarms and
 /// catch rates with Wilson intervals.
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct RunArgs {
     #[command(flatten)]
     pub suites: SuiteArgs,
@@ -68,6 +68,8 @@ pub struct RunArgs {
     pub max_gap: f64,
     #[command(flatten)]
     pub max_cost: super::MaxCostArg,
+    #[command(flatten)]
+    pub batch: super::batch::BatchArgs,
 }
 
 pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
@@ -75,6 +77,12 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     args.max_cost.apply()?;
     if args.repeat == 0 {
         return Err(Error::Usage("--repeat must be at least 1".into()).into());
+    }
+    if args.repeat > 1 && args.batch.batch.is_some() {
+        return Err(Error::Usage(
+            "--repeat scores again without the cache, and --batch answers from it: use one".into(),
+        )
+        .into());
     }
     let mut outputs: Vec<(&str, &std::path::Path)> = Vec::new();
     if let Some(r) = &args.record {
@@ -98,6 +106,12 @@ pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     };
     if faithprobe::io::interrupt::requested() || runs.iter().any(SuiteRun::interrupted) {
         return Ok(super::interrupted(&runs, args.cache.path()));
+    }
+    let inputs: Vec<&std::path::Path> = args.suites.suites.iter().map(|p| p.as_path()).collect();
+    if let Some(exit) =
+        super::batch::after_scoring(&args.batch, args.cache.path(), &inputs, checker.settings())?
+    {
+        return Ok(exit);
     }
     let mut exit = super::runs_exit(&runs);
     let out = render(&args, ctx, &loaded, &runs, confidence, &mixes)?;

@@ -61,7 +61,7 @@ pub enum ShowArg {
 
 /// Score logged answers: split each into claims, verify every claim against the context set that
 /// was in its prompt, and report faithfulness with the evidence for every verdict.
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct ScoreArgs {
     /// The log: JSON Lines (one answer per line, streamed; `-` reads standard input, and a pipe
     /// or FIFO is read as it comes) or YAML (a list).
@@ -148,6 +148,8 @@ pub struct ScoreArgs {
     pub cache: CacheArgs,
     #[command(flatten)]
     pub max_cost: super::MaxCostArg,
+    #[command(flatten)]
+    pub batch: super::batch::BatchArgs,
 }
 
 pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
@@ -195,8 +197,11 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
         &mut |done, read| progress.set_by_work(done as u64, read, log_bytes),
     )?;
     progress.finish();
-    for n in checker.notes() {
+    for n in checker.notes().into_iter().chain(decomposer.notes()) {
         errln!("{n}");
+    }
+    if let Some(exit) = submit_batch(&args, &scored, checker.as_ref())? {
+        return Ok(exit);
     }
     let pipeline::Scored {
         head,
@@ -251,6 +256,23 @@ pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     };
     write_stdout(&args, ctx, &mut doc, &mut spool)?;
     Ok(finish(&bad_lines, more_bad, any_error, &args.log))
+}
+
+/// Under `--batch`: submits what the scoring queued (exit 6), unless it was interrupted.
+fn submit_batch(
+    args: &ScoreArgs,
+    scored: &pipeline::Scored,
+    checker: &dyn faithprobe::check::Checker,
+) -> anyhow::Result<Option<Exit>> {
+    if scored.interrupted {
+        return Ok(None);
+    }
+    super::batch::after_scoring(
+        &args.batch,
+        args.cache.path(),
+        &[args.log.as_path()],
+        checker.settings(),
+    )
 }
 
 /// `--max-false-alarm` and `--calibrate-on` are shares strictly between 0 and 1.
@@ -567,6 +589,11 @@ fn finish(bad_lines: &[Error], more_bad: usize, any_error: bool, log: &std::path
 
 /// Refuses, before any work, an output that is an input or another output.
 fn guard(args: &ScoreArgs, ctx: &Ctx) -> Result<(), Error> {
+    if args.batch.batch == Some(super::batch::BatchMode::Wait) && args.log.as_os_str() == "-" {
+        return Err(Error::Usage(
+            "--batch wait reads the log again after each batch: give a file, not `-`".into(),
+        ));
+    }
     let mut inputs: Vec<(&str, &std::path::Path)> = vec![("the log", &args.log)];
     if let Some(c) = &args.contexts {
         inputs.push(("--contexts", c));

@@ -29,53 +29,42 @@ pub struct LlmSettings {
     pub max_wait: Duration,
     /// The model's price from `prices:` in faithprobe.yaml, when it has one.
     pub price: Option<Price>,
+    /// Where `--batch` sends this endpoint's requests (`batch:`; default: the OpenAI Batch API
+    /// at `base_url`).
+    pub batch: Option<super::replies::BatchConfig>,
 }
 
-/// A model's price in the user's currency per million tokens (`prices:` in faithprobe.yaml;
-/// nothing is hard-coded).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Price {
-    pub input_per_million: f64,
-    pub output_per_million: f64,
-    /// The share of the price a provider's batch API charges (e.g. 0.5), for batch mode.
-    #[serde(default)]
-    pub batch_discount: Option<f64>,
-}
-
-impl Price {
-    /// What `prompt` and `completion` tokens cost.
-    pub fn cost(&self, prompt: u64, completion: u64) -> f64 {
-        (prompt as f64 * self.input_per_million + completion as f64 * self.output_per_million) / 1e6
+impl LlmSettings {
+    /// Where this endpoint's batches go: `batch:` with the endpoint's settings filled in.
+    pub fn target(&self) -> super::replies::Target {
+        use super::replies::{Provider, Target};
+        let b = self.batch.as_ref();
+        let provider = b.map_or(Provider::Openai, |b| b.provider);
+        let (most_requests, most_bytes) = provider.limits();
+        Target {
+            provider,
+            base_url: b
+                .and_then(|b| b.base_url.clone())
+                .unwrap_or_else(|| self.base_url.clone()),
+            api_key_env: b
+                .and_then(|b| b.api_key_env.clone())
+                .or_else(|| self.api_key_env.clone()),
+            model: self.model.clone(),
+            max_tokens: b.and_then(|b| b.max_tokens).unwrap_or(1024),
+            poll_s: b.and_then(|b| b.poll_s).unwrap_or(30.0),
+            max_requests: b.and_then(|b| b.max_requests).unwrap_or(most_requests),
+            max_bytes: b.and_then(|b| b.max_bytes).unwrap_or(most_bytes),
+            timeout_s: self.timeout.as_secs_f64(),
+            max_retries: self.max_retries,
+            backoff_ms: self.backoff.as_millis() as u64,
+            max_wait_s: self.max_wait.as_secs_f64(),
+            price: self.price,
+        }
     }
 }
 
-/// The run's budget (`--max-cost`) and what every LLM client of the process spent against it.
-struct Budget {
-    max: Option<f64>,
-    spent: f64,
-}
-
-static BUDGET: Mutex<Budget> = Mutex::new(Budget {
-    max: None,
-    spent: 0.0,
-});
-
-/// Sets the process's budget for LLM calls (`--max-cost`); None: no budget.
-pub fn set_max_cost(max: Option<f64>) {
-    if let Ok(mut b) = BUDGET.lock() {
-        b.max = max;
-        b.spent = 0.0;
-    }
-}
-
-/// What the process's LLM calls have cost so far, by the prices of their models.
-pub fn spent() -> f64 {
-    BUDGET.lock().map(|b| b.spent).unwrap_or(0.0)
-}
-
-/// The completion tokens a verdict on one claim is taken to cost in an estimate.
-pub const ESTIMATED_COMPLETION_TOKENS_PER_CLAIM: u64 = 40;
+use super::price::BUDGET;
+pub use super::price::{set_max_cost, spent, Price, ESTIMATED_COMPLETION_TOKENS_PER_CLAIM};
 
 /// Calls, tokens and time spent.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -85,6 +74,12 @@ pub struct LlmUsage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     pub millis: u64,
+    /// Requests queued for a batch (`--batch submit`) instead of sent.
+    pub queued: u64,
+    /// Calls answered by replies collected from a batch, and those replies' tokens.
+    pub batch_replies: u64,
+    pub batch_prompt_tokens: u64,
+    pub batch_completion_tokens: u64,
 }
 
 /// A client for one endpoint and one prompt template.
@@ -102,6 +97,10 @@ pub struct LlmClient {
     url_secrets: Vec<String>,
     /// `{base_url}/chat/completions` as messages may show it (secrets redacted).
     shown_url: String,
+    /// Where batch replies for this client are kept in the cache: by endpoint (its URL by
+    /// hash), model and prompt version.
+    reply_fingerprint: String,
+    target: super::replies::Target,
 }
 
 /// Connection failures in a row (refused, unreachable, unresolvable, no connection within the
@@ -150,7 +149,7 @@ fn jitter(attempt: u32) -> f64 {
 }
 
 /// Sleeps for `d`, waking every 100 ms to see whether Ctrl-C asked to stop. True if it did.
-pub(crate) fn sleep_interruptibly(d: Duration) -> bool {
+pub fn sleep_interruptibly(d: Duration) -> bool {
     let until = Instant::now() + d;
     loop {
         if crate::io::interrupt::requested() {
@@ -353,6 +352,11 @@ impl LlmClient {
             }
         }
         let version = crate::text::hash::sha256_hex(s.prompt.as_bytes(), 6);
+        let reply_fingerprint = format!(
+            "llm-reply|{}|{}|{version}",
+            crate::text::hash::sha256_hex(s.base_url.as_bytes(), 8),
+            s.model
+        );
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(s.timeout))
             .http_status_as_error(false)
@@ -367,6 +371,8 @@ impl LlmClient {
             down: Mutex::new(None),
             url_secrets: url_secrets(&s.base_url),
             shown_url: display_url(&endpoint_url(&s.base_url, "chat/completions")),
+            reply_fingerprint,
+            target: s.target(),
             s,
         })
     }
@@ -433,6 +439,10 @@ impl LlmClient {
     /// any is sent, or None.
     pub fn estimate_exceeds(&self, requests: usize, chars: usize, claims: usize) -> Option<String> {
         let max = BUDGET.lock().ok()?.max?;
+        if super::replies::mode() != super::replies::Mode::Online {
+            // nothing goes online: the submission is estimated as a whole, at the batch price
+            return None;
+        }
         if let Some(why) = self.over_budget() {
             return Some(why);
         }
@@ -449,12 +459,46 @@ impl LlmClient {
         })
     }
 
-    /// What this client's calls have cost, by its model's price; None without one.
+    /// What this client's calls have cost, by its model's price (replies from batches at the
+    /// batch price); None without one.
     pub fn cost(&self) -> Option<f64> {
         let u = self.usage();
-        self.s
-            .price
-            .map(|p| p.cost(u.prompt_tokens, u.completion_tokens))
+        self.s.price.map(|p| {
+            p.cost(u.prompt_tokens, u.completion_tokens)
+                + p.batch_cost(u.batch_prompt_tokens, u.batch_completion_tokens)
+        })
+    }
+
+    /// What this client's calls cost and how, for a note: `cost X (by ...)` or why unknown, and
+    /// the requests answered by or queued for batches.
+    pub fn cost_note(&self) -> String {
+        let u = self.usage();
+        let mut note = match self.cost() {
+            Some(c) => format!("cost {c:.4} (by `prices:` for {})", self.s.model),
+            None => format!(
+                "cost unknown (no price for {} under `prices:`)",
+                self.s.model
+            ),
+        };
+        if u.batch_replies > 0 {
+            note.push_str(&format!(
+                "; {} replies from batches ({} prompt + {} completion tokens{})",
+                u.batch_replies,
+                u.batch_prompt_tokens,
+                u.batch_completion_tokens,
+                match self.s.price {
+                    Some(p) => format!(
+                        ", {:.4} at the batch price",
+                        p.batch_cost(u.batch_prompt_tokens, u.batch_completion_tokens)
+                    ),
+                    None => String::new(),
+                }
+            ));
+        }
+        if u.queued > 0 {
+            note.push_str(&format!("; {} requests queued for a batch", u.queued));
+        }
+        note
     }
 
     pub fn model(&self) -> &str {
@@ -566,6 +610,38 @@ impl LlmClient {
         prompt: &str,
         check: &dyn Fn(&str) -> Result<T, String>,
     ) -> Result<T, LlmError> {
+        self.complete_sized(prompt, 1, check)
+    }
+
+    /// [`LlmClient::complete`] for a prompt that asks for `verdicts` verdicts (the claims of a
+    /// judge's batch-mode call), which a batch submission's cost estimate counts. A reply
+    /// collected from a batch answers first, through the same `check`; under `--batch submit`
+    /// a prompt without one is queued, never sent.
+    pub fn complete_sized<T>(
+        &self,
+        prompt: &str,
+        verdicts: usize,
+        check: &dyn Fn(&str) -> Result<T, String>,
+    ) -> Result<T, LlmError> {
+        if let Some(answer) = self.batch_answer(prompt, check) {
+            return answer;
+        }
+        match super::replies::route(&self.target, &self.reply_fingerprint, prompt, verdicts) {
+            super::replies::Route::Online => {}
+            super::replies::Route::Queued => {
+                if let Ok(mut u) = self.usage.lock() {
+                    u.queued += 1;
+                }
+                return Err(LlmError::Batch(
+                    "queued for a batch (`--batch submit`): not scored yet".into(),
+                ));
+            }
+            super::replies::Route::Waiting(b) => {
+                return Err(LlmError::Batch(format!(
+                    "waiting for batch {b}, submitted earlier: run `faithprobe batch collect`, then rerun"
+                )))
+            }
+        }
         let mut last = LlmError::Http(String::new());
         for attempt in 0..=self.s.max_retries {
             if attempt > 0 {
@@ -625,6 +701,47 @@ impl LlmClient {
     }
 }
 
+impl LlmClient {
+    /// The answer a reply collected from a batch gives, if the cache holds one for `prompt`:
+    /// the checked value, or the error of a failed or invalid reply (None when the reply is to
+    /// be asked for again under `--retry-failed`).
+    fn batch_answer<T>(
+        &self,
+        prompt: &str,
+        check: &dyn Fn(&str) -> Result<T, String>,
+    ) -> Option<Result<T, LlmError>> {
+        use super::replies::Stored;
+        let again = "ask for it again with `--batch submit --retry-failed`";
+        match super::replies::lookup(&self.reply_fingerprint, prompt)? {
+            Stored::Reply {
+                text,
+                prompt_tokens,
+                completion_tokens,
+                batch,
+            } => match check(&text) {
+                Ok(v) => {
+                    if let Ok(mut u) = self.usage.lock() {
+                        u.batch_replies += 1;
+                        u.batch_prompt_tokens += prompt_tokens;
+                        u.batch_completion_tokens += completion_tokens;
+                    }
+                    Some(Ok(v))
+                }
+                Err(_) if super::replies::retry_failed() => None,
+                Err(why) => Some(Err(LlmError::InvalidReply(format!(
+                    "the reply from batch {batch} is invalid ({}); raw reply: {}; {again}",
+                    self.redact(&why),
+                    cut(&text, KEEP_CHARS)
+                )))),
+            },
+            Stored::Failed { .. } if super::replies::retry_failed() => None,
+            Stored::Failed { why, batch } => Some(Err(LlmError::Http(format!(
+                "batch {batch} returned no reply for this request ({why}); {again}"
+            )))),
+        }
+    }
+}
+
 /// Why a call to an endpoint gave no usable reply. Each user maps it into its own error (the
 /// judge's is [`crate::check::CheckError`]); none is ever a verdict.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -638,13 +755,16 @@ pub enum LlmError {
     /// The server answered, but not with a valid reply (after every retry).
     #[error("{0}")]
     InvalidReply(String),
+    /// Under `--batch submit`: queued for a batch, or waiting for one; nothing scored yet.
+    #[error("{0}")]
+    Batch(String),
 }
 
 /// The connection settings of an OpenAI-compatible endpoint (judge and LLM decomposer).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "endpoint settings: `base_url`, `model` and optional `api_key_env`, `prompt`, `timeout_s`, `max_retries`, `backoff_ms`, `max_wait_s`"
+    expecting = "endpoint settings: `base_url`, `model` and optional `api_key_env`, `prompt`, `timeout_s`, `max_retries`, `backoff_ms`, `max_wait_s`, `batch`"
 )]
 pub struct EndpointConfig {
     pub base_url: String,
@@ -659,6 +779,9 @@ pub struct EndpointConfig {
     pub backoff_ms: Option<u64>,
     /// Cap on any one wait between tries (default 60), whatever `Retry-After` says.
     pub max_wait_s: Option<f64>,
+    /// Where `--batch` sends this endpoint's requests (default: the OpenAI Batch API at
+    /// `base_url`).
+    pub batch: Option<Box<super::replies::BatchConfig>>,
 }
 
 /// The longest `timeout_s`, `max_wait_s` or command timeout accepted: one day.
@@ -697,7 +820,10 @@ impl EndpointConfig {
         if self.base_url.trim().is_empty() || self.model.trim().is_empty() {
             return Err("`base_url` and `model` must not be empty".into());
         }
-        Ok(())
+        match &self.batch {
+            Some(b) => b.validate(),
+            None => Ok(()),
+        }
     }
 
     /// The prompt as written, or `default` when none is set.

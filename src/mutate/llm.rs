@@ -420,6 +420,8 @@ impl Mutator for LlmMutator {
                 }
                 vec![text]
             }
+            // queued for a batch (`--batch submit`): no mutant until the reply is collected
+            Err(crate::io::llm::LlmError::Batch(_)) => Vec::new(),
             Err(e) => {
                 self.fail(e.to_string());
                 Vec::new()

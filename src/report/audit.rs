@@ -23,6 +23,8 @@ pub struct CheckerAudit {
     pub suites: Vec<(RecordRun, Summary)>,
     pub sweep: SweepResult,
     pub chart_svg: String,
+    /// What the checker's LLM calls cost (and per caught fault), when it made any.
+    pub cost: Option<String>,
 }
 
 /// Precision and recall of "not supported" for one hard-case type.
@@ -560,6 +562,9 @@ fn review_and_fingerprint_tables(a: &CheckerAudit, out: &mut Vec<Table>) {
         vec!["checker".into(), format!("{} ({})", a.checker, a.kind)],
         vec!["settings".into(), fmt_settings(&a.settings)],
     ];
+    if let Some(c) = &a.cost {
+        fp.push(vec!["LLM cost".into(), c.clone()]);
+    }
     for (run, _) in &a.suites {
         fp.push(vec![
             format!("suite {}", run.suite),

@@ -2,6 +2,7 @@
 //! configuration the test did not write (no `CI`, no colour, no user's `faithprobe.yaml`).
 #![allow(dead_code)] // each test crate uses a different part
 
+pub mod batch_server;
 pub mod server;
 
 use assert_cmd::Command;

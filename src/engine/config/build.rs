@@ -126,6 +126,7 @@ impl Config {
                 .map(Duration::from_secs_f64)
                 .unwrap_or(DEFAULT_MAX_WAIT),
             price: self.prices.get(&e.model).copied(),
+            batch: e.batch.as_deref().cloned(),
         })
     }
 

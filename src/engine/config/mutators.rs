@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "an LLM mutator: `kind: llm`, `base_url`, `model` and optional `faults`, `examples`, `cache`, `api_key_env`, `prompt`, `timeout_s`, `max_retries`, `backoff_ms`, `max_wait_s`"
+    expecting = "an LLM mutator: `kind: llm`, `base_url`, `model` and optional `faults`, `examples`, `cache`, `api_key_env`, `prompt`, `timeout_s`, `max_retries`, `backoff_ms`, `max_wait_s`, `batch`"
 )]
 pub struct LlmMutatorConfig {
     pub kind: LlmKind,
@@ -27,6 +27,9 @@ pub struct LlmMutatorConfig {
     pub max_retries: Option<u32>,
     pub backoff_ms: Option<u64>,
     pub max_wait_s: Option<f64>,
+    /// Where `--batch` sends this mutator's requests (default: the OpenAI Batch API at
+    /// `base_url`).
+    pub batch: Option<Box<crate::io::replies::BatchConfig>>,
     /// The faults to ask for (default: every fault the LLM mutator knows).
     pub faults: Option<Vec<String>>,
     /// The reply cache (default `.faithprobe/llm-mutants.json` beside the config).
@@ -54,6 +57,7 @@ impl LlmMutatorConfig {
             max_retries: self.max_retries,
             backoff_ms: self.backoff_ms,
             max_wait_s: self.max_wait_s,
+            batch: self.batch.clone(),
         }
     }
 
