@@ -88,7 +88,12 @@ fn unused_online() -> Server {
 
 fn manifests(dir: &Path) -> Vec<PathBuf> {
     let mut m: Vec<PathBuf> = std::fs::read_dir(dir.join(".faithprobe/batches"))
-        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect()
+        })
         .unwrap_or_default();
     m.sort();
     m
@@ -400,7 +405,10 @@ fn max_cost_refuses_a_submission_before_any_upload() {
     assert!(out.stderr.contains("--max-cost"), "{}", out.stderr);
     assert!(b.seen().is_empty(), "{:?}", b.seen());
     assert!(o.requests().is_empty());
-    assert!(manifests(d.path()).is_empty());
+    assert!(
+        !d.path().join(".faithprobe/batches").exists(),
+        "a refused submission left files"
+    );
     // within the budget it goes
     let ok = fp(
         d.path(),
@@ -568,4 +576,66 @@ fn the_audit_shows_each_checkers_llm_cost_per_caught_fault() {
     assert!(line.contains("per caught fault ("), "{line}");
     // the lexical checker makes no LLM call: no cost line for it
     assert_eq!(md.matches("LLM cost").count(), 1, "{md}");
+}
+
+#[test]
+fn a_lying_echoing_server_and_a_moved_manifest_change_no_verdict_and_leak_no_key() {
+    let run = ["run", &larkspur(), "--checker", "judge", "--format", "json"];
+    let online = online_run(&run);
+    let b = BatchServer::start(Faults {
+        error_every: Some(5),
+        echo: format!("(request had Authorization: Bearer {KEY})"),
+        lie: true,
+        ..Faults::default()
+    });
+    let o = unused_online();
+    let d = env(&o.url, Some(("openai", &b.url)), "");
+    assert_eq!(
+        fp(d.path(), &[&run[..], &["--batch", "submit"]].concat()).code,
+        6
+    );
+    let m = manifests(d.path()).remove(0);
+    // a manifest moved away from its cache is refused: it could name any file as its cache
+    let elsewhere = d.path().join("moved.json");
+    std::fs::copy(&m, &elsewhere).unwrap();
+    let moved = fp(d.path(), &["batch", "collect", elsewhere.to_str().unwrap()]);
+    assert_eq!(moved.code, 2, "{}", moved.stderr);
+    assert!(
+        moved.stderr.contains("not the one it sits beside"),
+        "{}",
+        moved.stderr
+    );
+    let collect = fp(d.path(), &["batch", "collect"]);
+    assert_eq!(collect.code, 0, "{}{}", collect.stdout, collect.stderr);
+    assert!(
+        collect.stdout.contains("never held (ignored)"),
+        "{}",
+        collect.stdout
+    );
+    let rerun = fp(d.path(), &run);
+    assert_eq!(rerun.code, 3, "{}", rerun.stderr);
+    // the first result for a request counts; the second, contradicting one is ignored
+    for ((id, outcome, verdict), (_, _, want)) in
+        verdicts(&rerun.stdout).iter().zip(verdicts(&online.stdout))
+    {
+        if outcome != "error" {
+            assert_eq!(verdict, &want, "{id}");
+        }
+    }
+    assert!(
+        rerun.stdout.contains("The server had an error"),
+        "{}",
+        rerun.stdout
+    );
+    for (what, text) in [("report", &rerun.stdout), ("stderr", &rerun.stderr)] {
+        assert!(!text.contains(&KEY[8..20]), "the key in the {what}: {text}");
+    }
+    let cache = std::fs::read(d.path().join(".faithprobe/cache.sqlite")).unwrap();
+    assert!(
+        !String::from_utf8_lossy(&cache).contains(&KEY[8..20]),
+        "the key in the cache"
+    );
+    for m in manifests(d.path()) {
+        assert!(!std::fs::read_to_string(m).unwrap().contains(&KEY[8..20]));
+    }
 }

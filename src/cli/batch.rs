@@ -229,7 +229,7 @@ pub fn after_scoring(
         return Ok(None);
     }
     let cache = cache.expect("configure refuses --batch without a cache");
-    let (queue, waiting) = replies::take_queue();
+    let (queue, mut waiting) = replies::take_queue();
     if queue.is_empty() && waiting == 0 {
         errln!("--batch: every LLM request was answered from the cache; nothing to submit");
         return Ok(None);
@@ -241,7 +241,9 @@ pub fn after_scoring(
             input: fingerprint(inputs),
             settings,
         };
-        let submitted = batch::submit(&queue, &batch::dir_of(cache), cache, &run).map_err(usage)?;
+        let (submitted, meanwhile) =
+            batch::submit(&queue, &batch::dir_of(cache), cache, &run).map_err(usage)?;
+        waiting += meanwhile;
         for s in &submitted {
             let m = s.manifest.display();
             errln!(

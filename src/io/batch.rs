@@ -106,6 +106,17 @@ impl Manifest {
                 m.format
             ));
         }
+        // the replies go into the cache the manifest sits beside, never a file it names elsewhere
+        let here = path.parent().and_then(|p| std::fs::canonicalize(p).ok());
+        let theirs = std::fs::canonicalize(dir_of(&m.cache)).ok();
+        if here.is_none() || here != theirs {
+            return Err(format!(
+                "batch manifest {}: its cache {} is not the one it sits beside ({}); a manifest stays in the `batches/` folder of its cache",
+                path.display(),
+                m.cache.display(),
+                path.parent().map_or(".".into(), |p| p.display().to_string())
+            ));
+        }
         for b in &m.batches {
             if let Some(r) = b
                 .requests
@@ -644,14 +655,8 @@ fn utc_now() -> (String, String) {
     )
 }
 
-/// Submits the queue: per target, one manifest in `dir` and as many batches as the provider's
-/// limits need. Refuses (before any upload) a submission over `--max-cost`.
-pub fn submit(
-    queue: &[Queued],
-    dir: &Path,
-    cache: &Path,
-    run: &RunInfo,
-) -> Result<Vec<Submitted>, String> {
+/// The requests grouped by where they go, in the order of their first request.
+fn by_target(queue: Vec<&Queued>) -> Vec<(Target, Vec<&Queued>)> {
     let mut groups: Vec<(Target, Vec<&Queued>)> = Vec::new();
     for q in queue {
         match groups.iter_mut().find(|(t, _)| *t == q.target) {
@@ -659,17 +664,45 @@ pub fn submit(
             None => groups.push((q.target.clone(), vec![q])),
         }
     }
-    within_budget(&groups)?;
-    for (t, _) in &groups {
+    groups
+}
+
+/// What refuses a submission before anything is created or uploaded: the budget, a URL with a
+/// password in it (the manifest keeps the URL), a key variable that is not set.
+fn preflight(all: &[(Target, Vec<&Queued>)]) -> Result<(), String> {
+    within_budget(all)?;
+    for (t, _) in all {
         if t.base_url.contains('@') {
             return Err(format!(
                 "batch mode keeps base_url in its manifest to collect later, and {} carries a user or password; put the key in api_key_env instead",
                 display_url(&t.base_url)
             ));
         }
+        Api::new(t)?;
     }
+    Ok(())
+}
+
+/// Submits the queue: per target, one manifest in `dir` and as many batches as the provider's
+/// limits need. Refuses (before any upload) a submission over `--max-cost`.
+pub fn submit(
+    queue: &[Queued],
+    dir: &Path,
+    cache: &Path,
+    run: &RunInfo,
+) -> Result<(Vec<Submitted>, usize), String> {
+    // refused before anything is created or uploaded
+    preflight(&by_target(queue.iter().collect()))?;
     std::fs::create_dir_all(dir)
         .map_err(|e| format!("{}: cannot be created ({e})", dir.display()))?;
+    // one submission at a time per folder: a request another process submitted meanwhile
+    // waits for its batch instead of being paid for twice
+    let _lock = super::write::Lock::acquire(&dir.join("submit")).map_err(|e| e.to_string())?;
+    let held = outstanding(dir)?;
+    let (waiting, queue): (Vec<&Queued>, Vec<&Queued>) = queue
+        .iter()
+        .partition(|q| held.contains_key(&(q.fingerprint.clone(), q.key.clone())));
+    let groups = by_target(queue);
     let cache = std::path::absolute(cache).unwrap_or_else(|_| cache.to_path_buf());
     let mut out = Vec::new();
     for (t, q) in &groups {
@@ -730,7 +763,10 @@ pub fn submit(
                 completion_tokens: 0,
             });
             // on record after every batch: a failure later leaves this one known
-            m.write(&path)?;
+            m.write(&path).map_err(|e| {
+                let b = m.batches.last().map_or("", |b| b.id.as_str());
+                format!("{e}; batch {b} was created at the provider but could not be put on record: cancel it there, or keep its id")
+            })?;
         }
         out.push(Submitted {
             manifest: path,
@@ -740,7 +776,7 @@ pub fn submit(
             estimate: estimate(t, q),
         });
     }
-    Ok(out)
+    Ok((out, waiting.len()))
 }
 
 /// One batch's line in `batch status` or `batch collect`.

@@ -36,6 +36,11 @@ pub struct Faults {
     pub stall: Duration,
     /// Only the first this many batches have the faults above (None: all of them).
     pub faulty_batches: Option<usize>,
+    /// Text a per-request error message carries (a server that echoes the key).
+    pub echo: String,
+    /// The output also holds a result for a request the batch never held, and a second one
+    /// for its first request.
+    pub lie: bool,
     /// The model's reply to a prompt (default: the scripted judge, `server::good`).
     pub answer: Option<fn(&str) -> String>,
 }
@@ -437,7 +442,7 @@ fn results(job: &Job, faults: &Faults, errors: Option<bool>) -> String {
                     "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}})
             } else if errored {
                 json!({"id": format!("batch_req_{i}"), "custom_id": id,
-                    "response": {"status_code": 500, "request_id": "r", "body": {"error": {"message": "The server had an error", "type": "server_error"}}},
+                    "response": {"status_code": 500, "request_id": "r", "body": {"error": {"message": format!("The server had an error {}", faults.echo), "type": "server_error"}}},
                     "error": null})
             } else {
                 json!({"id": format!("batch_req_{i}"), "custom_id": id,
@@ -449,6 +454,12 @@ fn results(job: &Job, faults: &Faults, errors: Option<bool>) -> String {
             }
         };
         lines.push(line.to_string());
+    }
+    if faults.lie && errors != Some(true) && !lines.is_empty() {
+        let first = lines[0].clone();
+        lines.push(first.replace("\"custom_id\":\"fp-", "\"custom_id\":\"fp-0000"));
+        // a second result for the first request, saying something else
+        lines.push(first.replace("supported", "contradicted"));
     }
     if faults.malformed_first_line && !lines.is_empty() && errors != Some(true) {
         let keep = lines[0].chars().count() / 2;
