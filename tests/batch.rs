@@ -639,3 +639,41 @@ fn a_lying_echoing_server_and_a_moved_manifest_change_no_verdict_and_leak_no_key
         assert!(!std::fs::read_to_string(m).unwrap().contains(&KEY[8..20]));
     }
 }
+
+#[test]
+fn an_llm_mutators_requests_go_through_a_batch_and_make_the_online_mutants() {
+    let suite = root().join("tests/fixtures/judge-suite.yaml");
+    let run = ["run", suite.to_str().unwrap(), "--format", "json"];
+    let mutator = |url: &str, batch: &str| {
+        format!(
+            "mutators:\n  llm:\n    kind: llm\n    base_url: {url}\n    model: stand-in\n    faults: [nuanced_meaning_shift]\n    max_retries: 1\n    backoff_ms: 10\n    timeout_s: 5\n{batch}"
+        )
+    };
+    let s = Server::start(|r, _| Reply::chat(&crate::judge::one_fault(&r.prompt())));
+    let online = tempfile::tempdir().unwrap();
+    std::fs::write(online.path().join("faithprobe.yaml"), mutator(&s.url, "")).unwrap();
+    let want = fp(online.path(), &run);
+    assert_eq!(want.code, 0, "{}", want.stderr);
+    assert!(
+        want.stdout.contains("llm_nuanced_meaning_shift"),
+        "{}",
+        want.stdout
+    );
+
+    let b = BatchServer::start(Faults {
+        answer: Some(crate::judge::one_fault),
+        ..Faults::default()
+    });
+    let o = unused_online();
+    let d = tempfile::tempdir().unwrap();
+    let batch = format!(
+        "    batch:\n      provider: openai\n      base_url: {}\n      poll_s: 0.05\n",
+        b.url
+    );
+    std::fs::write(d.path().join("faithprobe.yaml"), mutator(&o.url, &batch)).unwrap();
+    let got = fp(d.path(), &[&run[..], &["--batch", "wait"]].concat());
+    assert_eq!(got.code, 0, "{}", got.stderr);
+    assert!(o.requests().is_empty(), "an online call under --batch wait");
+    assert_eq!(b.batches().len(), 1, "{:?}", b.seen());
+    assert_eq!(verdicts(&got.stdout), verdicts(&want.stdout));
+}

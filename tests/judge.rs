@@ -1301,7 +1301,7 @@ fn llm_mutator_env(url: &str, faults: &str) -> tempfile::TempDir {
 }
 
 /// What a model would write for one fault: the claim with one phrase changed.
-fn one_fault(prompt: &str) -> String {
+pub(crate) fn one_fault(prompt: &str) -> String {
     let claim = prompt
         .split("Claim (supported by the passages):\n")
         .nth(1)
