@@ -198,9 +198,33 @@ fn a_suite_through_the_openai_batch_api_scores_as_online_with_no_online_call() {
 #[test]
 fn a_log_through_anthropic_message_batches_survives_429_a_cut_download_and_a_kill() {
     let score = ["score", &log(), "--checker", "judge", "--format", "json"];
-    let online = online_run(&score);
-    assert_eq!(online.code, 0, "{}", online.stderr);
+    killed_and_resumed("anthropic", &score, &|a, b| {
+        assert_eq!(strip_timing(a), strip_timing(b))
+    });
+}
 
+#[test]
+fn a_log_through_the_openai_batch_api_survives_429_a_cut_download_and_a_kill() {
+    let score = ["score", &log(), "--checker", "judge", "--format", "json"];
+    killed_and_resumed("openai", &score, &|a, b| {
+        assert_eq!(strip_timing(a), strip_timing(b))
+    });
+}
+
+#[test]
+fn a_suite_through_anthropic_message_batches_survives_429_a_cut_download_and_a_kill() {
+    let run = ["run", &larkspur(), "--checker", "judge", "--format", "json"];
+    killed_and_resumed("anthropic", &run, &|a, b| {
+        assert_eq!(verdicts(a), verdicts(b))
+    });
+}
+
+/// `args` judged online, then through `provider`'s batch API with a 429 on create, a download
+/// cut off, and a collect killed half way through a download and run again: the rerun scores
+/// as online did (`same`), with no online call.
+fn killed_and_resumed(provider: &str, args: &[&str], same: &dyn Fn(&str, &str)) {
+    let online = online_run(args);
+    assert_eq!(online.code, 0, "{}", online.stderr);
     let b = BatchServer::start(Faults {
         create_429: 1,
         cut_downloads: 1,
@@ -209,24 +233,22 @@ fn a_log_through_anthropic_message_batches_survives_429_a_cut_download_and_a_kil
         ..Faults::default()
     });
     let o = unused_online();
-    let d = env(
-        &o.url,
-        Some(("anthropic", &b.url)),
-        "      max_tokens: 512\n",
-    );
-    let submit = fp(d.path(), &[&score[..], &["--batch", "submit"]].concat());
+    let d = env(&o.url, Some((provider, &b.url)), "      max_tokens: 512\n");
+    let submit = fp(d.path(), &[args, &["--batch", "submit"]].concat());
     assert_eq!(submit.code, 6, "{}", submit.stderr);
     assert!(
-        submit.stderr.contains("anthropic batch API"),
+        submit.stderr.contains(&format!("{provider} batch API")),
         "{}",
         submit.stderr
     );
     // the 429 on create was retried
+    let create = if provider == "anthropic" {
+        "POST /v1/messages/batches"
+    } else {
+        "POST /v1/batches"
+    };
     assert_eq!(
-        b.seen()
-            .iter()
-            .filter(|s| *s == "POST /v1/messages/batches")
-            .count(),
+        b.seen().iter().filter(|s| *s == create).count(),
         2,
         "{:?}",
         b.seen()
@@ -269,18 +291,23 @@ fn a_log_through_anthropic_message_batches_survives_429_a_cut_download_and_a_kil
         twice.stdout.lines().last(),
         "a second collect changed the summary"
     );
-    let rerun = fp(d.path(), &score);
+    let rerun = fp(d.path(), args);
     assert_eq!(rerun.code, 0, "{}", rerun.stderr);
     assert!(
         o.requests().is_empty(),
         "the rerun called the online endpoint"
     );
-    assert_eq!(strip_timing(&rerun.stdout), strip_timing(&online.stdout));
-    // Anthropic's key goes in x-api-key
+    same(&rerun.stdout, &online.stdout);
+    // the key goes where the provider wants it
+    let header = if provider == "anthropic" {
+        "x-api-key:"
+    } else {
+        "authorization: bearer"
+    };
     assert!(
         b.auth()
             .iter()
-            .all(|a| a.to_lowercase().starts_with("x-api-key:")),
+            .all(|a| a.to_lowercase().starts_with(header)),
         "{:?}",
         b.auth()
     );
