@@ -8,8 +8,15 @@ checkers read); DST_DIR gets the same three files with model.onnx quantised by O
 `quantize_dynamic` (MatMul and Gemm weights to signed int8 with one scale per output channel,
 activations quantised per batch at run time). Per-channel scales matter on a trained model: on a
 trained MiniLM NLI cross-encoder, per-tensor scales changed 10.4% of verdicts against fp32 and
-cost about a point of accuracy, per-channel 3.9% at the same size, within 0.2 points. Check the
-result with faithprobe's own comparison on your own suite before switching:
+cost about a point of accuracy, per-channel 3.9% at the same size, within 0.2 points.
+
+Activations quantised per batch make a pair's score depend on the other pairs of its batch;
+faithprobe measures that when it loads a model and scores such a model one pair per call, so
+every score is the pair's own (`faithprobe doctor` shows it). Static quantisation (fixed,
+calibrated activation scales) is batch-independent too, but on the repository's MiniLM
+cross-encoder it was slower than dynamic int8 at one pair per call (79-91 against 106 pairs/s)
+and agreed less with fp32, so this script stays dynamic. Check the result with faithprobe's own
+comparison on your own suite before switching:
 
     faithprobe compare --checker nli-fp32 --checker nli-int8 suites/*.yaml
 """

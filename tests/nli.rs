@@ -960,3 +960,52 @@ fn a_similarity_checker_pointed_at_a_classifier_is_refused_and_doctor_tries_a_re
         "{text}"
     );
 }
+
+#[test]
+#[ignore = "needs ONNX Runtime and the MiniLM models (target/venv, target/models): bash ci/setup.sh && bash ci/make-minilm.sh, or bash ci/test.sh, which runs it"]
+fn a_dynamically_quantised_model_scores_each_pair_alone_so_a_cached_rerun_changes_no_score() {
+    let dir = common::require_minilm();
+    let s = Setup::new(&format!(
+        "  int8: {{kind: nli, model: {}, top_windows: 5}}\n  fp32: {{kind: nli, model: {}, top_windows: 5}}\n",
+        dir.join("minilm-xenc-int8").display(),
+        dir.join("minilm-xenc").display()
+    ));
+    let scores = |v: &Value| -> Vec<(String, Value, Value)> {
+        v["cases"]
+            .as_array()
+            .expect("cases")
+            .iter()
+            .map(|c| {
+                (
+                    c["id"].to_string(),
+                    c["verdict"]["label"].clone(),
+                    c["verdict"]["score"].clone(),
+                )
+            })
+            .collect()
+    };
+    let (code, fresh, err) = s.run(&larkspur(), "int8", &["--no-cache"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("scored one per call"), "{err}");
+    // half the pairs cached by a shard, then the whole suite over that cache: the pairs left
+    // to score go in other company than in the fresh run, and no score may move
+    let cache = s.cache();
+    let c = cache.to_str().unwrap();
+    let (code, _, err) = s.run(&larkspur(), "int8", &["--cache", c, "--shard", "1/2"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, over_cache, err) = s.run(&larkspur(), "int8", &["--cache", c]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("from the cache"), "{err}");
+    assert_eq!(scores(&over_cache), scores(&fresh));
+    // doctor says which model is scored pair by pair, and the fp32 model stays batched
+    let out = s.cmd().arg("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("int8: this model's outputs move by up to"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fp32: a pair scores the same alone and in a batch"),
+        "{text}"
+    );
+}

@@ -240,6 +240,12 @@ pub trait Checker: Send + Sync {
     /// Starts counting what [`Checker::notes`] reports afresh (before each suite or log).
     fn start_notes(&self) {}
 
+    /// Lines for `faithprobe doctor` beyond the one claim it checks (a model's batch
+    /// dependence).
+    fn doctor_notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// What its LLM calls cost since [`Checker::start_notes`], by `prices:`: None when it makes
     /// none, an error naming the model when it has no price.
     fn cost(&self) -> Option<Result<f64, String>> {
@@ -279,6 +285,9 @@ impl Checker for std::sync::Arc<dyn Checker> {
     }
     fn cost(&self) -> Option<Result<f64, String>> {
         (**self).cost()
+    }
+    fn doctor_notes(&self) -> Vec<String> {
+        (**self).doctor_notes()
     }
     fn probe(&self, premise: &str, claim: &str) -> Result<Option<Vec<(String, f64)>>, CheckError> {
         (**self).probe(premise, claim)

@@ -39,7 +39,26 @@ pub struct NliChecker {
     head: OutputHead,
     cache: Option<Arc<Cache>>,
     usage: Mutex<ModelUse>,
+    /// How far a pair's outputs move when it shares a batch ([`NliChecker::batch_dependence`]).
+    dependence: f32,
 }
+
+/// The most a pair's raw outputs may move, relative to their size, when it shares a batch with
+/// others, for the model to be batched: beyond it every pair is scored alone.
+pub const BATCH_DEPENDENCE_LIMIT: f32 = 1e-5;
+
+/// Pairs of different lengths (so a batch pads them) that probe a model's batch dependence.
+const PROBE_PAIRS: [(&str, &str); 3] = [
+    ("Export links expire after 7 days.", "Export links expire after 7 days."),
+    (
+        "Team plans are billed monthly, and the current month is not refunded when a plan is cancelled.",
+        "Team plans are billed every month.",
+    ),
+    (
+        "Workspace owners can export all data as a ZIP file from the settings page at any time, audit logs and member lists included.",
+        "Owners can export data.",
+    ),
+];
 
 /// The verdict rule of the nli checker, apart from the model: `supported` when the best window's
 /// P(supported) reaches `threshold`; else `contradicted` when a window of the passage the claim is
@@ -136,14 +155,73 @@ impl NliChecker {
     ) -> Result<NliChecker, String> {
         let model = Model::load_on(dir, settings.threads, &settings.providers)?;
         let head = resolve_head(&model, settings.labels.as_ref())?;
-        Ok(NliChecker {
+        let mut checker = NliChecker {
             name: name.to_string(),
             model,
             settings,
             head,
             cache,
             usage: Mutex::new(ModelUse::default()),
-        })
+            dependence: 0.0,
+        };
+        // a model that cannot take the probe (too short a limit) is batched as configured
+        checker.dependence = checker.batch_dependence().unwrap_or(0.0);
+        Ok(checker)
+    }
+
+    /// How far one pair's raw outputs move when it shares a batch: the largest difference over
+    /// three pairs of different lengths scored alone and together, relative to the outputs'
+    /// size. 0 for a model whose every row is its own (fp32); more for one that quantises
+    /// activations with one scale per batch (ONNX Runtime's dynamic int8), whose scores then
+    /// depend on what else is in the batch, so a cached rerun or a merge would change verdicts.
+    pub fn batch_dependence(&self) -> Result<f32, CheckError> {
+        let keys: Vec<(String, String)> = PROBE_PAIRS
+            .iter()
+            .map(|(p, c)| (p.to_string(), c.to_string()))
+            .collect();
+        let raw = |batch: &[&(String, String)]| -> Result<Vec<f32>, CheckError> {
+            let enc = self.encode(batch)?;
+            self.model
+                .run_arrays(&enc.0, &enc.1, &enc.2)
+                .map(|(_, data)| data)
+                .map_err(CheckError::Model)
+        };
+        let mut alone = Vec::new();
+        for k in &keys {
+            alone.extend(raw(&[k])?);
+        }
+        let together = raw(&keys.iter().collect::<Vec<_>>())?;
+        if alone.len() != together.len() {
+            return Ok(f32::INFINITY);
+        }
+        let scale = 1.0 + alone.iter().fold(0f32, |m, x| m.max(x.abs()));
+        Ok(alone
+            .iter()
+            .zip(&together)
+            .fold(0f32, |m, (a, b)| m.max((a - b).abs()))
+            / scale)
+    }
+
+    /// Whether pairs are scored one per model call: when the model's scores depend on its
+    /// batch, so that every score is the pair's own whatever else is scored or cached.
+    pub fn one_pair_per_call(&self) -> bool {
+        self.dependence > BATCH_DEPENDENCE_LIMIT
+    }
+
+    /// The line doctor and the notes say about batch dependence.
+    pub fn batch_note(&self) -> String {
+        if self.one_pair_per_call() {
+            format!(
+                "{}: this model's outputs move by up to {:.2}% when a pair shares a batch (activations quantised per batch, as ONNX Runtime's dynamic int8 does), so its pairs are scored one per call: every score is the pair's own, whatever else is scored or cached (on two cores this costs about 3% against batches of 32)",
+                self.name,
+                100.0 * self.dependence
+            )
+        } else {
+            format!(
+                "{}: a pair scores the same alone and in a batch; pairs go {} per call",
+                self.name, self.settings.batch_size
+            )
+        }
     }
 
     pub fn model(&self) -> &Model {
@@ -313,7 +391,15 @@ impl Checker for NliChecker {
     }
 
     fn notes(&self) -> Vec<String> {
-        vec![self.last_use().note(&self.name, "premise-claim pairs")]
+        let mut n = vec![self.last_use().note(&self.name, "premise-claim pairs")];
+        if self.one_pair_per_call() {
+            n.push(self.batch_note());
+        }
+        n
+    }
+
+    fn doctor_notes(&self) -> Vec<String> {
+        vec![self.batch_note()]
     }
 
     fn start_notes(&self) {
@@ -511,15 +597,17 @@ impl NliChecker {
         let used_keys: Vec<(String, String)> =
             used.iter().map(|&i| pairs.keys[i].clone()).collect();
         let used_lengths: Vec<usize> = used.iter().map(|&i| pairs.lengths[i]).collect();
-        let n_batches = used_keys
-            .len()
-            .div_ceil(self.settings.batch_size.max(1))
-            .max(1);
+        let batch_size = if self.one_pair_per_call() {
+            1
+        } else {
+            self.settings.batch_size
+        };
+        let n_batches = used_keys.len().div_ceil(batch_size.max(1)).max(1);
         let mut done_batches = 0;
         let scored = score_all(
             &used_keys,
             &used_lengths,
-            self.settings.batch_size,
+            batch_size,
             Stored {
                 cache: self.cache.as_deref(),
                 fingerprint: &self.fingerprint(),

@@ -23,9 +23,14 @@ fn try_one(config: &faithprobe::engine::config::Config, name: &str) -> Result<St
             text: "Export links expire after 7 days.",
         }],
     };
+    let extra: String = checker
+        .doctor_notes()
+        .iter()
+        .map(|n| format!("\n  batch  {n}"))
+        .collect();
     match checker.check(&input, &mut |_| {}).into_iter().next() {
         Some(Ok(v)) => Ok(format!(
-            "one claim against one passage: {} ({})",
+            "one claim against one passage: {} ({}){extra}",
             v.label.as_str(),
             v.score
                 .map(|s| format!("score {s:.3}"))
