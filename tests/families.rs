@@ -437,6 +437,7 @@ fn top_windows_scores_fewer_pairs_and_says_how_many_it_left_out() {
             "--checker",
             checker,
             "--no-cache",
+            "--full-scan",
             "--format",
             "json",
         ]))

@@ -500,7 +500,8 @@ fn a_broken_model_file_is_a_clear_error() {
 fn the_second_run_is_free_and_a_threshold_change_needs_no_model_call() {
     let s = Setup::new("");
     let cache = s.cache();
-    let c = ["--cache", cache.to_str().unwrap()];
+    // after a full scan every window's score is cached: a stricter threshold needs no call
+    let c = ["--cache", cache.to_str().unwrap(), "--full-scan"];
     let (_, first, err1) = s.run(&larkspur(), "nli", &c);
     assert!(err1.contains("0 from the cache"), "{err1}");
     let (_, second, err2) = s.run(&larkspur(), "nli", &c);
@@ -1008,4 +1009,43 @@ fn a_dynamically_quantised_model_scores_each_pair_alone_so_a_cached_rerun_change
         text.contains("fp32: a pair scores the same alone and in a batch"),
         "{text}"
     );
+}
+
+#[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
+fn the_scan_stops_at_a_window_over_the_threshold_with_the_full_scans_verdicts() {
+    let s = Setup::new("");
+    let (code, early, err) = s.run(&larkspur(), "nli", &["--no-cache"]);
+    assert!(code == 0 || code == 1, "{err}");
+    let (code, full, full_err) = s.run(&larkspur(), "nli", &["--no-cache", "--full-scan"]);
+    assert!(code == 0 || code == 1, "{full_err}");
+    let scored = |err: &str| -> usize {
+        err.split(" from the cache, ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{err}"))
+    };
+    assert!(scored(&err) * 2 < scored(&full_err), "{err}\n{full_err}");
+    assert!(
+        err.contains("settled by their most promising window"),
+        "{err}"
+    );
+    let (e, f) = (
+        early["cases"].as_array().unwrap(),
+        full["cases"].as_array().unwrap(),
+    );
+    assert_eq!(e.len(), f.len());
+    let mut stopped = 0;
+    for (a, b) in e.iter().zip(f) {
+        assert_eq!(a["id"], b["id"]);
+        assert_eq!(a["verdict"], b["verdict"], "{a}\n{b}");
+        if a["reason"].as_str().unwrap().contains("the scan stopped") {
+            stopped += 1;
+            assert_eq!(a["verdict"], "supported");
+            // the window it stopped at is one the full scan scored: never above the best
+            assert!(a["score"].as_f64() <= b["score"].as_f64(), "{a}\n{b}");
+        }
+    }
+    assert!(stopped > 0);
 }

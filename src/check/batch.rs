@@ -22,6 +22,11 @@ pub struct ModelUse {
     /// With `top_windows`: claim-window pairs there were, and how many were left out.
     pub considered: usize,
     pub skipped: usize,
+    /// Claims checked, and of those, settled by their most promising window (the scan stopped
+    /// there); windows left out for sharing no topic word with their claim.
+    pub claims: usize,
+    pub stopped_early: usize,
+    pub unshared: usize,
 }
 
 impl ModelUse {
@@ -34,6 +39,9 @@ impl ModelUse {
         self.rejected += o.rejected;
         self.considered += o.considered;
         self.skipped += o.skipped;
+        self.claims += o.claims;
+        self.stopped_early += o.stopped_early;
+        self.unshared += o.unshared;
     }
 
     pub fn note(&self, name: &str, what: &str) -> String {
@@ -52,6 +60,14 @@ impl ModelUse {
                 self.skipped,
                 self.considered,
                 100.0 * self.skipped as f64 / self.considered as f64
+            )
+        } else {
+            rejected
+        };
+        let rejected = if self.stopped_early > 0 || self.unshared > 0 {
+            format!(
+                "{rejected}; {} of {} claims settled by their most promising window (the scan stopped there; --full-scan scores every window), {} windows left out for sharing no topic word with their claim",
+                self.stopped_early, self.claims, self.unshared
             )
         } else {
             rejected

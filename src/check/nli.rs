@@ -416,17 +416,57 @@ impl Checker for NliChecker {
         let mut usage = ModelUse::default();
         let prepared = self.prepare(input);
         let mut pairs = Pairs::default();
+        let full = full_scan();
         let claim_pairs: Vec<Result<Vec<(WinRef, usize)>, CheckError>> = input
             .claims
             .iter()
             .map(|c| {
                 let ctx = &input.contexts[c.context];
                 let prep = &prepared[&ctx.passages_key()];
-                self.claim_pairs(c.text, ctx, prep, &mut pairs, &mut usage)
+                let mut cp = self.claim_pairs(c.text, ctx, prep, &mut pairs, &mut usage)?;
+                if !full {
+                    promising_first(&mut cp, c.text, prep, &pairs, &mut usage);
+                }
+                Ok(cp)
             })
             .collect();
         let total_claims = input.claims.len();
-        let probs = self.score_used(&claim_pairs, &pairs, &mut usage, total_claims, progress);
+        // the most promising window of every claim first: a claim it supports needs no other
+        let first: Vec<usize> = if full {
+            Vec::new()
+        } else {
+            claim_pairs
+                .iter()
+                .filter_map(|r| r.as_ref().ok()?.first().map(|(_, pi)| *pi))
+                .collect()
+        };
+        let mut probs = self.score_used(first, &pairs, &mut usage, total_claims, progress);
+        let threshold = self.settings.threshold;
+        let settled = |cp: &[(WinRef, usize)], probs: &HashMap<usize, Output>| {
+            cp.first().is_some_and(|(_, pi)| {
+                probs.get(pi).is_some_and(|o| {
+                    o.as_ref().is_ok_and(|p| {
+                        (p[self.head.supported()] as f64).clamp(0.0, 1.0) >= threshold
+                    })
+                })
+            })
+        };
+        let early: Vec<bool> = claim_pairs
+            .iter()
+            .map(|r| !full && r.as_ref().is_ok_and(|cp| settled(cp, &probs)))
+            .collect();
+        let rest: Vec<usize> = claim_pairs
+            .iter()
+            .zip(&early)
+            .filter(|(_, e)| !**e)
+            .filter_map(|(r, _)| r.as_ref().ok())
+            .flatten()
+            .map(|(_, pi)| *pi)
+            .filter(|pi| !probs.contains_key(pi))
+            .collect();
+        probs.extend(self.score_used(rest, &pairs, &mut usage, total_claims, progress));
+        usage.stopped_early += early.iter().filter(|e| **e).count();
+        usage.claims += total_claims;
         if let Ok(mut u) = self.usage.lock() {
             u.add(&usage);
         }
@@ -435,8 +475,12 @@ impl Checker for NliChecker {
             .claims
             .iter()
             .zip(claim_pairs)
-            .map(|(c, claim_pairs)| {
-                let claim_pairs = claim_pairs?;
+            .zip(early)
+            .map(|((c, claim_pairs), early)| {
+                let mut claim_pairs = claim_pairs?;
+                if early {
+                    claim_pairs.truncate(1);
+                }
                 let prep = &prepared[&input.contexts[c.context].passages_key()];
                 let ctx = &input.contexts[c.context];
                 let mut scored_windows: Vec<(&Window, &Vec<f32>)> = Vec::new();
@@ -450,19 +494,70 @@ impl Checker for NliChecker {
                         Err(e) => return Err(e.clone()),
                     }
                 }
-                decide(
+                let mut v = decide(
                     &self.head,
                     self.settings.threshold,
                     c.text,
                     ctx,
                     &prep.passage_words,
                     &scored_windows,
-                )
+                )?;
+                if early {
+                    v.reason.push_str(
+                        " (the scan stopped at the claim's most promising window, over the threshold: the score is that window's, a full scan's may be higher; --full-scan scores every window)",
+                    );
+                }
+                Ok(v)
             })
             .collect();
         progress(total_claims);
         out
     }
+}
+
+/// Whether every window of every claim is scored (`--full-scan`, and always for `sweep` and
+/// `report`, whose thresholds need each claim's best score), rather than stopping at a window
+/// over the threshold.
+static FULL_SCAN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Sets [`full_scan`] for the process.
+pub fn set_full_scan(on: bool) {
+    FULL_SCAN.store(on, std::sync::atomic::Ordering::SeqCst);
+}
+
+pub fn full_scan() -> bool {
+    FULL_SCAN.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Orders a claim's pairs by lexical promise (most shared topic words with the claim first; ties
+/// keep the passage order) and leaves out the windows that share no topic word with it, unless
+/// none does.
+fn promising_first(
+    cp: &mut Vec<(WinRef, usize)>,
+    claim: &str,
+    prep: &Prepared,
+    pairs: &Pairs,
+    usage: &mut ModelUse,
+) {
+    let words = topic_words(claim);
+    let shared = |(wr, pi): &(WinRef, usize)| match wr {
+        WinRef::Shared(i) if !prep.window_words.is_empty() => {
+            words.intersection(&prep.window_words[*i]).count()
+        }
+        _ => words.intersection(&topic_words(&pairs.keys[*pi].0)).count(),
+    };
+    let mut ranked: Vec<(usize, (WinRef, usize))> = cp.drain(..).map(|p| (shared(&p), p)).collect();
+    // stable: equal promise keeps the passage order
+    ranked.sort_by_key(|r| std::cmp::Reverse(r.0));
+    let any = ranked.first().is_some_and(|(n, _)| *n > 0);
+    let before = ranked.len();
+    cp.extend(
+        ranked
+            .into_iter()
+            .filter(|(n, _)| !any || *n > 0)
+            .map(|(_, p)| p),
+    );
+    usage.unshared += before - cp.len();
 }
 
 /// The distinct premise-claim pairs of a run, each with its token length, and the pieces of
@@ -504,7 +599,7 @@ impl NliChecker {
                         self.settings.max_window_sentences,
                     );
                     Prepared {
-                        window_words: if self.settings.top_windows.is_some() {
+                        window_words: if self.settings.top_windows.is_some() || !full_scan() {
                             windows.iter().map(|w| topic_words(&w.text)).collect()
                         } else {
                             Vec::new()
@@ -576,24 +671,25 @@ impl NliChecker {
         Ok(out)
     }
 
-    /// The model's outputs for the pairs some claim uses (only those), by pair index: through
-    /// the cache, the rest in batches, reporting progress in claims as batches finish.
+    /// The model's outputs for `used` pairs, by pair index: through the cache, the rest in
+    /// batches, reporting progress in claims as batches finish.
     fn score_used(
         &self,
-        claim_pairs: &[Result<Vec<(WinRef, usize)>, CheckError>],
+        used: Vec<usize>,
         pairs: &Pairs,
         usage: &mut ModelUse,
         total_claims: usize,
         progress: &mut dyn FnMut(usize),
     ) -> HashMap<usize, Output> {
-        let used: HashSet<usize> = claim_pairs
-            .iter()
-            .filter_map(|r| r.as_ref().ok())
-            .flatten()
-            .map(|(_, pi)| *pi)
+        let mut used: Vec<usize> = used
+            .into_iter()
+            .collect::<HashSet<_>>()
+            .into_iter()
             .collect();
-        let mut used: Vec<usize> = used.into_iter().collect();
         used.sort_unstable();
+        if used.is_empty() {
+            return HashMap::new();
+        }
         let used_keys: Vec<(String, String)> =
             used.iter().map(|&i| pairs.keys[i].clone()).collect();
         let used_lengths: Vec<usize> = used.iter().map(|&i| pairs.lengths[i]).collect();

@@ -48,6 +48,8 @@ pub struct ReportArgs {
 pub fn run(args: ReportArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let confidence = args.confidence.checked()?;
     args.max_cost.apply()?;
+    // the audit's sweep reads each claim's best score
+    faithprobe::check::nli::set_full_scan(true);
     if !(args.max_false_alarm > 0.0 && args.max_false_alarm <= 1.0) {
         return Err(Error::Usage(format!(
             "--max-false-alarm {} must be in (0, 1]",

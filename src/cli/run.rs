@@ -66,6 +66,11 @@ pub struct RunArgs {
     /// suite's real errors (hard cases with `source: real`).
     #[arg(long, default_value_t = 0.10, value_parser = super::parse_unit)]
     pub max_gap: f64,
+    /// Score every window of every claim with an `nli` checker, rather than stopping at a
+    /// claim's most promising window once it is over the threshold (the verdicts are the same;
+    /// the scores of supported claims may be higher).
+    #[arg(long)]
+    pub full_scan: bool,
     #[command(flatten)]
     pub max_cost: super::MaxCostArg,
     #[command(flatten)]
@@ -75,6 +80,7 @@ pub struct RunArgs {
 pub fn run(args: RunArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let confidence = args.confidence.checked()?;
     args.max_cost.apply()?;
+    faithprobe::check::nli::set_full_scan(args.full_scan);
     if args.repeat == 0 {
         return Err(Error::Usage("--repeat must be at least 1".into()).into());
     }

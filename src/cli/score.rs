@@ -146,6 +146,11 @@ pub struct ScoreArgs {
     pub confidence: ConfidenceArg,
     #[command(flatten)]
     pub cache: CacheArgs,
+    /// Score every window of every claim with an `nli` checker, rather than stopping at a
+    /// claim's most promising window once it is over the threshold (the verdicts are the same;
+    /// the scores of supported claims may be higher).
+    #[arg(long)]
+    pub full_scan: bool,
     #[command(flatten)]
     pub max_cost: super::MaxCostArg,
     #[command(flatten)]
@@ -155,6 +160,8 @@ pub struct ScoreArgs {
 pub fn run(args: ScoreArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let confidence = args.confidence.checked()?;
     args.max_cost.apply()?;
+    // a threshold chosen on claim scores needs each claim's best one
+    faithprobe::check::nli::set_full_scan(args.full_scan || args.max_false_alarm.is_some());
     shares_in_range(&args)?;
     guard(&args, ctx)?;
     let config = ctx.config()?;

@@ -51,6 +51,8 @@ pub struct SweepArgs {
 
 pub fn run(args: SweepArgs, ctx: &Ctx) -> anyhow::Result<Exit> {
     let confidence = args.confidence.checked()?;
+    // every threshold is read off each claim's best score: no scan stops early
+    faithprobe::check::nli::set_full_scan(true);
     for (flag, v) in [
         ("--max-false-alarm", args.max_false_alarm),
         ("--calibrate-on", args.calibrate_on),
