@@ -146,6 +146,7 @@ cargo bench --locked --bench nli_run -- --quick
 cargo bench --locked --bench judge_run -- --quick
 cargo bench --locked --bench suite_load -- --quick
 cargo bench --locked --bench score_log -- --quick
+cargo bench --locked --bench long_passages -- --quick
 
 stage wheel "the pip wheel: built, installed into a fresh virtual environment, run; its doctor finds the environment's ONNX Runtime"
 bash ci/check-wheel.sh

@@ -1028,7 +1028,7 @@ fn the_scan_stops_at_a_window_over_the_threshold_with_the_full_scans_verdicts() 
     };
     assert!(scored(&err) * 2 < scored(&full_err), "{err}\n{full_err}");
     assert!(
-        err.contains("settled by their most promising window"),
+        err.contains("settled by one of their three most promising windows"),
         "{err}"
     );
     let (e, f) = (

@@ -66,7 +66,7 @@ impl ModelUse {
         };
         let rejected = if self.stopped_early > 0 || self.unshared > 0 {
             format!(
-                "{rejected}; {} of {} claims settled by their most promising window (the scan stopped there; --full-scan scores every window), {} windows left out for sharing no topic word with their claim",
+                "{rejected}; {} of {} claims settled by one of their three most promising windows (the scan stopped there; --full-scan scores every window), {} windows left out for sharing no topic word with their claim",
                 self.stopped_early, self.claims, self.unshared
             )
         } else {

@@ -431,41 +431,8 @@ impl Checker for NliChecker {
             })
             .collect();
         let total_claims = input.claims.len();
-        // the most promising window of every claim first: a claim it supports needs no other
-        let first: Vec<usize> = if full {
-            Vec::new()
-        } else {
-            claim_pairs
-                .iter()
-                .filter_map(|r| r.as_ref().ok()?.first().map(|(_, pi)| *pi))
-                .collect()
-        };
-        let mut probs = self.score_used(first, &pairs, &mut usage, total_claims, progress);
-        let threshold = self.settings.threshold;
-        let settled = |cp: &[(WinRef, usize)], probs: &HashMap<usize, Output>| {
-            cp.first().is_some_and(|(_, pi)| {
-                probs.get(pi).is_some_and(|o| {
-                    o.as_ref().is_ok_and(|p| {
-                        (p[self.head.supported()] as f64).clamp(0.0, 1.0) >= threshold
-                    })
-                })
-            })
-        };
-        let early: Vec<bool> = claim_pairs
-            .iter()
-            .map(|r| !full && r.as_ref().is_ok_and(|cp| settled(cp, &probs)))
-            .collect();
-        let rest: Vec<usize> = claim_pairs
-            .iter()
-            .zip(&early)
-            .filter(|(_, e)| !**e)
-            .filter_map(|(r, _)| r.as_ref().ok())
-            .flatten()
-            .map(|(_, pi)| *pi)
-            .filter(|pi| !probs.contains_key(pi))
-            .collect();
-        probs.extend(self.score_used(rest, &pairs, &mut usage, total_claims, progress));
-        usage.stopped_early += early.iter().filter(|e| **e).count();
+        let (probs, early) = self.score_in_rounds(&claim_pairs, &pairs, &mut usage, full, progress);
+        usage.stopped_early += early.iter().filter(|e| e.is_some()).count();
         usage.claims += total_claims;
         if let Ok(mut u) = self.usage.lock() {
             u.add(&usage);
@@ -478,8 +445,9 @@ impl Checker for NliChecker {
             .zip(early)
             .map(|((c, claim_pairs), early)| {
                 let mut claim_pairs = claim_pairs?;
-                if early {
-                    claim_pairs.truncate(1);
+                if let Some(at) = early {
+                    // decided by the window it stopped at (the windows before it are below)
+                    claim_pairs = vec![claim_pairs[at]];
                 }
                 let prep = &prepared[&input.contexts[c.context].passages_key()];
                 let ctx = &input.contexts[c.context];
@@ -502,10 +470,11 @@ impl Checker for NliChecker {
                     &prep.passage_words,
                     &scored_windows,
                 )?;
-                if early {
-                    v.reason.push_str(
-                        " (the scan stopped at the claim's most promising window, over the threshold: the score is that window's, a full scan's may be higher; --full-scan scores every window)",
-                    );
+                if let Some(at) = early {
+                    v.reason.push_str(&format!(
+                        " (the scan stopped at the claim's {}most promising window, over the threshold: the score is that window's, a full scan's may be higher; --full-scan scores every window)",
+                        ["", "second ", "third "].get(at).copied().unwrap_or("next ")
+                    ));
                 }
                 Ok(v)
             })
@@ -514,6 +483,10 @@ impl Checker for NliChecker {
         out
     }
 }
+
+/// How many windows of a claim are tried one at a time, most promising first, before the rest
+/// are scored together.
+pub const EARLY_ROUNDS: usize = 3;
 
 /// Whether every window of every claim is scored (`--full-scan`, and always for `sweep` and
 /// `report`, whose thresholds need each claim's best score), rather than stopping at a window
@@ -669,6 +642,63 @@ impl NliChecker {
             }
         }
         Ok(out)
+    }
+
+    /// Scores the pairs the claims need: under `full`, all of them; else each claim's most
+    /// promising window first, then the next of each claim left unsettled, for
+    /// [`EARLY_ROUNDS`] rounds, then every window of the claims still unsettled. The outputs by
+    /// pair, and for each claim the round whose window settled it (None: decided on all).
+    fn score_in_rounds(
+        &self,
+        claim_pairs: &[Result<Vec<(WinRef, usize)>, CheckError>],
+        pairs: &Pairs,
+        usage: &mut ModelUse,
+        full: bool,
+        progress: &mut dyn FnMut(usize),
+    ) -> (HashMap<usize, Output>, Vec<Option<usize>>) {
+        // the most promising window of every claim first, then the next of each claim it left
+        // unsettled, for a few rounds: a claim one of them supports needs no other window
+        let threshold = self.settings.threshold;
+        let over = |o: Option<&Output>| {
+            o.is_some_and(|o| {
+                o.as_ref()
+                    .is_ok_and(|p| (p[self.head.supported()] as f64).clamp(0.0, 1.0) >= threshold)
+            })
+        };
+        let mut probs: HashMap<usize, Output> = HashMap::new();
+        let mut stop: Vec<Option<usize>> = vec![None; claim_pairs.len()];
+        for round in 0..if full { 0 } else { EARLY_ROUNDS } {
+            let next: Vec<usize> = claim_pairs
+                .iter()
+                .zip(&stop)
+                .filter(|(_, s)| s.is_none())
+                .filter_map(|(r, _)| r.as_ref().ok()?.get(round).map(|(_, pi)| *pi))
+                .filter(|pi| !probs.contains_key(pi))
+                .collect();
+            if next.is_empty() {
+                break;
+            }
+            probs.extend(self.score_used(next, pairs, usage, claim_pairs.len(), progress));
+            for (r, s) in claim_pairs.iter().zip(stop.iter_mut()) {
+                if let (Ok(cp), None) = (r, &s) {
+                    if cp.get(round).is_some_and(|(_, pi)| over(probs.get(pi))) {
+                        *s = Some(round);
+                    }
+                }
+            }
+        }
+        let early: Vec<Option<usize>> = stop;
+        let rest: Vec<usize> = claim_pairs
+            .iter()
+            .zip(&early)
+            .filter(|(_, e)| e.is_none())
+            .filter_map(|(r, _)| r.as_ref().ok())
+            .flatten()
+            .map(|(_, pi)| *pi)
+            .filter(|pi| !probs.contains_key(pi))
+            .collect();
+        probs.extend(self.score_used(rest, pairs, usage, claim_pairs.len(), progress));
+        (probs, early)
     }
 
     /// The model's outputs for `used` pairs, by pair index: through the cache, the rest in

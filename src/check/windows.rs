@@ -9,7 +9,7 @@ use crate::text::{sentences::split_sentences, tokens::tokenize};
 use std::collections::HashSet;
 
 /// The words of a text that say what it is about (normalised, longer than two letters).
-pub(crate) fn topic_words(text: &str) -> HashSet<String> {
+pub fn topic_words(text: &str) -> HashSet<String> {
     tokenize(text)
         .into_iter()
         .map(|t| t.norm)
