@@ -240,6 +240,8 @@ struct Passages {
     sentences: Vec<(usize, usize, usize)>,
     /// Each sentence's values and names.
     found: Vec<Vec<Value>>,
+    /// Each sentence's words ([`Conflation::content`]), read the first time a claim needs them.
+    content: Vec<std::sync::OnceLock<HashSet<String>>>,
 }
 
 /// The claim and its passages as `conflation` reads them.
@@ -250,6 +252,8 @@ struct Reading<'a> {
     sentences: Vec<&'a str>,
     /// Each sentence's values and names.
     found: &'a [Vec<Value>],
+    /// Each sentence's words, as [`Passages::content`].
+    content: &'a [std::sync::OnceLock<HashSet<String>>],
     /// The claim's words ([`Conflation::content`]), to find the sentence nearest it.
     words: HashSet<String>,
     /// Every value of the claim (those inside a date too) and its names.
@@ -329,9 +333,12 @@ impl Conflation {
         // in a tie the first, and its first value
         let mut overlap: std::collections::HashMap<usize, usize> = Default::default();
         for (i, _) in &candidates {
-            overlap
-                .entry(*i)
-                .or_insert_with(|| self.content(r.sentences[*i]).intersection(&r.words).count());
+            overlap.entry(*i).or_insert_with(|| {
+                r.content[*i]
+                    .get_or_init(|| self.content(r.sentences[*i]))
+                    .intersection(&r.words)
+                    .count()
+            });
         }
         candidates.into_iter().max_by_key(|(i, v)| {
             (
@@ -389,6 +396,7 @@ impl Conflation {
         }
         let read = std::sync::Arc::new(Passages {
             key,
+            content: (0..sentences.len()).map(|_| Default::default()).collect(),
             found,
             names,
             sentences,
@@ -428,6 +436,7 @@ impl Mutator for Conflation {
                 .map(|&(i, a, b)| &input.passages[i][a..b])
                 .collect(),
             found: &passages.found,
+            content: &passages.content,
             words: self.content(claim),
             held: held.into_iter().chain(claim_names).collect(),
             units: self

@@ -13,10 +13,12 @@ use std::collections::{BTreeMap, HashSet};
 /// The words of `s`, lower-cased and sorted: two texts with the same words in another order have
 /// the same list.
 pub(super) fn sorted_words(s: &str) -> Vec<String> {
-    let mut w: Vec<String> = crate::text::tokens::tokenize(s)
-        .into_iter()
-        .map(|t| s[t.start..t.end].to_lowercase())
-        .collect();
+    sorted(guard::Sentence::new(s).words())
+}
+
+/// Words (a [`guard::Sentence`]'s) sorted: the [`sorted_words`] of its text.
+fn sorted(words: &[String]) -> Vec<String> {
+    let mut w = words.to_vec();
     w.sort();
     w
 }
@@ -29,18 +31,19 @@ fn sentence_key(s: &str) -> String {
 /// Why an edit is not a case, or `None` when it is one: a fault that only reorders the claim's
 /// words (the members of a list swapped) says the same thing, and a fault that is word for word a
 /// sentence of the passages is supported by them. `claim_words` are the claim's
-/// [`sorted_words`], `sentences` the passages' sentences as [`sentence_key`]s.
+/// [`sorted_words`], `read` the edit as the guard reads it, `sentences` the passages' sentences
+/// as [`sentence_key`]s.
 fn skip_reason(
     op: &Operator,
     claim_words: &[String],
-    text: &str,
+    (text, read): (&str, &guard::Sentence),
     sentences: &std::collections::HashSet<String>,
 ) -> Option<&'static str> {
     if op.purpose != Purpose::Fault {
         return None;
     }
     // a role reversal moves words by its nature: who did what to whom is in their order
-    if sorted_words(text) == claim_words && op.name != role_reversal::OPERATOR.name {
+    if sorted(read.words()) == claim_words && op.name != role_reversal::OPERATOR.name {
         return Some("it only reorders the claim's words (e.g. two members of a list swapped), so it says the same thing");
     }
     if sentences.contains(&sentence_key(text)) {
@@ -124,10 +127,12 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
                     suite.path.display()
                 )));
             }
+            let read = guard::Sentence::new(&claim.text);
             let at = ClaimAt {
                 context: ci,
                 claim,
-                words: sorted_words(&claim.text),
+                words: sorted(read.words()),
+                read,
                 first: made.mutants.len(),
                 sentences: &around.sentences,
             };
@@ -265,6 +270,8 @@ struct ClaimAt<'a> {
     context: usize,
     claim: &'a Claim,
     words: Vec<String>,
+    /// The claim as the grammar guard reads it.
+    read: guard::Sentence<'a>,
     first: usize,
     sentences: &'a HashSet<String>,
 }
@@ -299,10 +306,11 @@ impl<'s> Made<'s> {
         let twin = self.mutants[at.first..]
             .iter()
             .any(|m| m.text == text && m.operator != op.name);
-        let why = skip_reason(op, &at.words, &text, at.sentences)
+        let read = guard::Sentence::new(&text);
+        let why = skip_reason(op, &at.words, (&text, &read), at.sentences)
             .or(twin
                 .then_some("another operator made the same edit of this claim; it is kept there"))
-            .or_else(|| guard::refuse(&claim.text, &text));
+            .or_else(|| guard::refuse_read(&at.read, &read));
         if let Some(why) = why {
             self.skipped.push(Skipped {
                 operator: op.name,
@@ -384,9 +392,12 @@ impl<'s> Made<'s> {
             }
             _ => None,
         }
-        .or_else(|| skip_reason(op, rewrite_words, &text, at.sentences))
-        .or_else(|| skip_reason(op, &at.words, &text, at.sentences))
-        .or_else(|| guard::refuse(rewrite_text, &text));
+        .or_else(|| {
+            let read = guard::Sentence::new(&text);
+            skip_reason(op, rewrite_words, (&text, &read), at.sentences)
+                .or_else(|| skip_reason(op, &at.words, (&text, &read), at.sentences))
+                .or_else(|| guard::refuse_read(&guard::Sentence::new(rewrite_text), &read))
+        });
         if let Some(why) = why {
             self.skipped.push(Skipped {
                 operator: op.name,

@@ -97,25 +97,35 @@ const MONTHS: [(&str, u32); 12] = [
 /// A check of one sentence: true when it has the problem.
 type Rule = fn(&Sentence) -> bool;
 
-/// A sentence as the rules read it: its text, and its lower-cased words, split once.
-struct Sentence<'a> {
+/// A sentence as the rules read it: its text, and its lower-cased words, split once (generation
+/// reads a claim once for all its edits, and an edit once for the guard and its other checks).
+pub(crate) struct Sentence<'a> {
     raw: &'a str,
     words: Vec<String>,
 }
 
 impl<'a> Sentence<'a> {
-    fn new(raw: &'a str) -> Sentence<'a> {
+    pub(crate) fn new(raw: &'a str) -> Sentence<'a> {
         Sentence {
             raw,
             words: words(raw),
         }
+    }
+
+    /// Its lower-cased words, in order.
+    pub(crate) fn words(&self) -> &[String] {
+        &self.words
     }
 }
 
 /// Why the edit from `claim` to `mutant` does not read as English or states something impossible,
 /// or `None` when it may be kept.
 pub fn refuse(claim: &str, mutant: &str) -> Option<&'static str> {
-    let (claim, mutant) = (Sentence::new(claim), Sentence::new(mutant));
+    refuse_read(&Sentence::new(claim), &Sentence::new(mutant))
+}
+
+/// [`refuse`] of a claim and a mutant already read.
+pub(crate) fn refuse_read(claim: &Sentence, mutant: &Sentence) -> Option<&'static str> {
     let rules: [(Rule, &'static str); 10] = [
         (
             modal_before_number,
@@ -159,7 +169,7 @@ pub fn refuse(claim: &str, mutant: &str) -> Option<&'static str> {
         ),
     ];
     for (has, why) in rules {
-        if has(&mutant) && !has(&claim) {
+        if has(mutant) && !has(claim) {
             return Some(why);
         }
     }
@@ -174,7 +184,7 @@ pub fn refuse(claim: &str, mutant: &str) -> Option<&'static str> {
     {
         return Some("the edit wrote a range whose ends are out of order (\"8 to 6 hours\")");
     }
-    if broke_fixed_expression(&claim, &mutant) {
+    if broke_fixed_expression(claim, mutant) {
         return Some("the edit changed a word inside a fixed expression (\"last year\", \"at first\", \"one of\")");
     }
     None
