@@ -212,7 +212,7 @@ impl NliChecker {
     pub fn batch_note(&self) -> String {
         if self.one_pair_per_call() {
             format!(
-                "{}: this model's outputs move by up to {:.2}% when a pair shares a batch (activations quantised per batch, as ONNX Runtime's dynamic int8 does), so its pairs are scored one per call: every score is the pair's own, whatever else is scored or cached (on two cores this costs about 3% against batches of 32)",
+                "{}: this model's outputs move by up to {:.2}% when a pair shares a batch (activations quantised per batch, as ONNX Runtime's dynamic int8 does), so its pairs are scored one per call: every score is the pair's own, whatever else is scored or cached",
                 self.name,
                 100.0 * self.dependence
             )
