@@ -19,7 +19,7 @@
 //! stored as failed: an error of its case, never a pass, until `--batch submit --retry-failed`.
 
 use super::cache::Cache;
-use super::llm::{display_url, endpoint_url, parse_retry_after, redact, url_secrets};
+use super::llm::{display_url, endpoint_url, url_secrets};
 use super::replies::{Provider, Queued, Stored, Target};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -243,12 +243,7 @@ enum Body {
 
 impl Api {
     fn new(t: &Target) -> Result<Api, String> {
-        let key = match &t.api_key_env {
-            Some(var) => Some(std::env::var(var).map_err(|_| {
-                format!("the environment variable {var} (api_key_env) is not set; export the batch API's key under that name")
-            })?),
-            None => None,
-        };
+        let key = super::llm::read_key(t.api_key_env.as_deref(), "the batch API's key")?;
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(Duration::from_secs_f64(t.timeout_s.max(1.0) * 10.0)))
             .http_status_as_error(false)
@@ -263,17 +258,8 @@ impl Api {
     }
 
     fn redact(&self, s: &str) -> String {
-        let mut out = match &self.key {
-            Some(k) => redact(s, k),
-            None => s.to_string(),
-        };
-        for secret in &self.secrets {
-            out = redact(&out, secret);
-        }
-        if out.chars().count() > 600 {
-            out = out.chars().take(600).collect::<String>() + "…";
-        }
-        out
+        let out = super::llm::redact_secrets(s, self.key.as_deref(), &self.secrets);
+        super::llm::cut(&out, super::llm::KEEP_CHARS)
     }
 
     fn url(&self, path: &str) -> String {
@@ -339,11 +325,7 @@ impl Api {
                     if status < 400 {
                         return Ok(resp);
                     }
-                    after = resp
-                        .headers()
-                        .get("retry-after")
-                        .and_then(|v| v.to_str().ok())
-                        .and_then(parse_retry_after);
+                    after = super::llm::retry_after_of(&resp);
                     let text = resp
                         .body_mut()
                         .with_config()

@@ -137,7 +137,7 @@ enum CallError {
 }
 
 /// The longest reply or error body kept in a message, after redaction.
-const KEEP_CHARS: usize = 600;
+pub(crate) const KEEP_CHARS: usize = 600;
 
 fn jitter(attempt: u32) -> f64 {
     let nanos = std::time::SystemTime::now()
@@ -222,7 +222,38 @@ pub fn redact(text: &str, key: &str) -> String {
     out
 }
 
-fn cut(s: &str, n: usize) -> String {
+/// The key read from the variable `var` names (None without one); an unset variable is an
+/// error that says to export `what` under that name.
+pub(crate) fn read_key(var: Option<&str>, what: &str) -> Result<Option<String>, String> {
+    var.map(|var| {
+        std::env::var(var).map_err(|_| {
+            format!("the environment variable {var} (api_key_env) is not set; export {what} under that name")
+        })
+    })
+    .transpose()
+}
+
+/// `text` without the key (and any 8-character piece of it) and without the URL's secrets.
+pub(crate) fn redact_secrets(text: &str, key: Option<&str>, secrets: &[String]) -> String {
+    let mut out = match key {
+        Some(k) => redact(text, k),
+        None => text.to_string(),
+    };
+    for secret in secrets {
+        out = redact(&out, secret);
+    }
+    out
+}
+
+/// A response's `Retry-After`, when it has one that reads.
+pub(crate) fn retry_after_of(resp: &ureq::http::Response<ureq::Body>) -> Option<Duration> {
+    resp.headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(parse_retry_after)
+}
+
+pub(crate) fn cut(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
     } else {
@@ -337,12 +368,7 @@ impl LlmClient {
     /// A client whose template must contain each of `placeholders` (e.g. `{passages}`). Reads the
     /// API key from the variable `api_key_env` names.
     pub fn new(s: LlmSettings, placeholders: &[&str]) -> Result<LlmClient, String> {
-        let key = match &s.api_key_env {
-            Some(var) => Some(std::env::var(var).map_err(|_| {
-                format!("the environment variable {var} (api_key_env) is not set; export the API key under that name")
-            })?),
-            None => None,
-        };
+        let key = read_key(s.api_key_env.as_deref(), "the API key")?;
         for needed in placeholders {
             if !s.prompt.contains(needed) {
                 return Err(format!(
@@ -405,14 +431,7 @@ impl LlmClient {
 
     /// Removes the API key, and any 8-character piece of it, from a string.
     pub fn redact(&self, s: &str) -> String {
-        let mut out = match &self.key {
-            Some(k) => redact(s, k),
-            None => s.to_string(),
-        };
-        for secret in &self.url_secrets {
-            out = redact(&out, secret);
-        }
-        out
+        redact_secrets(s, self.key.as_deref(), &self.url_secrets)
     }
 
     /// Why a request must not be sent under the budget (`--max-cost`): no price for the model, or
@@ -555,11 +574,7 @@ impl LlmClient {
             }
         };
         let status = resp.status().as_u16();
-        let retry_after = resp
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .and_then(parse_retry_after);
+        let retry_after = retry_after_of(&resp);
         let text = resp
             .body_mut()
             .read_to_string()
