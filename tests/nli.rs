@@ -967,7 +967,8 @@ fn a_similarity_checker_pointed_at_a_classifier_is_refused_and_doctor_tries_a_re
 fn a_dynamically_quantised_model_scores_each_pair_alone_so_a_cached_rerun_changes_no_score() {
     let dir = common::require_minilm();
     let s = Setup::new(&format!(
-        "  int8: {{kind: nli, model: {}, top_windows: 5}}\n  fp32: {{kind: nli, model: {}, top_windows: 5}}\n",
+        "  int8: {{kind: nli, model: {}, top_windows: 5, threads: 2}}\n  int8-alone: {{kind: nli, model: {}, top_windows: 5, threads: 1}}\n  fp32: {{kind: nli, model: {}, top_windows: 5}}\n",
+        dir.join("minilm-xenc-int8").display(),
         dir.join("minilm-xenc-int8").display(),
         dir.join("minilm-xenc").display()
     ));
@@ -998,11 +999,23 @@ fn a_dynamically_quantised_model_scores_each_pair_alone_so_a_cached_rerun_change
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("from the cache"), "{err}");
     assert_eq!(scores(&over_cache), scores(&fresh));
+    // two calls side by side on two single-threaded sessions (where the machine has two
+    // cores) score every pair as one session does alone
+    let (code, alone, err) = s.run(&larkspur(), "int8-alone", &["--no-cache"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(scores(&alone), scores(&fresh));
     // doctor says which model is scored pair by pair, and the fp32 model stays batched
     let out = s.cmd().arg("doctor").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("int8: this model's outputs move by up to"),
+        "{text}"
+    );
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(
+        text.contains("int8: this model's outputs move")
+            && text.contains("2 calls side by side on single-threaded sessions"),
+        cores >= 2,
         "{text}"
     );
     assert!(

@@ -97,13 +97,12 @@ impl ModelUse {
 /// One model output per input (label probabilities or an embedding), or why it has none.
 pub type Output = Result<Vec<f32>, CheckError>;
 
-/// Scores one batch of keys: one output per key, or an error for the whole batch.
 /// Turns a batch of keys into model input (tokenising): runs on its own thread, one batch ahead
 /// of inference.
 pub(crate) type Prepare<'a, P> = dyn Fn(&[&(String, String)]) -> Result<P, CheckError> + Sync + 'a;
 
-/// Runs the model on a prepared batch and returns one output per key.
-pub(crate) type Infer<'a, P> = dyn FnMut(P) -> Result<Vec<Output>, CheckError> + 'a;
+/// Runs the model on a prepared batch with worker `w`'s session and returns one output per key.
+pub(crate) type Infer<'a, P> = dyn Fn(usize, P) -> Result<Vec<Output>, CheckError> + Sync + 'a;
 
 pub(crate) struct Stored<'a> {
     pub cache: Option<&'a Cache>,
@@ -111,34 +110,24 @@ pub(crate) struct Stored<'a> {
     pub valid: &'a dyn Fn(&[f32]) -> bool,
 }
 
-/// Scores every key: cached rows first, then the rest in length-sorted batches. Tokenising runs
-/// on a second thread one batch ahead of inference, so the model never waits for the tokenizer
-/// (nor the tokenizer for the model).
-pub(crate) fn score_all<P: Send>(
+/// Fills `out` with the keys' valid cached rows; the indices of the rest.
+fn from_cache(
     keys: &[(String, String)],
-    lengths: &[usize],
-    batch_size: usize,
-    stored: Stored<'_>,
+    stored: &Stored<'_>,
     usage: &mut ModelUse,
-    prepare: &Prepare<'_, P>,
-    infer: &mut Infer<'_, P>,
-) -> Result<Vec<Output>, CheckError> {
-    let Stored {
-        cache,
-        fingerprint,
-        valid,
-    } = stored;
-    let mut out: Vec<Option<Output>> = vec![None; keys.len()];
+    out: &mut [Option<Output>],
+) -> Result<Vec<usize>, CheckError> {
     usage.needed += keys.len();
     let mut missing = Vec::new();
     for (i, (a, b)) in keys.iter().enumerate() {
-        match cache
-            .map(|c| c.get(fingerprint, a, b))
+        match stored
+            .cache
+            .map(|c| c.get(stored.fingerprint, a, b))
             .transpose()
             .map_err(CheckError::Cache)?
             .flatten()
         {
-            Some(v) if valid(&v) => {
+            Some(v) if (stored.valid)(&v) => {
                 usage.cached += 1;
                 out[i] = Some(Ok(v));
             }
@@ -149,11 +138,42 @@ pub(crate) fn score_all<P: Send>(
             None => missing.push(i),
         }
     }
+    Ok(missing)
+}
+
+/// Scores every key: cached rows first, then the rest in length-sorted batches. Tokenising runs
+/// on a second thread one batch ahead of inference, so the model never waits for the tokenizer
+/// (nor the tokenizer for the model); `workers` threads run `infer` side by side (one per
+/// session of the model), and this thread stores what they return and calls `on_batch` after
+/// each batch. Which batch a key is in does not depend on `workers`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn score_all<P: Send>(
+    keys: &[(String, String)],
+    lengths: &[usize],
+    batch_size: usize,
+    workers: usize,
+    stored: Stored<'_>,
+    usage: &mut ModelUse,
+    prepare: &Prepare<'_, P>,
+    infer: &Infer<'_, P>,
+    on_batch: &mut dyn FnMut(),
+) -> Result<Vec<Output>, CheckError> {
+    let mut out: Vec<Option<Output>> = vec![None; keys.len()];
+    let mut missing = from_cache(keys, &stored, usage, &mut out)?;
+    let Stored {
+        cache, fingerprint, ..
+    } = stored;
     missing.sort_by_key(|&i| lengths[i]);
     let chunks: Vec<&[usize]> = missing.chunks(batch_size.max(1)).collect();
+    let workers = workers.clamp(1, chunks.len().max(1));
     let mut failure: Option<CheckError> = None;
     std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Result<P, CheckError>)>(1);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Result<P, CheckError>)>(workers);
+        // the workers share the receiver; when the last of them ends, it is dropped and the
+        // producer stops at its next send
+        let rx = std::sync::Arc::new(std::sync::Mutex::new(rx));
+        let (done_tx, done_rx) =
+            std::sync::mpsc::channel::<(usize, Result<Vec<Output>, CheckError>)>();
         let chunks_ref = &chunks;
         scope.spawn(move || {
             for (n, chunk) in chunks_ref.iter().enumerate() {
@@ -161,19 +181,38 @@ pub(crate) fn score_all<P: Send>(
                     break;
                 }
                 let batch: Vec<&(String, String)> = chunk.iter().map(|&i| &keys[i]).collect();
-                // a closed channel: the consumer stopped; so do we
+                // a closed channel: the workers stopped; so do we
                 if tx.send((n, prepare(&batch))).is_err() {
                     break;
                 }
             }
         });
-        for (n, prepared) in rx.iter() {
-            if crate::io::interrupt::requested() {
-                break; // the rest stay unscored; what was scored is in the cache
-            }
+        for w in 0..workers {
+            let rx = std::sync::Arc::clone(&rx);
+            let done_tx = done_tx.clone();
+            scope.spawn(move || loop {
+                let next = match rx.lock() {
+                    Ok(r) => r.recv(),
+                    Err(_) => break,
+                };
+                let Ok((n, prepared)) = next else { break };
+                if crate::io::interrupt::requested() {
+                    break; // the rest stay unscored; what was scored is in the cache
+                }
+                // a closed channel: the storing thread stopped; so do we
+                if done_tx
+                    .send((n, prepared.and_then(|p| infer(w, p))))
+                    .is_err()
+                {
+                    break;
+                }
+            });
+        }
+        drop((rx, done_tx));
+        for (n, result) in done_rx.iter() {
             let chunk = chunks[n];
             usage.batches += 1;
-            match prepared.and_then(&mut *infer) {
+            match result {
                 Ok(results) => {
                     let mut rows = Vec::new();
                     for (&i, r) in chunk.iter().zip(results) {
@@ -200,8 +239,10 @@ pub(crate) fn score_all<P: Send>(
                     }
                 }
             }
+            on_batch();
         }
-        // dropping the receiver here ends the producer at its next send
+        // dropping the results' receiver here ends the workers at their next send
+        drop(done_rx);
     });
     if let Some(e) = failure {
         return Err(e);

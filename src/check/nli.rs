@@ -166,6 +166,14 @@ impl NliChecker {
         };
         // a model that cannot take the probe (too short a limit) is batched as configured
         checker.dependence = checker.batch_dependence().unwrap_or(0.0);
+        if checker.one_pair_per_call() {
+            // one pair is too little work to share between threads; calls side by side are not
+            // as many as the threads asked for, but never more than there are cores
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            checker
+                .model
+                .split_sessions(checker.settings.threads.min(cores))?;
+        }
         Ok(checker)
     }
 
@@ -212,9 +220,13 @@ impl NliChecker {
     pub fn batch_note(&self) -> String {
         if self.one_pair_per_call() {
             format!(
-                "{}: this model's outputs move by up to {:.2}% when a pair shares a batch (activations quantised per batch, as ONNX Runtime's dynamic int8 does), so its pairs are scored one per call: every score is the pair's own, whatever else is scored or cached",
+                "{}: this model's outputs move by up to {:.2}% when a pair shares a batch (activations quantised per batch, as ONNX Runtime's dynamic int8 does), so its pairs are scored one per call{}: every score is the pair's own, whatever else is scored or cached",
                 self.name,
-                100.0 * self.dependence
+                100.0 * self.dependence,
+                match self.model.sessions() {
+                    1 => String::new(),
+                    n => format!(", {n} calls side by side on single-threaded sessions"),
+                }
             )
         } else {
             format!(
@@ -284,12 +296,21 @@ impl NliChecker {
         self.model.encode(&pairs).map_err(CheckError::Model)
     }
 
-    /// Label probabilities for a tokenised batch.
+    /// Label probabilities for a tokenised batch, on the model's first session.
     fn infer(&self, enc: super::onnx::Encoded) -> Result<Vec<Output>, CheckError> {
+        self.infer_on(0, enc)
+    }
+
+    /// [`NliChecker::infer`] on session `worker`.
+    fn infer_on(
+        &self,
+        worker: usize,
+        enc: super::onnx::Encoded,
+    ) -> Result<Vec<Output>, CheckError> {
         let n = enc.0.nrows();
         let (shape, data) = self
             .model
-            .run_arrays(&enc.0, &enc.1, &enc.2)
+            .run_arrays_on(worker, &enc.0, &enc.1, &enc.2)
             .map_err(CheckError::Model)?;
         let width = self.head.width();
         if shape.len() != 2 || shape[0] != n || shape[1] != width {
@@ -734,6 +755,7 @@ impl NliChecker {
             &used_keys,
             &used_lengths,
             batch_size,
+            self.model.sessions(),
             Stored {
                 cache: self.cache.as_deref(),
                 fingerprint: &self.fingerprint(),
@@ -746,11 +768,10 @@ impl NliChecker {
             },
             usage,
             &|batch| self.encode(batch),
-            &mut |enc| {
-                let r = self.infer(enc);
+            &|w, enc| self.infer_on(w, enc),
+            &mut || {
                 done_batches += 1;
                 progress(total_claims * done_batches / n_batches);
-                r
             },
         );
         let mut probs: HashMap<usize, Output> = HashMap::new();

@@ -311,7 +311,9 @@ pub struct Port {
 /// A loaded model directory.
 pub struct Model {
     pub dir: PathBuf,
-    session: Mutex<Session>,
+    /// One session, or (after [`Model::split_sessions`]) one single-threaded session per
+    /// worker, so that pairs scored one per call still keep every core busy.
+    sessions: Vec<Mutex<Session>>,
     tokenizer: Tokenizer,
     /// Labels in output order, from `config.json` `id2label` (empty for embedding models).
     pub labels: Vec<String>,
@@ -557,7 +559,7 @@ impl Model {
         });
         Ok(Model {
             dir: dir.to_path_buf(),
-            session: Mutex::new(session),
+            sessions: vec![Mutex::new(session)],
             tokenizer,
             labels: config.labels,
             max_len: config.max_len,
@@ -616,6 +618,36 @@ impl Model {
         Ok((ids, mask, types))
     }
 
+    /// How many sessions can run at once (see [`Model::split_sessions`]).
+    pub fn sessions(&self) -> usize {
+        self.sessions.len()
+    }
+
+    /// Replaces the session by `n` sessions of one intra-op thread each, for a model scored one
+    /// pair per call: a single pair is too small a piece of work to share between threads
+    /// (most of a two-thread call is spent handing work over), but `n` calls side by side keep
+    /// `n` cores busy. Only on the CPU (an accelerator runs one call at a time anyway); the
+    /// file is read again and must be the one loaded.
+    pub fn split_sessions(&mut self, n: usize) -> Result<(), String> {
+        if n <= 1 || self.providers.iter().any(|p| p != "cpu") {
+            return Ok(());
+        }
+        let bytes = std::fs::read(self.dir.join("model.onnx"))
+            .map_err(|e| model_err(&self.dir, format!("cannot read model.onnx: {e}")))?;
+        if crate::text::hash::sha256_hex(&bytes, 8) != self.hash {
+            return Err(model_err(
+                &self.dir,
+                "model.onnx changed while it was being loaded; run again",
+            ));
+        }
+        let mut sessions = Vec::with_capacity(n);
+        for _ in 0..n {
+            sessions.push(Mutex::new(session_on(&self.dir, 1, &[], &bytes)?.0));
+        }
+        self.sessions = sessions;
+        Ok(())
+    }
+
     /// Runs pre-tokenised arrays (the bare-session benchmark uses this directly).
     pub fn run_arrays(
         &self,
@@ -623,8 +655,18 @@ impl Model {
         mask: &Array2<i64>,
         types: &Array2<i64>,
     ) -> Result<(Vec<usize>, Vec<f32>), String> {
-        let mut session = self
-            .session
+        self.run_arrays_on(0, ids, mask, types)
+    }
+
+    /// [`Model::run_arrays`] on session `worker` (modulo the number of sessions).
+    pub fn run_arrays_on(
+        &self,
+        worker: usize,
+        ids: &Array2<i64>,
+        mask: &Array2<i64>,
+        types: &Array2<i64>,
+    ) -> Result<(Vec<usize>, Vec<f32>), String> {
+        let mut session = self.sessions[worker % self.sessions.len()]
             .lock()
             .map_err(|_| "model session poisoned".to_string())?;
         let mut feed: Vec<(String, TensorRef<'_, i64>)> = Vec::new();

@@ -159,6 +159,7 @@ impl SimilarityChecker {
             &keys,
             lengths,
             self.settings.batch_size,
+            self.model.sessions(),
             Stored {
                 cache: self.cache.as_deref(),
                 fingerprint: &self.fingerprint(),
@@ -175,13 +176,14 @@ impl SimilarityChecker {
                     batch.iter().map(|(_, t)| (t.as_str(), None)).collect();
                 self.model.encode(&items).map_err(CheckError::Model)
             },
-            &mut |(ids, mask, types)| {
+            &|w, (ids, mask, types)| {
                 let (shape, data) = self
                     .model
-                    .run_arrays(&ids, &mask, &types)
+                    .run_arrays_on(w, &ids, &mask, &types)
                     .map_err(CheckError::Model)?;
                 Ok(pool(&shape, &data, &mask)?.into_iter().map(Ok).collect())
             },
+            &mut || {},
         )
     }
 }
