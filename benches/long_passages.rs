@@ -15,8 +15,9 @@
 //! the first window settles depends on that share; the pairs, the verdicts compared and the
 //! times are real.
 //!
-//! Prints answers/s, pairs scored per claim, the share of claim verdicts equal to `--full-scan`,
-//! and the ratio of faithprobe's wall time to bare ONNX Runtime's on the full scan's pairs.
+//! Prints answers/s, pairs scored per claim, the scoring process's peak resident memory, the
+//! share of claim verdicts equal to `--full-scan`, and the ratio of faithprobe's wall time to
+//! bare ONNX Runtime's on the full scan's pairs.
 //! `cargo bench --bench long_passages` (median of 3 of each); `-- --quick`: 40 answers, once.
 
 use faithprobe::check::windows::{passage_sentences, top_windows, topic_words, windows_of};
@@ -147,15 +148,20 @@ fn write_log(dir: &Path, answers: usize) -> PathBuf {
 
 struct Scored {
     seconds: f64,
+    peak_mb: f64,
     pairs: usize,
     claims: Vec<(String, String)>,
     verdicts: Vec<String>,
     scores: Vec<f64>,
 }
 
+/// Runs `faithprobe score`; the child is reaped by `wait4` (for its peak resident memory), not
+/// by `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn score(dir: &Path, log: &Path, checker: &str, extra: &[&str]) -> Scored {
+    use std::io::Read;
     let t = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_faithprobe"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_faithprobe"))
         .current_dir(dir)
         .args([
             "score",
@@ -167,11 +173,39 @@ fn score(dir: &Path, log: &Path, checker: &str, extra: &[&str]) -> Scored {
             "json",
         ])
         .args(extra)
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let err_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        stderr.read_to_end(&mut v).unwrap();
+        v
+    });
+    let mut stdout = Vec::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut stdout)
+        .unwrap();
+    let stderr = err_reader.join().unwrap();
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for the child we spawned and reaps it
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32);
+    let peak_mb = usage.ru_maxrss as f64 / 1024.0;
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    struct Out {
+        stdout: Vec<u8>,
+        stderr: Vec<u8>,
+    }
+    let out = Out { stdout, stderr };
     let seconds = t.elapsed().as_secs_f64();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.code().is_some_and(|c| c <= 1), "{err}");
+    assert!(code.is_some_and(|c| c <= 1), "{err}");
     // "nli: 1234 distinct premise-claim pairs: 0 from the cache, 1234 scored by the model ..."
     let pairs = err
         .lines()
@@ -187,6 +221,7 @@ fn score(dir: &Path, log: &Path, checker: &str, extra: &[&str]) -> Scored {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut s = Scored {
         seconds,
+        peak_mb,
         pairs,
         claims: Vec::new(),
         verdicts: Vec::new(),
@@ -281,12 +316,15 @@ fn main() {
     let mut full_t = Vec::new();
     let mut early_t = Vec::new();
     let (mut full, mut early) = (None, None);
+    let (mut full_mb, mut early_mb) = (0f64, 0f64);
     for _ in 0..reps {
         let f = score(dir.path(), &log, "nli", &["--full-scan"]);
         full_t.push(f.seconds);
+        full_mb = full_mb.max(f.peak_mb);
         full = Some(f);
         let e = score(dir.path(), &log, "nli", &[]);
         early_t.push(e.seconds);
+        early_mb = early_mb.max(e.peak_mb);
         early = Some(e);
     }
     let (full, early) = (full.unwrap(), early.unwrap());
@@ -327,8 +365,8 @@ fn main() {
 
     let (ft, et) = (median(full_t.clone()), median(early_t.clone()));
     println!("long_passages: {answers} answers, {claims} claims ({supported} supported under the full scan at threshold {threshold:.4}), int8 MiniLM, top_windows 5, 2 threads");
-    println!("  --full-scan: {:.2} s median of {reps} ({:?}), {:.1} answers/s, {} pairs ({:.2} per claim)", ft, full_t, answers as f64 / ft, full.pairs, full.pairs as f64 / claims as f64);
-    println!("  default:     {:.2} s median of {reps} ({:?}), {:.1} answers/s, {} pairs ({:.2} per claim)", et, early_t, answers as f64 / et, early.pairs, early.pairs as f64 / claims as f64);
+    println!("  --full-scan: {:.2} s median of {reps} ({:?}), {:.1} answers/s, {} pairs ({:.2} per claim), peak RSS {full_mb:.0} MB", ft, full_t, answers as f64 / ft, full.pairs, full.pairs as f64 / claims as f64);
+    println!("  default:     {:.2} s median of {reps} ({:?}), {:.1} answers/s, {} pairs ({:.2} per claim), peak RSS {early_mb:.0} MB", et, early_t, answers as f64 / et, early.pairs, early.pairs as f64 / claims as f64);
     println!(
         "  verdicts equal to --full-scan: {same} of {claims} ({:.1}%)",
         100.0 * same as f64 / claims as f64

@@ -640,11 +640,25 @@ impl Model {
                 "model.onnx changed while it was being loaded; run again",
             ));
         }
-        let mut sessions = Vec::with_capacity(n);
-        for _ in 0..n {
-            sessions.push(Mutex::new(session_on(&self.dir, 1, &[], &bytes)?.0));
-        }
-        self.sessions = sessions;
+        // the probe session is dropped first; on an error the model is not used
+        self.sessions.clear();
+        // built side by side: each build is mostly one thread's graph optimisation
+        let built: Vec<Result<Session, String>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..n)
+                .map(|_| scope.spawn(|| session_on(&self.dir, 1, &[], &bytes).map(|(s, _)| s)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(model_err(&self.dir, "a session build panicked")))
+                })
+                .collect()
+        });
+        self.sessions = built
+            .into_iter()
+            .map(|s| s.map(Mutex::new))
+            .collect::<Result<_, _>>()?;
         Ok(())
     }
 
