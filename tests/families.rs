@@ -59,6 +59,24 @@ fn each_family_feeds_the_tokens_python_tokenizers_gives_and_gets_python_onnxrunt
         let m = Model::load(&dir, 1).unwrap();
         assert_eq!(m.family, family, "{name}");
         assert_eq!(m.max_len, max_len, "{name}: the real limit");
+        // a pair's length is its texts' counted alone plus the special tokens (the checker
+        // measures each window and claim once that way), on every text, odd ones too
+        let odd = [
+            "",
+            " ",
+            "[SEP] <s></s> [CLS]",
+            "\u{7}tab\there\u{200b}zero-width",
+            "日本語のテキスト 😀",
+        ];
+        for a in PAIRS.iter().flat_map(|(a, b)| [*a, *b]).chain(odd) {
+            for b in PAIRS.iter().flat_map(|(a, b)| [*a, *b]).chain(odd) {
+                assert_eq!(
+                    m.plain_len(a).unwrap() + m.plain_len(b).unwrap() + m.pair_specials(),
+                    m.token_len(a, Some(b)).unwrap(),
+                    "{name}: {a:?} + {b:?}"
+                );
+            }
+        }
         let pairs: Vec<(&str, Option<&str>)> = PAIRS.iter().map(|(a, b)| (*a, Some(*b))).collect();
         let (ids, mask, types) = m.encode(&pairs).unwrap();
         let (shape, logits) = m.run_arrays(&ids, &mask, &types).unwrap();

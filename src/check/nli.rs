@@ -563,15 +563,34 @@ struct Pairs {
     lengths: Vec<usize>,
     /// Pieces of over-long sentences, made per claim (their size depends on the claim).
     parts: Vec<Window>,
+    /// Token counts of the texts pairs are made of, each measured once (no template).
+    text_lengths: HashMap<String, usize>,
 }
 
 impl Pairs {
+    /// A text's token count without special tokens, measured the first time it is asked for.
+    fn text_len(&mut self, checker: &NliChecker, text: &str) -> Result<usize, String> {
+        if let Some(&n) = self.text_lengths.get(text) {
+            return Ok(n);
+        }
+        let n = checker.model.plain_len(text)?;
+        self.text_lengths.insert(text.to_string(), n);
+        Ok(n)
+    }
+
     /// The index of a pair, measured and added when it is new.
     fn intern(&mut self, checker: &NliChecker, key: (String, String)) -> Result<usize, String> {
         if let Some(&pi) = self.index.get(&key) {
             return Ok(pi);
         }
-        let len = checker.pair_len(&key.0, &key.1)?;
+        let len = match checker.settings.template {
+            Some(_) => checker.pair_len(&key.0, &key.1)?,
+            None => {
+                self.text_len(checker, &key.0)?
+                    + self.text_len(checker, &key.1)?
+                    + checker.model.pair_specials()
+            }
+        };
         self.keys.push(key.clone());
         self.lengths.push(len);
         self.index.insert(key, self.keys.len() - 1);

@@ -581,6 +581,25 @@ impl Model {
         enc.map(|e| e.len()).map_err(|e| format!("tokenizer: {e}"))
     }
 
+    /// Token count of a text alone, without special tokens. A pair's length is its two texts'
+    /// plus [`Model::pair_specials`]: the tokenizer reads each text of a pair on its own and
+    /// only then joins them with the special tokens (no truncation), so a text's count can be
+    /// measured once and reused for every pair it is in.
+    pub fn plain_len(&self, text: &str) -> Result<usize, String> {
+        self.tokenizer
+            .encode(text, false)
+            .map(|e| e.len())
+            .map_err(|e| format!("tokenizer: {e}"))
+    }
+
+    /// The special tokens the tokenizer adds around a pair.
+    pub fn pair_specials(&self) -> usize {
+        use tokenizers::PostProcessor;
+        self.tokenizer
+            .get_post_processor()
+            .map_or(0, |p| p.added_tokens(true))
+    }
+
     /// Tokenises a batch, padded to its longest member: (input_ids, attention_mask,
     /// token_type_ids).
     pub fn encode(&self, batch: &[(&str, Option<&str>)]) -> Result<Encoded, String> {
