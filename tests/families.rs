@@ -43,6 +43,50 @@ const PAIRS: &[(&str, &str)] = &[
     ("Storage: 50GB/user, pooled.", "Each user gets 50 GB."),
 ];
 
+/// A pair's length is its texts' counted alone plus the special tokens, and a batch joined from
+/// texts read alone is the batch the tokenizer makes (the checker reads each window and claim
+/// once that way), on every text, odd ones too.
+fn reads_join_as_the_tokenizer_joins(m: &Model, name: &str) {
+    let odd = [
+        "",
+        " ",
+        "[SEP] <s></s> [CLS]",
+        "\u{7}tab\there\u{200b}zero-width",
+        "日本語のテキスト 😀",
+    ];
+    for a in PAIRS.iter().flat_map(|(a, b)| [*a, *b]).chain(odd) {
+        for b in PAIRS.iter().flat_map(|(a, b)| [*a, *b]).chain(odd) {
+            let (ra, rb) = (m.read_alone(a).unwrap(), m.read_alone(b).unwrap());
+            assert_eq!(
+                ra.len() + rb.len() + m.pair_specials(),
+                m.token_len(a, Some(b)).unwrap(),
+                "{name}: {a:?} + {b:?}"
+            );
+        }
+    }
+    // and a batch of pairs joined from texts read alone is the batch the tokenizer makes
+    let texts: Vec<&str> = PAIRS
+        .iter()
+        .flat_map(|(a, b)| [*a, *b])
+        .chain(odd)
+        .collect();
+    let batch: Vec<(&str, &str)> = texts
+        .iter()
+        .flat_map(|a| texts.iter().map(move |b| (*a, *b)))
+        .collect();
+    let reads: Vec<_> = batch
+        .iter()
+        .map(|(a, b)| (m.read_alone(a).unwrap(), m.read_alone(b).unwrap()))
+        .collect();
+    let refs: Vec<_> = reads.iter().map(|(a, b)| (a, b)).collect();
+    let direct: Vec<(&str, Option<&str>)> = batch.iter().map(|(a, b)| (*a, Some(*b))).collect();
+    assert_eq!(
+        m.encode_joined(&refs).unwrap(),
+        m.encode(&direct).unwrap(),
+        "{name}: joined and direct batches"
+    );
+}
+
 #[test]
 #[ignore = "needs target/venv (ONNX Runtime, Python onnxruntime and tokenizers): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn each_family_feeds_the_tokens_python_tokenizers_gives_and_gets_python_onnxruntimes_outputs() {
@@ -59,24 +103,7 @@ fn each_family_feeds_the_tokens_python_tokenizers_gives_and_gets_python_onnxrunt
         let m = Model::load(&dir, 1).unwrap();
         assert_eq!(m.family, family, "{name}");
         assert_eq!(m.max_len, max_len, "{name}: the real limit");
-        // a pair's length is its texts' counted alone plus the special tokens (the checker
-        // measures each window and claim once that way), on every text, odd ones too
-        let odd = [
-            "",
-            " ",
-            "[SEP] <s></s> [CLS]",
-            "\u{7}tab\there\u{200b}zero-width",
-            "日本語のテキスト 😀",
-        ];
-        for a in PAIRS.iter().flat_map(|(a, b)| [*a, *b]).chain(odd) {
-            for b in PAIRS.iter().flat_map(|(a, b)| [*a, *b]).chain(odd) {
-                assert_eq!(
-                    m.plain_len(a).unwrap() + m.plain_len(b).unwrap() + m.pair_specials(),
-                    m.token_len(a, Some(b)).unwrap(),
-                    "{name}: {a:?} + {b:?}"
-                );
-            }
-        }
+        reads_join_as_the_tokenizer_joins(&m, name);
         let pairs: Vec<(&str, Option<&str>)> = PAIRS.iter().map(|(a, b)| (*a, Some(*b))).collect();
         let (ids, mask, types) = m.encode(&pairs).unwrap();
         let (shape, logits) = m.run_arrays(&ids, &mask, &types).unwrap();

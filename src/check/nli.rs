@@ -563,18 +563,19 @@ struct Pairs {
     lengths: Vec<usize>,
     /// Pieces of over-long sentences, made per claim (their size depends on the claim).
     parts: Vec<Window>,
-    /// Token counts of the texts pairs are made of, each measured once (no template).
-    text_lengths: HashMap<String, usize>,
+    /// The texts pairs are made of, each read by the tokenizer once (no template).
+    reads: HashMap<String, tokenizers::Encoding>,
 }
 
 impl Pairs {
-    /// A text's token count without special tokens, measured the first time it is asked for.
-    fn text_len(&mut self, checker: &NliChecker, text: &str) -> Result<usize, String> {
-        if let Some(&n) = self.text_lengths.get(text) {
-            return Ok(n);
+    /// A text's token count without special tokens, read the first time it is asked for.
+    fn read(&mut self, checker: &NliChecker, text: &str) -> Result<usize, String> {
+        if let Some(e) = self.reads.get(text) {
+            return Ok(e.len());
         }
-        let n = checker.model.plain_len(text)?;
-        self.text_lengths.insert(text.to_string(), n);
+        let e = checker.model.read_alone(text)?;
+        let n = e.len();
+        self.reads.insert(text.to_string(), e);
         Ok(n)
     }
 
@@ -586,8 +587,8 @@ impl Pairs {
         let len = match checker.settings.template {
             Some(_) => checker.pair_len(&key.0, &key.1)?,
             None => {
-                self.text_len(checker, &key.0)?
-                    + self.text_len(checker, &key.1)?
+                self.read(checker, &key.0)?
+                    + self.read(checker, &key.1)?
                     + checker.model.pair_specials()
             }
         };
@@ -786,7 +787,19 @@ impl NliChecker {
                 },
             },
             usage,
-            &|batch| self.encode(batch),
+            &|batch| {
+                // the texts as read when the pairs were measured; else read again
+                let read: Option<Vec<_>> = batch
+                    .iter()
+                    .map(|(a, b)| Some((pairs.reads.get(a)?, pairs.reads.get(b)?)))
+                    .collect();
+                match read {
+                    Some(r) if self.settings.template.is_none() => {
+                        self.model.encode_joined(&r).map_err(CheckError::Model)
+                    }
+                    _ => self.encode(batch),
+                }
+            },
             &|w, enc| self.infer_on(w, enc),
             &mut || {
                 done_batches += 1;

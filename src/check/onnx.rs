@@ -512,6 +512,29 @@ fn model_err(dir: &Path, what: impl std::fmt::Display) -> String {
     format!("model {}: {what}", dir.display())
 }
 
+/// The model's input arrays from padded encodings.
+fn arrays(encodings: &[tokenizers::Encoding]) -> Encoded {
+    let n = encodings.len();
+    let len = encodings.iter().map(|e| e.len()).max().unwrap_or(0);
+    let mut ids = Array2::<i64>::zeros((n, len));
+    let mut mask = Array2::<i64>::zeros((n, len));
+    let mut types = Array2::<i64>::zeros((n, len));
+    for (r, e) in encodings.iter().enumerate() {
+        for (c, ((id, m), t)) in e
+            .get_ids()
+            .iter()
+            .zip(e.get_attention_mask())
+            .zip(e.get_type_ids())
+            .enumerate()
+        {
+            ids[[r, c]] = *id as i64;
+            mask[[r, c]] = *m as i64;
+            types[[r, c]] = *t as i64;
+        }
+    }
+    (ids, mask, types)
+}
+
 impl Model {
     /// Loads `model.onnx`, `tokenizer.json` and `config.json` from `dir`. The tokenizer's own
     /// padding and truncation settings are replaced: pad to the longest in the batch, never
@@ -581,14 +604,14 @@ impl Model {
         enc.map(|e| e.len()).map_err(|e| format!("tokenizer: {e}"))
     }
 
-    /// Token count of a text alone, without special tokens. A pair's length is its two texts'
-    /// plus [`Model::pair_specials`]: the tokenizer reads each text of a pair on its own and
-    /// only then joins them with the special tokens (no truncation), so a text's count can be
-    /// measured once and reused for every pair it is in.
-    pub fn plain_len(&self, text: &str) -> Result<usize, String> {
+    /// A text read alone, without special tokens, to be joined into pairs by
+    /// [`Model::encode_joined`]. A pair's length is its two texts' plus
+    /// [`Model::pair_specials`]: the tokenizer reads each text of a pair on its own and only then
+    /// joins them with the special tokens (no truncation), so a window or a claim is read once
+    /// for every pair it is in.
+    pub fn read_alone(&self, text: &str) -> Result<tokenizers::Encoding, String> {
         self.tokenizer
             .encode(text, false)
-            .map(|e| e.len())
             .map_err(|e| format!("tokenizer: {e}"))
     }
 
@@ -598,6 +621,29 @@ impl Model {
         self.tokenizer
             .get_post_processor()
             .map_or(0, |p| p.added_tokens(true))
+    }
+
+    /// [`Model::encode`] of pairs from their texts read alone: the same arrays, as the
+    /// tokenizer makes a pair the same way (the second text's type 1, then the special tokens,
+    /// then padding to the longest).
+    pub fn encode_joined(
+        &self,
+        batch: &[(&tokenizers::Encoding, &tokenizers::Encoding)],
+    ) -> Result<Encoded, String> {
+        let mut encodings = batch
+            .iter()
+            .map(|(a, b)| {
+                let mut b = (*b).clone();
+                b.set_type_ids(vec![1; b.len()]);
+                self.tokenizer.post_process((*a).clone(), Some(b), true)
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("tokenizer: {e}"))?;
+        if let Some(p) = self.tokenizer.get_padding() {
+            tokenizers::utils::padding::pad_encodings(&mut encodings, p)
+                .map_err(|e| format!("tokenizer: {e}"))?;
+        }
+        Ok(arrays(&encodings))
     }
 
     /// Tokenises a batch, padded to its longest member: (input_ids, attention_mask,
@@ -616,25 +662,7 @@ impl Model {
                 .encode_batch(batch.iter().map(|(a, _)| *a).collect::<Vec<_>>(), true)
         }
         .map_err(|e| format!("tokenizer: {e}"))?;
-        let n = encodings.len();
-        let len = encodings.iter().map(|e| e.len()).max().unwrap_or(0);
-        let mut ids = Array2::<i64>::zeros((n, len));
-        let mut mask = Array2::<i64>::zeros((n, len));
-        let mut types = Array2::<i64>::zeros((n, len));
-        for (r, e) in encodings.iter().enumerate() {
-            for (c, ((id, m), t)) in e
-                .get_ids()
-                .iter()
-                .zip(e.get_attention_mask())
-                .zip(e.get_type_ids())
-                .enumerate()
-            {
-                ids[[r, c]] = *id as i64;
-                mask[[r, c]] = *m as i64;
-                types[[r, c]] = *t as i64;
-            }
-        }
-        Ok((ids, mask, types))
+        Ok(arrays(&encodings))
     }
 
     /// How many sessions can run at once (see [`Model::split_sessions`]).
