@@ -198,13 +198,8 @@ fn score(dir: &Path, log: &Path, checker: &str, extra: &[&str]) -> Scored {
     assert_eq!(pid, child.id() as i32);
     let peak_mb = usage.ru_maxrss as f64 / 1024.0;
     let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
-    struct Out {
-        stdout: Vec<u8>,
-        stderr: Vec<u8>,
-    }
-    let out = Out { stdout, stderr };
     let seconds = t.elapsed().as_secs_f64();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = String::from_utf8_lossy(&stderr);
     assert!(code.is_some_and(|c| c <= 1), "{err}");
     // "nli: 1234 distinct premise-claim pairs: 0 from the cache, 1234 scored by the model ..."
     let pairs = err
@@ -218,7 +213,7 @@ fn score(dir: &Path, log: &Path, checker: &str, extra: &[&str]) -> Scored {
                 .ok()
         })
         .unwrap_or_else(|| panic!("{err}"));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
     let mut s = Scored {
         seconds,
         peak_mb,

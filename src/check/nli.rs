@@ -167,8 +167,8 @@ impl NliChecker {
         // a model that cannot take the probe (too short a limit) is batched as configured
         checker.dependence = checker.batch_dependence().unwrap_or(0.0);
         if checker.one_pair_per_call() {
-            // one pair is too little work to share between threads; calls side by side are not
-            // as many as the threads asked for, but never more than there are cores
+            // one pair is too little work to share between threads, but calls side by side
+            // keep the cores busy: as many as the threads asked for, never more than the cores
             let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
             checker
                 .model

@@ -687,8 +687,6 @@ impl Model {
                 "model.onnx changed while it was being loaded; run again",
             ));
         }
-        // the probe session is dropped first; on an error the model is not used
-        self.sessions.clear();
         // built side by side: each build is mostly one thread's graph optimisation
         let built: Vec<Result<Session, String>> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..n)
