@@ -287,16 +287,21 @@ pub(super) fn number_at(
     scaled_until: &mut usize,
 ) -> Option<NumberTag> {
     let raw = &text[start..end];
+    // a word (most tokens) can be neither a number in digits nor one with its scale glued on,
+    // both of which open with a digit: only a number word
+    if !raw.is_empty() && !raw.starts_with(|c: char| c.is_ascii_digit()) {
+        return in_words(text, (start, end), scaled_until);
+    }
     // "2.4bn", "160mn": a number with its scale glued on (not "S3" or "p-2071"); after a
     // currency sign also "£1.5m" and "$40k"
     let after_currency = text[..start]
         .trim_end_matches([' ', '\u{a0}'])
         .ends_with(|c: char| CURRENCY.contains(c));
+    let lower = raw.to_ascii_lowercase();
     let glued = [("bn", 1e9), ("mn", 1e6), ("m", 1e6), ("k", 1e3)]
         .iter()
         .filter(|(suffix, _)| suffix.len() == 2 || after_currency)
         .find_map(|(suffix, scale)| {
-            let lower = raw.to_ascii_lowercase();
             let digits = lower.strip_suffix(suffix)?;
             (!digits.is_empty()
                 && digits.starts_with(|c: char| c.is_ascii_digit())
@@ -342,26 +347,36 @@ pub(super) fn number_at(
                 clock: false,
             }
         })
-    } else if start < *scaled_until {
-        None // "million" in "160 million": part of the number before it
     } else {
-        number_word(&raw.to_lowercase()).map(|value| {
-            // "three euros", "two million pounds", "ten per cent"
-            let (value, tail) = match scale_after(&text[end..]) {
-                Some((scale, len)) => {
-                    *scaled_until = (*scaled_until).max(end + len);
-                    (value * scale, &text[end + len..])
-                }
-                None => (value, &text[end..]),
-            };
-            NumberTag {
-                value,
-                percent: percent_after(tail),
-                currency: currency_word_after(tail),
-                clock: false,
-            }
-        })
+        in_words(text, (start, end), scaled_until)
     }
+}
+
+/// [`number_at`] for a token that is not all digits: a number word ("three euros", "two million
+/// pounds", "ten per cent"), or nothing.
+fn in_words(
+    text: &str,
+    (start, end): (usize, usize),
+    scaled_until: &mut usize,
+) -> Option<NumberTag> {
+    if start < *scaled_until {
+        return None; // "million" in "160 million": part of the number before it
+    }
+    number_word(&text[start..end].to_lowercase()).map(|value| {
+        let (value, tail) = match scale_after(&text[end..]) {
+            Some((scale, len)) => {
+                *scaled_until = (*scaled_until).max(end + len);
+                (value * scale, &text[end + len..])
+            }
+            None => (value, &text[end..]),
+        };
+        NumberTag {
+            value,
+            percent: percent_after(tail),
+            currency: currency_word_after(tail),
+            clock: false,
+        }
+    })
 }
 
 /// Reads times of day: "9:00", "09:30", "9 a.m.", "9am", "5.30 pm", "5:30 p.m.", "9 o'clock". The

@@ -45,9 +45,18 @@ pub fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
     if word.is_empty() || from > text.len() || !text.is_char_boundary(from) {
         return None; // an empty word matches nowhere (and would never advance)
     }
+    // the word's first byte found with memchr, then the rest compared: most calls search a
+    // short word in a sentence or a passage, where building a substring searcher for each call
+    // cost more than the search (the first byte of a UTF-8 word never occurs inside a character,
+    // so every hit is at a character boundary)
+    let (hay, needle) = (text.as_bytes(), word.as_bytes());
     let mut start = from;
-    while let Some(pos) = text[start..].find(word) {
+    while let Some(pos) = memchr::memchr(needle[0], &hay[start..]) {
         let at = start + pos;
+        if !hay[at..].starts_with(needle) {
+            start = at + 1;
+            continue;
+        }
         let before = text[..at].chars().next_back();
         let after = text[at + word.len()..].chars().next();
         let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
@@ -143,6 +152,56 @@ mod tests {
         assert!(is_blank("\u{200b}"));
         assert!(is_blank(" \u{feff}\t\n"));
         assert!(!is_blank("\u{200b}a"));
+    }
+
+    /// [`find_word`] as it was written before the memchr search: the reference it must equal.
+    fn find_word_by_str_find(text: &str, word: &str, from: usize) -> Option<usize> {
+        if word.is_empty() || from > text.len() || !text.is_char_boundary(from) {
+            return None;
+        }
+        let mut start = from;
+        while let Some(pos) = text[start..].find(word) {
+            let at = start + pos;
+            let before = text[..at].chars().next_back();
+            let after = text[at + word.len()..].chars().next();
+            let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+            if boundary(before) && boundary(after) {
+                return Some(at);
+            }
+            start = at + word.len().max(1);
+            while !text.is_char_boundary(start) {
+                start += 1;
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn a_whole_word_is_found_where_a_substring_search_finds_it() {
+        let texts = [
+            "aaa aa a",
+            "the theme of the day: thé, THE the",
+            "€3,50 or €3 — 3-1 at 3",
+            "ÉTÉ été étéé été",
+            "",
+            "x",
+            "nonon no non-no",
+            "São Paulo's São",
+        ];
+        let words = [
+            "a", "aa", "the", "thé", "3", "€3", "été", "no", "non", "São", "x", "", "o",
+        ];
+        for t in texts {
+            for w in words {
+                for from in 0..=t.len() + 1 {
+                    assert_eq!(
+                        find_word(t, w, from),
+                        find_word_by_str_find(t, w, from),
+                        "{t:?} {w:?} {from}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
