@@ -166,7 +166,7 @@ proptest! {
     fn fuzz_every_mutator_on_any_claim(claim in text(), groups in entity_groups()) {
         bounded("mutators", move || {
             let passages = [claim.as_str()];
-            let input = Input { claim: &claim, passages: &passages, entities: &groups, elsewhere: &passages, real_errors: &[] };
+            let input = Input { claim: &claim, passages: &passages, entities: &groups, elsewhere: &passages, real_errors: &[], shared: None };
             for (op, m) in Rules::builtin().operators() {
                 for m in m.mutate(&input) {
                     assert_ne!(m, claim, "{} returned its input", op.name);

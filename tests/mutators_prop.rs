@@ -71,12 +71,26 @@ proptest! {
     fn every_mutant_differs_from_its_parent(c in claim()) {
         let groups = groups();
         let passages = ["Team plans are billed monthly by Larkspur Ltd in Leeds, Dr Ann Lee said on Monday, June 3, 2024."];
-        let input = Input { claim: &c, passages: &passages, entities: &groups, elsewhere: &passages, real_errors: &[] };
+        let input = Input { claim: &c, passages: &passages, entities: &groups, elsewhere: &passages, real_errors: &[], shared: None };
         for (op, m) in RULES.operators() {
             for m in m.mutate(&input) {
                 prop_assert_ne!(&m, &c, "{} returned its input", op.name);
                 prop_assert!(!m.trim().is_empty());
             }
+        }
+    }
+
+    #[test]
+    fn a_shared_reading_of_the_passages_gives_the_same_mutants(c in claim(), odd in "[A-Za-zÉé'Σς -]{0,30}") {
+        // what generation reads once per context is what each claim would read alone
+        let groups = groups();
+        let second = format!("Dr Ann Lee of Larkspur Ltd said {odd}. ΣΟΦΟΣ was late-night billing.");
+        let passages = ["Team plans are billed monthly by Larkspur Ltd in Leeds, Dr Ann Lee said on Monday, June 3, 2024.", second.as_str()];
+        let shared = faithprobe::mutate::Shared::new(&passages, &passages);
+        let alone = Input { claim: &c, passages: &passages, entities: &groups, elsewhere: &passages, real_errors: &[], shared: None };
+        let with = Input { shared: Some(&shared), ..alone };
+        for (op, m) in RULES.operators() {
+            prop_assert_eq!(m.mutate(&alone), m.mutate(&with), "{}", op.name);
         }
     }
 

@@ -6,7 +6,7 @@
 //! (they might support it), so the mutant reads naturally but says more than the sources.
 
 use super::rules::{line_of, parse};
-use super::{Input, Mutator, Operator, Purpose};
+use super::{Hay, Input, Mutator, Operator, Purpose};
 use crate::error::{Error, Result};
 use regex::Regex;
 use serde::Deserialize;
@@ -125,13 +125,18 @@ impl AddedDetail {
 
     /// True when the passages or the claim (`hay`, lower-cased) use any word of `detail` that is
     /// not ignored.
-    fn used(&self, detail: &str, hay: &str) -> bool {
+    fn used(&self, detail: &str, hay: &Hay<'_>) -> bool {
         crate::text::tokens::tokenize(detail).iter().any(|t| {
             let w = detail[t.start..t.end].to_lowercase();
-            !self.ignore.iter().any(|i| i.eq_ignore_ascii_case(&w))
-                && crate::text::words::find_word(hay, &w, 0).is_some()
+            !self.ignore.iter().any(|i| i.eq_ignore_ascii_case(&w)) && hay.uses(&w)
         })
     }
+}
+
+/// What each borrowing pattern finds in the passages borrowed from, in their order: the same for
+/// every claim of a context, found the first time a claim fits the pattern.
+struct Borrowable {
+    each: Vec<std::sync::OnceLock<Vec<String>>>,
 }
 
 /// How many borrowable details are gathered per claim: enough to spread, bounded in cost.
@@ -151,30 +156,35 @@ fn append(claim: &str, detail: &str) -> Option<String> {
 impl Mutator for AddedDetail {
     fn mutate(&self, input: &Input<'_>) -> Vec<String> {
         let mut out = Vec::new();
-        // the passages and the claim, lower-cased once for every detail tried
-        let mut hay = input.passages.join("\n");
-        hay.push('\n');
-        hay.push_str(input.claim);
-        let hay = hay.to_lowercase();
+        // the passages (read once for the context's claims) and the claim, lower-cased
+        let hay = input.hay();
         // every detail the suite's other contexts offer that fits this claim, then one of them
         // chosen by the claim, so that claims get different details (no phrase dominates)
         let mut candidates: Vec<String> = Vec::new();
-        for f in self.borrow.iter().filter(|f| f.fits(input.claim)) {
-            let Some(re) = f.pattern.as_ref() else {
+        // what each pattern finds in the passages borrowed from, found once per context
+        let found = input.memo(0, || Borrowable {
+            each: self.borrow.iter().map(|_| Default::default()).collect(),
+        });
+        for (f, found) in self.borrow.iter().zip(&found.each) {
+            let Some(re) = f.pattern.as_ref().filter(|_| f.fits(input.claim)) else {
                 continue;
             };
-            for p in input.elsewhere {
-                for m in re.find_iter(p) {
-                    let d = m.as_str().trim().to_string();
-                    if candidates.len() >= MAX_CANDIDATES {
-                        break;
-                    }
-                    if !f.reject.as_ref().is_some_and(|r| r.is_match(&d))
-                        && !candidates.contains(&d)
-                        && !self.used(&d, &hay)
-                    {
-                        candidates.push(d);
-                    }
+            let found = found.get_or_init(|| {
+                input
+                    .elsewhere
+                    .iter()
+                    .flat_map(|p| re.find_iter(p).map(|m| m.as_str().trim().to_string()))
+                    .collect()
+            });
+            for d in found {
+                if candidates.len() >= MAX_CANDIDATES {
+                    break;
+                }
+                if !f.reject.as_ref().is_some_and(|r| r.is_match(d))
+                    && !candidates.contains(d)
+                    && !self.used(d, &hay)
+                {
+                    candidates.push(d.clone());
                 }
             }
         }

@@ -80,7 +80,7 @@ impl Mutator for AttributionSwap {
         if !speaks {
             return out;
         }
-        let names = self.rules.names.names(input.passages);
+        let names = self.rules.names.in_passages(input);
         let sources: Vec<&super::words::Name> = names
             .iter()
             .filter(|n| self.rules.source_kinds.contains(&n.kind))

@@ -66,8 +66,6 @@ pub struct Conflation {
     rules: Rules,
     finder: Finder,
     cues: NameCues,
-    /// The reading of the last passages seen.
-    last: std::sync::Mutex<Option<std::sync::Arc<Passages>>>,
 }
 
 /// `entity_swap`'s rule file: where the name cues live.
@@ -109,12 +107,12 @@ impl Conflation {
             not_nouns: rules.not_nouns.clone(),
         });
         Ok(Conflation {
-            last: std::sync::Mutex::new(None),
             finder,
             cues: entity.automatic.unwrap_or(NameCues {
                 not_names: Vec::new(),
                 joiners: Vec::new(),
                 kinds: Vec::new(),
+                fingerprint: Default::default(),
             }),
             rules,
         })
@@ -230,11 +228,8 @@ fn article_for(word: &str) -> &'static str {
 }
 
 /// What `conflation` reads of a context's passages: the same for each of its claims, so it is
-/// kept for the next claim (a context's claims come one after another), and a long passage is
-/// read once, not once per claim.
+/// kept in the context's shared reading, and a long passage is read once, not once per claim.
 struct Passages {
-    /// A hash of the passages' text: which passages this is the reading of.
-    key: u64,
     names: Vec<super::words::Name>,
     /// Each sentence as (passage, start, end) in bytes.
     sentences: Vec<(usize, usize, usize)>,
@@ -351,17 +346,8 @@ impl Conflation {
 }
 
 impl Conflation {
-    /// The reading of `passages`: the last one when they are the same passages.
-    fn read(&self, passages: &[&str]) -> std::sync::Arc<Passages> {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        passages.hash(&mut h);
-        let key = h.finish();
-        if let Some(last) = self.last.lock().ok().and_then(|l| l.clone()) {
-            if last.key == key {
-                return last;
-            }
-        }
+    /// What `conflation` reads of `passages`.
+    fn read(&self, passages: &[&str]) -> Passages {
         let names = self.cues.names(passages);
         let mut sentences = Vec::new();
         for (i, p) in passages.iter().enumerate() {
@@ -394,17 +380,12 @@ impl Conflation {
         for (k, &(i, a, b)) in sentences.iter().enumerate() {
             found[k].extend(self.names_in(&passages[i][a..b], &names));
         }
-        let read = std::sync::Arc::new(Passages {
-            key,
+        Passages {
             content: (0..sentences.len()).map(|_| Default::default()).collect(),
             found,
             names,
             sentences,
-        });
-        if let Ok(mut last) = self.last.lock() {
-            *last = Some(read.clone());
         }
-        read
     }
 }
 
@@ -413,7 +394,7 @@ impl Mutator for Conflation {
         let claim = input.claim;
         let held = self.finder.find(claim);
         let mut slots: Vec<Value> = held.iter().filter(|v| !v.inner).cloned().collect();
-        let passages = self.read(input.passages);
+        let passages = input.memo(0, || self.read(input.passages));
         let claim_names = self.names_in(claim, &passages.names);
         for n in &claim_names {
             if !slots

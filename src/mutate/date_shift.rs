@@ -50,6 +50,9 @@ pub struct DateShift {
     rules: Rules,
 }
 
+/// The latest year the passages give (0 when none), as kept for a context.
+struct LatestYear(u32);
+
 fn years_in(text: &str, range: [u32; 2]) -> Vec<(usize, usize, u32)> {
     let b = text.as_bytes();
     let mut out = Vec::new();
@@ -137,16 +140,26 @@ impl Mutator for DateShift {
         let claim = input.claim;
         let r = &self.rules;
         let mut out: Vec<String> = Vec::new();
-        // years
-        let latest = input
-            .passages
-            .iter()
-            .chain(std::iter::once(&claim))
-            .flat_map(|t| years_in(t, r.years))
-            .map(|(_, _, y)| y)
-            .max()
-            .unwrap_or(0);
-        for (at, end, y) in years_in(claim, r.years) {
+        // years; the latest one of the passages read once per context, and only for a claim
+        // with a year
+        let years = years_in(claim, r.years);
+        let latest = if years.is_empty() {
+            0
+        } else {
+            let passages = input.memo(u64::from(r.years[0]) << 32 | u64::from(r.years[1]), || {
+                LatestYear(
+                    input
+                        .passages
+                        .iter()
+                        .flat_map(|t| years_in(t, r.years))
+                        .map(|(_, _, y)| y)
+                        .max()
+                        .unwrap_or(0),
+                )
+            });
+            years.iter().map(|y| y.2).max().unwrap_or(0).max(passages.0)
+        };
+        for (at, end, y) in years {
             let new = r.year_steps.iter().map(|s| y as i64 + *s as i64).find(|n| {
                 *n >= r.years[0] as i64 && *n <= (latest + r.max_ahead).min(r.years[1]) as i64
             });

@@ -153,7 +153,7 @@ impl EntitySwap {
                 .filter(|k| k.kind == "person")
                 .flat_map(|k| &k.before)
                 .collect();
-            let elsewhere = elsewhere.get_or_insert_with(|| cues.names(input.elsewhere));
+            let elsewhere = elsewhere.get_or_insert_with(|| cues.in_elsewhere(input));
             let borrowed = elsewhere
                 .iter()
                 .filter(|o| o.kind == "person")

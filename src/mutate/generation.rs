@@ -109,50 +109,23 @@ const LEGACY_ID_LEN: usize = 10;
 
 /// Generates every mutant of a suite's faithful claims and attaches the suite's reviews. A review
 /// of a mutant id the suite does not generate is stale: listed in the set, never an error.
+///
+/// Contexts are made side by side, one thread per core, and put together in suite order, so the
+/// set is the same whatever the number of threads (an operator that calls a model, which says
+/// so, keeps to one thread).
 pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
-    let mut made = Made::default();
     let passages_of: Vec<Vec<&str>> = suite
         .contexts
         .iter()
         .map(|c| c.passages.iter().map(|p| p.text.as_str()).collect())
         .collect();
-    for (ci, ctx) in suite.contexts.iter().enumerate() {
-        let around = Around::of(suite, ci);
-        let real_errors = real_errors_for(suite, &passages_of, ci);
-        for claim in &ctx.faithful {
-            // a signal stops generation within a claim's work, not after the whole suite
-            if crate::io::interrupt::requested() {
-                return Err(Error::Interrupted(format!(
-                    "stopped while making the mutants of {}; nothing was scored or written",
-                    suite.path.display()
-                )));
-            }
-            let read = guard::Sentence::new(&claim.text);
-            let at = ClaimAt {
-                context: ci,
-                claim,
-                words: sorted(read.words()),
-                read,
-                first: made.mutants.len(),
-                sentences: &around.sentences,
-            };
-            let input = Input {
-                claim: &claim.text,
-                passages: &around.passages,
-                entities: &suite.entities,
-                elsewhere: &around.elsewhere,
-                real_errors: &real_errors,
-            };
-            for (op, m) in rules.operators() {
-                for text in m.mutate(&input) {
-                    made.add(suite, &at, op, text)?;
-                }
-            }
-            if rules.generation.compound {
-                made.compound_faults(suite, &at, &input, rules)?;
-            }
-        }
-    }
+    let made = made_side_by_side(suite, rules, &passages_of)?;
+    finish(suite, rules, made)
+}
+
+/// The set from what the contexts made: short review ids, stale reviews, failed mutators, the
+/// cap and the operators that made nothing.
+fn finish(suite: &Suite, rules: &Rules, mut made: Made<'_>) -> Result<MutantSet> {
     no_short_id_matches_twice(suite, &made.legacy)?;
     // before the cap: a review of a mutant the cap leaves out is not stale (a larger cap or
     // another seed brings it back)
@@ -182,6 +155,64 @@ pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
         rules_sha256: rules.fingerprint(),
         max_per_claim: rules.generation.max_per_claim,
     })
+}
+
+/// Every context's mutants, made by one worker per core taking the next context from a shared
+/// counter, then joined in suite order. A context that fails stops the workers from taking
+/// later ones; the first failure in suite order is the one reported, as one thread would.
+fn made_side_by_side<'s>(
+    suite: &'s Suite,
+    rules: &Rules,
+    passages_of: &[Vec<&'s str>],
+) -> Result<Made<'s>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let n = suite.contexts.len();
+    let workers = if rules.operators().all(|(_, m)| m.side_by_side()) {
+        std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(n)
+            .max(1)
+    } else {
+        1
+    };
+    let next = AtomicUsize::new(0);
+    // the first context (in suite order) that failed: no worker takes a later one
+    let failed = AtomicUsize::new(usize::MAX);
+    let work = || {
+        let mut mine: Vec<(usize, Made<'s>, Option<Error>)> = Vec::new();
+        loop {
+            let ci = next.fetch_add(1, Ordering::Relaxed);
+            if ci >= n || ci > failed.load(Ordering::Relaxed) {
+                return mine;
+            }
+            let mut made = Made::default();
+            let error = made.context(suite, rules, passages_of, ci).err();
+            if error.is_some() {
+                failed.fetch_min(ci, Ordering::Relaxed);
+            }
+            mine.push((ci, made, error));
+        }
+    };
+    let mut parts: Vec<(usize, Made<'s>, Option<Error>)> = if workers == 1 {
+        work()
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        })
+    };
+    parts.sort_by_key(|(ci, _, _)| *ci);
+    let mut all = Made::default();
+    for (_, part, error) in parts {
+        all.join(suite, part)?;
+        if let Some(e) = error {
+            return Err(e);
+        }
+    }
+    Ok(all)
 }
 
 /// Why a mutant the cap leaves out is skipped.
@@ -289,6 +320,78 @@ struct Made<'s> {
 }
 
 impl<'s> Made<'s> {
+    /// The mutants of context `ci`'s claims, added to this (a context's own) set.
+    fn context(
+        &mut self,
+        suite: &'s Suite,
+        rules: &Rules,
+        passages_of: &[Vec<&'s str>],
+        ci: usize,
+    ) -> Result<()> {
+        let ctx = &suite.contexts[ci];
+        let around = Around::of(suite, ci);
+        let real_errors = real_errors_for(suite, passages_of, ci);
+        let shared = super::Shared::new(&around.passages, &around.elsewhere);
+        for claim in &ctx.faithful {
+            // a signal stops generation within a claim's work, not after the whole suite
+            if crate::io::interrupt::requested() {
+                return Err(Error::Interrupted(format!(
+                    "stopped while making the mutants of {}; nothing was scored or written",
+                    suite.path.display()
+                )));
+            }
+            let read = guard::Sentence::new(&claim.text);
+            let at = ClaimAt {
+                context: ci,
+                claim,
+                words: sorted(read.words()),
+                read,
+                first: self.mutants.len(),
+                sentences: &around.sentences,
+            };
+            let input = Input {
+                claim: &claim.text,
+                passages: &around.passages,
+                entities: &suite.entities,
+                elsewhere: &around.elsewhere,
+                real_errors: &real_errors,
+                shared: Some(&shared),
+            };
+            for (op, m) in rules.operators() {
+                for text in m.mutate(&input) {
+                    self.add(suite, &at, op, text)?;
+                }
+            }
+            if rules.generation.compound {
+                self.compound_faults(suite, &at, &input, rules)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A later context's set added after this one's. Mutant ids are unique within a context;
+    /// one that another context's mutant already has is a hash collision (claim ids are unique
+    /// across the suite, so no two contexts make the same edit of one claim).
+    fn join(&mut self, suite: &Suite, part: Made<'s>) -> Result<()> {
+        for m in &part.mutants {
+            if let Some(&other) = self.seen.get(&m.id) {
+                let o = &self.mutants[other];
+                return Err(collision(suite, &m.id, o, (m.operator, &m.parent, &m.text)));
+            }
+        }
+        let base = self.mutants.len();
+        for (id, i) in part.seen {
+            self.seen.insert(id, base + i);
+        }
+        self.mutants.extend(part.mutants);
+        self.skipped.extend(part.skipped);
+        for (short, ids) in part.legacy {
+            self.legacy.entry(short).or_default().extend(ids);
+        }
+        self.same_as_hard_case.extend(part.same_as_hard_case);
+        Ok(())
+    }
+
     /// One edit of a claim: skipped with the reason, left to the hard case it equals, or kept as
     /// a mutant with its review.
     fn add(
@@ -344,10 +447,7 @@ impl<'s> Made<'s> {
         for (rewrite_id, rewrite) in &rewrites {
             let on = Input {
                 claim: rewrite,
-                passages: input.passages,
-                entities: input.entities,
-                elsewhere: input.elsewhere,
-                real_errors: input.real_errors,
+                ..*input
             };
             let words = sorted_words(rewrite);
             let faults = rules.operators().filter(|(op, _)| {
@@ -439,15 +539,7 @@ impl<'s> Made<'s> {
             if o.operator == op.name && o.parent == claim.id && o.text == text {
                 return Ok(()); // the same edit reached twice (e.g. two matching patterns)
             }
-            return Err(Error::input(
-                &suite.path,
-                None,
-                format!(
-                    "two different mutants share the id {id}: {:?} ({} of {}) and {text:?} ({} of {})",
-                    o.text, o.operator, o.parent, op.name, claim.id
-                ),
-                "this is a 64-bit hash collision; rename one of the two parent claims' ids and report it",
-            ));
+            return Err(collision(suite, &id, o, (op.name, &claim.id, &text)));
         }
         let review = self.review_of(suite, &id, op)?;
         self.seen.insert(id.clone(), self.mutants.len());
@@ -513,6 +605,24 @@ impl<'s> Made<'s> {
             },
         })
     }
+}
+
+/// Two different mutants with one id: `o` made first, then (operator, parent, text).
+fn collision(
+    suite: &Suite,
+    id: &str,
+    o: &Mutant,
+    (operator, parent, text): (&str, &str, &str),
+) -> Error {
+    Error::input(
+        &suite.path,
+        None,
+        format!(
+            "two different mutants share the id {id}: {:?} ({} of {}) and {text:?} ({operator} of {parent})",
+            o.text, o.operator, o.parent
+        ),
+        "this is a 64-bit hash collision; rename one of the two parent claims' ids and report it",
+    )
 }
 
 /// A short review id (of an older faithprobe) must name one mutant.

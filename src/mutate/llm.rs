@@ -433,6 +433,10 @@ impl Mutator for LlmMutator {
         self.error.lock().ok().and_then(|e| e.clone())
     }
 
+    fn side_by_side(&self) -> bool {
+        false
+    }
+
     fn write_error(&self) -> Option<crate::error::Error> {
         self.write_error.lock().ok().and_then(|mut e| e.take())
     }

@@ -56,6 +56,9 @@ pub struct Input<'a> {
     /// The suite's real errors, those of other contexts first (see [`RealError`]): what a model
     /// asked for examples imitates.
     pub real_errors: &'a [RealError<'a>],
+    /// The reading of `passages` that the context's claims share (see [`Shared`]); `None` to
+    /// read them for this claim alone.
+    pub shared: Option<&'a Shared<'a>>,
 }
 
 impl<'a> Input<'a> {
@@ -67,7 +70,162 @@ impl<'a> Input<'a> {
             entities: &[],
             elsewhere: &[],
             real_errors: &[],
+            shared: None,
         }
+    }
+
+    /// The passages lower-cased with their words: the context's shared reading when it is of
+    /// these very passages, else read now.
+    pub(crate) fn lowered(&self) -> std::borrow::Cow<'_, Lowered> {
+        match self.here() {
+            Some(s) => std::borrow::Cow::Borrowed(s.lowered()),
+            None => std::borrow::Cow::Owned(Lowered::of(self.passages)),
+        }
+    }
+
+    /// The shared reading when it is of these very passages and borrowed passages.
+    fn here(&self) -> Option<&'a Shared<'a>> {
+        self.shared.filter(|s| {
+            std::ptr::eq(s.passages, self.passages) && std::ptr::eq(s.elsewhere, self.elsewhere)
+        })
+    }
+
+    /// What an operator reads of the passages, `read` once per context and kept in the shared
+    /// reading (under its type and `key`), or read now when there is none.
+    pub(crate) fn memo<T: std::any::Any + Send + Sync>(
+        &self,
+        key: u64,
+        read: impl FnOnce() -> T,
+    ) -> std::sync::Arc<T> {
+        match self.here() {
+            Some(s) => s.memo(key, read),
+            None => std::sync::Arc::new(read()),
+        }
+    }
+
+    /// Where an operator looks for a word the passages or the claim use: both lower-cased.
+    pub(crate) fn hay(&self) -> Hay<'_> {
+        Hay {
+            passages: self.lowered(),
+            claim: Lowered::of(&[self.claim]),
+        }
+    }
+}
+
+/// What the operators read of one context's passages that is the same for all its claims (and
+/// their rewrites), read the first time a claim needs it and kept for the others.
+pub struct Shared<'a> {
+    passages: &'a [&'a str],
+    elsewhere: &'a [&'a str],
+    lowered: std::sync::OnceLock<Lowered>,
+    /// Operators' own readings, by their type and key.
+    memo: std::sync::Mutex<Vec<Memo>>,
+}
+
+/// One operator's reading in [`Shared`]: its type, its key, the reading.
+type Memo = (
+    std::any::TypeId,
+    u64,
+    std::sync::Arc<dyn std::any::Any + Send + Sync>,
+);
+
+impl std::fmt::Debug for Shared<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("passages", &self.passages.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Shared<'a> {
+    /// The shared reading of `passages` and the passages borrowed from (`elsewhere`): pass the
+    /// same slices as the [`Input`]'s, or it is not used.
+    pub fn new(passages: &'a [&'a str], elsewhere: &'a [&'a str]) -> Shared<'a> {
+        Shared {
+            passages,
+            elsewhere,
+            lowered: std::sync::OnceLock::new(),
+            memo: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    fn memo<T: std::any::Any + Send + Sync>(
+        &self,
+        key: u64,
+        read: impl FnOnce() -> T,
+    ) -> std::sync::Arc<T> {
+        let ty = std::any::TypeId::of::<T>();
+        let found = self.memo.lock().ok().and_then(|m| {
+            m.iter()
+                .find(|(t, k, _)| *t == ty && *k == key)
+                .map(|(_, _, v)| v.clone())
+        });
+        if let Some(v) = found.and_then(|v| v.downcast::<T>().ok()) {
+            return v;
+        }
+        // read outside the lock: a context's claims come from one thread, so nobody waits
+        let v = std::sync::Arc::new(read());
+        if let Ok(mut m) = self.memo.lock() {
+            m.push((ty, key, v.clone()));
+        }
+        v
+    }
+
+    fn lowered(&self) -> &Lowered {
+        self.lowered.get_or_init(|| Lowered::of(self.passages))
+    }
+}
+
+/// Texts joined by line breaks and lower-cased, with the set of their words (runs of letters and
+/// digits), so that asking whether they use a word is a look-up, not a scan.
+#[derive(Debug, Clone)]
+pub(crate) struct Lowered {
+    pub text: String,
+    words: std::collections::HashSet<String>,
+}
+
+impl Lowered {
+    pub fn of(texts: &[&str]) -> Lowered {
+        let text = texts.join("\n").to_lowercase();
+        let words = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect();
+        Lowered { text, words }
+    }
+
+    /// Whether `word` (lower-cased) is a whole word of the texts: for a word of letters and
+    /// digits only, whether it is one of their words; else [`crate::text::words::find_word`].
+    pub fn uses(&self, word: &str) -> bool {
+        // an empty word is used nowhere, as find_word says
+        if word.is_empty() {
+            return false;
+        }
+        // every run of letters and digits of a word the texts use is one of their words (it
+        // is bounded by the word's other characters or by the match's own boundaries), so a
+        // run that is not rules the word out without a scan
+        let mut runs = word
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|r| !r.is_empty());
+        if !runs.all(|r| self.words.contains(r)) {
+            return false;
+        }
+        word.chars().all(char::is_alphanumeric)
+            || crate::text::words::find_word(&self.text, word, 0).is_some()
+    }
+}
+
+/// The passages and the claim, lower-cased, as an operator asks whether either uses a word.
+pub(crate) struct Hay<'a> {
+    pub passages: std::borrow::Cow<'a, Lowered>,
+    pub claim: Lowered,
+}
+
+impl Hay<'_> {
+    /// Whether the passages or the claim use `word` (lower-cased) as a whole word.
+    pub fn uses(&self, word: &str) -> bool {
+        self.passages.uses(word) || self.claim.uses(word)
     }
 }
 
@@ -99,6 +257,13 @@ pub trait Mutator: Send + Sync {
     /// stops generation before [`Mutator::error`] is reported.
     fn write_error(&self) -> Option<Error> {
         None
+    }
+
+    /// Whether generation may call this operator from several threads at once for different
+    /// contexts. A rule operator may; one that calls a model (in order, through one cache and
+    /// one failure) says it may not, and generation keeps to one thread.
+    fn side_by_side(&self) -> bool {
+        true
     }
 }
 
@@ -172,6 +337,46 @@ pub fn operator_names() -> impl Iterator<Item = &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_word_is_used_where_a_scan_of_the_text_finds_it() {
+        // the look-up in the word set says what find_word over the lower-cased text says
+        let texts = [
+            "Dr Ann-Marie Lee's long-term plan, São Paulo; ΣΟΦΟΣ.",
+            "€3,50 a month — 17 per cent off",
+        ];
+        let l = Lowered::of(&texts);
+        for w in [
+            "ann-marie",
+            "ann marie",
+            "ann",
+            "marie",
+            "lee's",
+            "lee",
+            "long-term",
+            "long term",
+            "são paulo",
+            "são",
+            "σοφος",
+            "σοφοσ",
+            "€3",
+            "3,50",
+            "50",
+            "17 per cent",
+            "per",
+            "",
+            "plan,",
+            "month —",
+            "x",
+            "paulo;",
+        ] {
+            assert_eq!(
+                l.uses(w),
+                crate::text::words::find_word(&l.text, w, 0).is_some(),
+                "{w:?}"
+            );
+        }
+    }
 
     #[test]
     fn every_operator_makes_its_own_example() {

@@ -6,7 +6,7 @@
 
 use super::rules::parse;
 use super::words::NameCues;
-use super::{Input, Mutator, Operator, Purpose};
+use super::{Hay, Input, Mutator, Operator, Purpose};
 use crate::error::Result;
 use crate::text::words::find_word;
 use serde::Deserialize;
@@ -87,11 +87,10 @@ fn pick(key: &str, n: usize) -> usize {
     usize::from_str_radix(&h[..8], 16).unwrap_or(0) % n.max(1)
 }
 
-/// Whether `word` is a word of `text` (lower-cased), ignoring case.
-fn uses(text: &str, word: &str) -> bool {
+/// Whether `word` is a word of the passages or the claim (`hay`), ignoring case.
+fn uses(hay: &Hay<'_>, word: &str) -> bool {
     let w = word.to_lowercase();
-    find_word(text, &w, 0).is_some()
-        || (w.contains('-') && find_word(text, &w.replace('-', " "), 0).is_some())
+    hay.uses(&w) || (w.contains('-') && hay.uses(&w.replace('-', " ")))
 }
 
 impl NamePart {
@@ -143,6 +142,7 @@ impl NamePart {
                 not_names: Vec::new(),
                 joiners: Vec::new(),
                 kinds: Vec::new(),
+                fingerprint: Default::default(),
             }),
         })
     }
@@ -198,9 +198,9 @@ impl NamePart {
     }
 
     /// The claim with a first name added before a surname it uses alone, if any.
-    fn first_name(&self, input: &Input<'_>, hay: &str) -> Option<String> {
+    fn first_name(&self, input: &Input<'_>, hay: &Hay<'_>) -> Option<String> {
         let claim = input.claim;
-        let names = self.cues.names(input.passages);
+        let names = self.cues.in_passages(input);
         let persons: Vec<&str> = names
             .iter()
             .filter(|n| n.kind == "person")
@@ -263,7 +263,7 @@ impl NamePart {
             if !full && !title && gender == Gender::Unknown {
                 continue;
             }
-            let borrowed = borrowed.get_or_insert_with(|| self.borrowed(input.elsewhere));
+            let borrowed = borrowed.get_or_insert_with(|| self.borrowed(input));
             let key = format!("{claim}\0{surname}");
             let Some(first) = self.choose(gender, borrowed, hay, &key) else {
                 continue;
@@ -277,10 +277,10 @@ impl NamePart {
     /// ("Transport Secretary Helen Ward"), two words are a first name and a surname, and a longer
     /// name counts only when it starts with a listed first name ("Swimmer Julia Marsh" opens a
     /// sentence with a role).
-    fn borrowed(&self, elsewhere: &[&str]) -> Vec<String> {
+    fn borrowed(&self, input: &Input<'_>) -> Vec<String> {
         let f = &self.rules.first_names;
         self.cues
-            .names(elsewhere)
+            .in_elsewhere(input)
             .into_iter()
             .filter(|n| n.kind == "person")
             .filter_map(|n| {
@@ -307,7 +307,13 @@ impl NamePart {
     /// A first name for a person of `gender` that the passages and the claim (`hay`) never use:
     /// one of the suite's where one fits (a name of the wrong list never does), else a listed
     /// one, chosen by `key`.
-    fn choose(&self, gender: Gender, borrowed: &[String], hay: &str, key: &str) -> Option<String> {
+    fn choose(
+        &self,
+        gender: Gender,
+        borrowed: &[String],
+        hay: &Hay<'_>,
+        key: &str,
+    ) -> Option<String> {
         let f = &self.rules.first_names;
         let listed: Vec<&String> = match gender {
             Gender::Female => f.female.iter().chain(&f.either).collect(),
@@ -330,7 +336,7 @@ impl NamePart {
     }
 
     /// The claim with an adjective the passages never use before one of its nouns, if one fits.
-    fn adjective(&self, claim: &str, hay: &str) -> Option<String> {
+    fn adjective(&self, claim: &str, hay: &Hay<'_>) -> Option<String> {
         let mut fits: Vec<(usize, usize, &str)> = Vec::new();
         let lower = claim.to_lowercase();
         for (a, unless) in self.rules.adjectives.iter().zip(&self.unless) {
@@ -403,11 +409,8 @@ impl NamePart {
 
 impl Mutator for NamePart {
     fn mutate(&self, input: &Input<'_>) -> Vec<String> {
-        // the passages and the claim, lower-cased once
-        let mut hay = input.passages.join("\n");
-        hay.push('\n');
-        hay.push_str(input.claim);
-        let hay = hay.to_lowercase();
+        // the passages (read once for the context's claims) and the claim, lower-cased
+        let hay = input.hay();
         let mut out: Vec<String> = Vec::new();
         out.extend(self.first_name(input, &hay));
         out.extend(self.adjective(input.claim, &hay));

@@ -60,6 +60,7 @@ impl RoleReversal {
                 not_names: Vec::new(),
                 joiners: Vec::new(),
                 kinds: Vec::new(),
+                fingerprint: Default::default(),
             }),
         })
     }
@@ -68,7 +69,7 @@ impl RoleReversal {
 impl Mutator for RoleReversal {
     fn mutate(&self, input: &Input<'_>) -> Vec<String> {
         let claim = input.claim;
-        let names = self.cues.names(input.passages);
+        let names = self.cues.in_passages(input);
         // the names of the passages the claim uses, where it uses them, longest first so that
         // "Arcadia Bank" wins over "Arcadia"
         let mut found: Vec<(usize, usize)> = Vec::new();

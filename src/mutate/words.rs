@@ -1,6 +1,7 @@
 //! What several operators share: finding a phrase as whole words in the case it is written, and
 //! the rule shape "replace one phrase with another" that the word-list operators use.
 
+use super::Input;
 use crate::error::Result;
 use crate::text::words::find_word;
 use serde::Deserialize;
@@ -226,7 +227,7 @@ mod tests {
 
 /// How names are found in passages when a suite declares no entity groups: runs of capitalised
 /// words, sorted into kinds by the words around them.
-#[derive(Debug, Clone, Hash, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NameCues {
     /// Capitalised words that are never names on their own ("The", "However", month names).
@@ -239,7 +240,19 @@ pub struct NameCues {
     /// mentions meets, and names with no cue are of kind `other`.
     #[serde(default)]
     pub kinds: Vec<NameKind>,
+    /// A hash of the cues, taken once: what their names are kept under.
+    #[serde(skip)]
+    pub fingerprint: std::sync::OnceLock<u64>,
 }
+
+impl std::hash::Hash for NameCues {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.key().hash(h);
+    }
+}
+
+/// The names of the passages borrowed from ([`Input::elsewhere`]), as kept for a context.
+struct ElsewhereNames(Vec<Name>);
 
 #[derive(Debug, Clone, Hash, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -268,6 +281,29 @@ pub struct Name {
 type Mention = (String, String, String, usize);
 
 impl NameCues {
+    /// The cues' hash ([`NameCues::fingerprint`]).
+    fn key(&self) -> u64 {
+        *self.fingerprint.get_or_init(|| {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            (&self.not_names, &self.joiners, &self.kinds).hash(&mut h);
+            h.finish()
+        })
+    }
+
+    /// The names of the claim's passages, found once for all the claims of a context.
+    pub(crate) fn in_passages(&self, input: &Input<'_>) -> std::sync::Arc<Vec<Name>> {
+        input.memo(self.key(), || self.names(input.passages))
+    }
+
+    /// The names of the passages borrowed from, found once for all the claims of a context.
+    pub(crate) fn in_elsewhere(&self, input: &Input<'_>) -> Vec<Name> {
+        input
+            .memo(self.key(), || ElsewhereNames(self.names(input.elsewhere)))
+            .0
+            .clone()
+    }
+
     /// The names the texts mention, in order of first mention, each once.
     pub fn names(&self, texts: &[&str]) -> Vec<Name> {
         use std::hash::{Hash, Hasher};
@@ -278,16 +314,20 @@ impl NameCues {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         (self, texts).hash(&mut h);
         let (key, len) = (h.finish(), texts.iter().map(|t| t.len()).sum::<usize>());
-        if let Some(hit) = KEPT.lock().ok().and_then(|k| {
-            k.iter()
-                .find(|(k, l, _)| *k == key && *l == len)
-                .map(|e| e.2.clone())
+        // the most recently used last, so that the names of a context's passages stay while its
+        // claims (and those of the context another thread makes) are mutated
+        if let Some(hit) = KEPT.lock().ok().and_then(|mut k| {
+            let at = k.iter().position(|(k, l, _)| *k == key && *l == len)?;
+            let e = k.remove(at);
+            let names = e.2.clone();
+            k.push(e);
+            Some(names)
         }) {
             return hit;
         }
         let names = self.find_names(texts);
         if let Ok(mut kept) = KEPT.lock() {
-            if kept.len() >= 8 {
+            if kept.len() >= 32 {
                 kept.remove(0);
             }
             kept.push((key, len, names.clone()));
