@@ -825,26 +825,70 @@ impl Checker for LexicalChecker {
         ])
     }
 
+    /// Context sets are scored side by side, one thread per core, each worker indexing one set
+    /// at a time, scoring its claims and dropping the index; verdicts keep the claims' order.
     fn check(&self, input: &CheckInput<'_>, progress: &mut dyn FnMut(usize)) -> Vec<CheckResult> {
-        let mut indexes: HashMap<usize, ContextIndex> = HashMap::new();
-        let mut out = Vec::with_capacity(input.claims.len());
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        // the claims of each context set (by its passages), in order of first appearance
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        let mut group_of: HashMap<usize, usize> = HashMap::new();
         for (i, c) in input.claims.iter().enumerate() {
-            // a signal stops scoring at once: the rest are unscored, never passes
-            if crate::io::interrupt::requested() {
-                out.resize_with(input.claims.len(), || Err(super::CheckError::Interrupted));
-                break;
-            }
-            let ctx = &input.contexts[c.context];
-            let index = indexes
-                .entry(ctx.passages_key())
-                .or_insert_with(|| ContextIndex::build(ctx, self.settings.max_window_sentences));
-            out.push(Ok(self.check_one(c.text, ctx, index, input.entities)));
-            if i % 256 == 255 {
-                progress(i + 1);
-            }
+            let key = input.contexts[c.context].passages_key();
+            let g = *group_of.entry(key).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            groups[g].push(i);
         }
+        let workers = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(groups.len())
+            .max(1);
+        let next = AtomicUsize::new(0);
+        let mut out: Vec<Option<CheckResult>> = (0..input.claims.len()).map(|_| None).collect();
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<(usize, CheckResult)>>();
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                let (tx, next, groups) = (tx.clone(), &next, &groups);
+                scope.spawn(move || loop {
+                    let Some(members) = groups.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        return;
+                    };
+                    let first = &input.contexts[input.claims[members[0]].context];
+                    let index = ContextIndex::build(first, self.settings.max_window_sentences);
+                    for part in members.chunks(256) {
+                        // a signal stops scoring at once: the rest are unscored, never passes
+                        if crate::io::interrupt::requested() {
+                            return;
+                        }
+                        let done = part
+                            .iter()
+                            .map(|&i| {
+                                let c = &input.claims[i];
+                                let ctx = &input.contexts[c.context];
+                                (i, Ok(self.check_one(c.text, ctx, &index, input.entities)))
+                            })
+                            .collect();
+                        if tx.send(done).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+            drop(tx);
+            let mut count = 0;
+            for done in rx {
+                count += done.len();
+                for (i, r) in done {
+                    out[i] = Some(r);
+                }
+                progress(count);
+            }
+        });
         progress(input.claims.len());
-        out
+        out.into_iter()
+            .map(|r| r.unwrap_or(Err(super::CheckError::Interrupted)))
+            .collect()
     }
 }
 
