@@ -279,30 +279,31 @@ fn number_value(digits: &str) -> Option<f64> {
 /// "2.4bn", or a scale word after, "160 million"; a currency sign or code before or after; a
 /// percent after) or a number word ("three euros", "ten per cent"). `scaled_until` is the end of
 /// a scale word already folded into the number before, which carries no number of its own; a
-/// scale word this number takes moves it on.
+/// scale word this number takes moves it on. `lower` is the token lower-cased.
 pub(super) fn number_at(
     text: &str,
     start: usize,
     end: usize,
     scaled_until: &mut usize,
+    lower: &str,
 ) -> Option<NumberTag> {
     let raw = &text[start..end];
     // a word (most tokens) can be neither a number in digits nor one with its scale glued on,
     // both of which open with a digit: only a number word
     if !raw.is_empty() && !raw.starts_with(|c: char| c.is_ascii_digit()) {
-        return in_words(text, (start, end), scaled_until);
+        return in_words(text, (start, end), scaled_until, lower);
     }
     // "2.4bn", "160mn": a number with its scale glued on (not "S3" or "p-2071"); after a
     // currency sign also "£1.5m" and "$40k"
     let after_currency = text[..start]
         .trim_end_matches([' ', '\u{a0}'])
         .ends_with(|c: char| CURRENCY.contains(c));
-    let lower = raw.to_ascii_lowercase();
+    let ascii_lower = raw.to_ascii_lowercase();
     let glued = [("bn", 1e9), ("mn", 1e6), ("m", 1e6), ("k", 1e3)]
         .iter()
         .filter(|(suffix, _)| suffix.len() == 2 || after_currency)
         .find_map(|(suffix, scale)| {
-            let digits = lower.strip_suffix(suffix)?;
+            let digits = ascii_lower.strip_suffix(suffix)?;
             (!digits.is_empty()
                 && digits.starts_with(|c: char| c.is_ascii_digit())
                 && digits
@@ -348,21 +349,22 @@ pub(super) fn number_at(
             }
         })
     } else {
-        in_words(text, (start, end), scaled_until)
+        in_words(text, (start, end), scaled_until, lower)
     }
 }
 
-/// [`number_at`] for a token that is not all digits: a number word ("three euros", "two million
-/// pounds", "ten per cent"), or nothing.
+/// [`number_at`] for a token that is not all digits (`lower`: the token lower-cased): a number
+/// word ("three euros", "two million pounds", "ten per cent"), or nothing.
 fn in_words(
     text: &str,
     (start, end): (usize, usize),
     scaled_until: &mut usize,
+    lower: &str,
 ) -> Option<NumberTag> {
     if start < *scaled_until {
         return None; // "million" in "160 million": part of the number before it
     }
-    number_word(&text[start..end].to_lowercase()).map(|value| {
+    number_word(lower).map(|value| {
         let (value, tail) = match scale_after(&text[end..]) {
             Some((scale, len)) => {
                 *scaled_until = (*scaled_until).max(end + len);

@@ -67,11 +67,12 @@ pub fn tokenize(text: &str) -> Vec<Token> {
         } else {
             text.len()
         };
-        let raw = &text[start..end];
-        let number = number_at(text, start, end, &mut scaled_until);
+        // lower-cased once, for the number words and the stem
+        let lower = text[start..end].to_lowercase();
+        let number = number_at(text, start, end, &mut scaled_until, &lower);
         let norm = match &number {
             Some(n) => format_number(n.value),
-            None => stem(&raw.to_lowercase()),
+            None => stem(&lower),
         };
         out.push(Token {
             start,
