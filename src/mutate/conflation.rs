@@ -230,7 +230,7 @@ fn article_for(word: &str) -> &'static str {
 /// What `conflation` reads of a context's passages: the same for each of its claims, so it is
 /// kept in the context's shared reading, and a long passage is read once, not once per claim.
 struct Passages {
-    names: Vec<super::words::Name>,
+    names: std::sync::Arc<Vec<super::words::Name>>,
     /// Each sentence as (passage, start, end) in bytes.
     sentences: Vec<(usize, usize, usize)>,
     /// Each sentence's values and names.
@@ -346,9 +346,11 @@ impl Conflation {
 }
 
 impl Conflation {
-    /// What `conflation` reads of `passages`.
-    fn read(&self, passages: &[&str]) -> Passages {
-        let names = self.cues.names(passages);
+    /// What `conflation` reads of the input's passages. Their names are the context's shared
+    /// ones ([`NameCues::in_passages`]), found once for every operator with these cues.
+    fn read(&self, input: &Input<'_>) -> Passages {
+        let passages = input.passages;
+        let names = self.cues.in_passages(input);
         let mut sentences = Vec::new();
         for (i, p) in passages.iter().enumerate() {
             for s in crate::text::sentences::split_sentences(p) {
@@ -394,7 +396,7 @@ impl Mutator for Conflation {
         let claim = input.claim;
         let held = self.finder.find(claim);
         let mut slots: Vec<Value> = held.iter().filter(|v| !v.inner).cloned().collect();
-        let passages = input.memo(0, || self.read(input.passages));
+        let passages = input.memo(0, || self.read(input));
         let claim_names = self.names_in(claim, &passages.names);
         for n in &claim_names {
             if !slots
