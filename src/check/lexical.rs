@@ -25,7 +25,7 @@
 //! "score at least the threshold". It is an honest baseline, not an NLI model: it cannot
 //! paraphrase, multiply or read across passages, and the report shows where that costs it.
 
-use super::windows::{passage_sentences, windows_of, Window};
+use super::windows::passage_sentences;
 use super::ContextSet;
 use super::{CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
 use crate::model::suite::EntityGroup;
@@ -191,7 +191,7 @@ fn read(text: &str) -> Reading {
     let mut negated_clauses: HashSet<usize> = HashSet::new();
     let mut clause = 0;
     let mut prev_end = 0;
-    let mut prev_raw = String::new();
+    let mut prev_no = false;
     for tok in tokenize(text) {
         let between = &text[prev_end..tok.start];
         prev_end = tok.end;
@@ -199,8 +199,11 @@ fn read(text: &str) -> Reading {
             clause += 1;
             negate_next = false;
         }
-        let raw = text[tok.start..tok.end].to_lowercase().replace('’', "'");
-        let after_no = std::mem::replace(&mut prev_raw, raw.clone()) == "no";
+        let mut raw = text[tok.start..tok.end].to_lowercase();
+        if raw.contains('’') {
+            raw = raw.replace('’', "'");
+        }
+        let after_no = std::mem::replace(&mut prev_no, raw == "no");
         if CLAUSE_WORDS.contains(&raw.as_str()) {
             clause += 1;
             negate_next = false;
@@ -276,10 +279,37 @@ impl Reading {
 }
 
 struct IndexedWindow {
-    window: Window,
-    reading: Reading,
+    passage: usize,
+    /// Number of sentences in the window.
+    len: usize,
     /// The window's sentences, as a range of [`ContextIndex::sentences`].
     sentences: std::ops::Range<usize>,
+    /// The window's text and reading (the union of its sentences'), made the first time a
+    /// claim's best window is this one: most windows are never any claim's best.
+    full: std::cell::OnceCell<WindowReading>,
+}
+
+struct WindowReading {
+    text: String,
+    reading: Reading,
+}
+
+impl IndexedWindow {
+    fn full<'a>(&'a self, sentences: &[(String, Reading)]) -> &'a WindowReading {
+        self.full.get_or_init(|| {
+            let sents = &sentences[self.sentences.clone()];
+            let mut reading = Reading::default();
+            for (_, r) in sents {
+                reading.merge(r);
+            }
+            let text = sents
+                .iter()
+                .map(|(s, _)| s.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            WindowReading { text, reading }
+        })
+    }
 }
 
 struct ContextIndex {
@@ -297,45 +327,57 @@ struct ContextIndex {
 impl ContextIndex {
     fn build(ctx: &ContextSet, max_sentences: usize) -> Self {
         let sents = passage_sentences(&ctx.passages);
-        // every sentence is read once; a window's reading is the union of its sentences'
+        // every sentence is read once and its terms given ids; a window's terms are the union
+        // of its sentences'
+        let mut vocab: HashMap<String, u32> = HashMap::new();
         let mut starts = Vec::with_capacity(sents.len());
         let mut sentences: Vec<(String, Reading)> = Vec::new();
-        for ps in &sents {
+        let mut sentence_terms: Vec<Vec<u32>> = Vec::new();
+        for ps in sents {
             starts.push(sentences.len());
-            sentences.extend(ps.iter().map(|s| (s.clone(), read(s))));
-        }
-        let windows: Vec<IndexedWindow> = windows_of(&sents, max_sentences)
-            .into_iter()
-            .map(|window| {
-                let first = starts[window.passage] + window.first;
-                let range = first..first + window.len;
-                let mut reading = Reading::default();
-                for (_, r) in &sentences[range.clone()] {
-                    reading.merge(r);
-                }
-                IndexedWindow {
-                    window,
-                    reading,
-                    sentences: range,
-                }
-            })
-            .collect();
-        let mut vocab: HashMap<String, u32> = HashMap::new();
-        let mut postings: Vec<Vec<u32>> = Vec::new();
-        let mut window_terms = Vec::with_capacity(windows.len());
-        for (i, w) in windows.iter().enumerate() {
-            let mut ids = Vec::new();
-            for term in w.reading.terms() {
-                let next = vocab.len() as u32;
-                let id = *vocab.entry(term).or_insert(next);
-                if id as usize == postings.len() {
-                    postings.push(Vec::new());
-                }
-                postings[id as usize].push(i as u32);
-                ids.push(id);
+            for s in ps {
+                let r = read(&s);
+                let ids = r
+                    .terms()
+                    .into_iter()
+                    .map(|term| {
+                        let next = vocab.len() as u32;
+                        *vocab.entry(term).or_insert(next)
+                    })
+                    .collect();
+                sentence_terms.push(ids);
+                sentences.push((s, r));
             }
-            ids.sort_unstable();
-            window_terms.push(ids);
+        }
+        let mut postings: Vec<Vec<u32>> = vec![Vec::new(); vocab.len()];
+        let mut windows = Vec::new();
+        let mut window_terms = Vec::new();
+        for (pi, &start) in starts.iter().enumerate() {
+            let count = starts.get(pi + 1).copied().unwrap_or(sentences.len()) - start;
+            // shortest first, as `windows_of` gives them
+            for len in 1..=max_sentences.max(1) {
+                for first in 0..count.saturating_sub(len - 1) {
+                    let range = start + first..start + first + len;
+                    let mut ids: Vec<u32> = sentence_terms[range.clone()]
+                        .iter()
+                        .flatten()
+                        .copied()
+                        .collect();
+                    ids.sort_unstable();
+                    ids.dedup();
+                    let i = windows.len() as u32;
+                    for &id in &ids {
+                        postings[id as usize].push(i);
+                    }
+                    window_terms.push(ids);
+                    windows.push(IndexedWindow {
+                        passage: pi,
+                        len,
+                        sentences: range,
+                        full: std::cell::OnceCell::new(),
+                    });
+                }
+            }
         }
         ContextIndex {
             sentences,
@@ -373,14 +415,15 @@ fn conflicts(
     entities: &[EntityGroup],
 ) -> Vec<String> {
     let mut out = Vec::new();
-    if !w.reading.numbers.is_empty() {
+    let WindowReading { text, reading } = w.full(sentences);
+    if !reading.numbers.is_empty() {
         for n in &claim.numbers {
             // a number the passages state elsewhere: at most not found (see `check`)
             if sentence_stating(n, sentences).is_none()
-                && !w.reading.numbers.iter().any(|m| n.same_as(m))
-                && derived_from(claim_text, n, &w.window.text).is_none()
+                && !reading.numbers.iter().any(|m| n.same_as(m))
+                && derived_from(claim_text, n, text).is_none()
             {
-                let says: Vec<String> = w.reading.numbers.iter().map(shown).collect();
+                let says: Vec<String> = reading.numbers.iter().map(shown).collect();
                 // each number with its marks: "12 is not in the window (it says €12, 10)" never
                 // reads as a contradiction of itself
                 out.push(format!(
@@ -394,13 +437,13 @@ fn conflicts(
     let mut words: Vec<_> = claim.polarity.iter().collect();
     words.sort();
     for (word, (pos, neg)) in words {
-        let Some((wpos, wneg)) = w.reading.polarity.get(word) else {
+        let Some((wpos, wneg)) = reading.polarity.get(word) else {
             continue;
         };
         // the word's clause must differ too: "No refunds are issued" is "Refunds are not
         // issued", "No one" is "Nobody"
         let clause = |r: &Reading| r.clause.get(word).copied().unwrap_or((*pos, *neg));
-        let ((cpos, cneg), (wcpos, wcneg)) = (clause(claim), clause(&w.reading));
+        let ((cpos, cneg), (wcpos, wcneg)) = (clause(claim), clause(reading));
         if *neg && !*pos && *wpos && !*wneg && cneg && !cpos && wcpos && !wcneg {
             out.push(format!("the claim negates `{word}`; the window states it"));
         } else if *pos && !*neg && *wneg && !*wpos && cpos && !cneg && wcneg && !wcpos {
@@ -477,12 +520,7 @@ impl LexicalChecker {
             // most terms covered; on a tie the shorter window, then the earlier one
             .max_by(|(ia, ca), (ib, cb)| {
                 ca.cmp(cb)
-                    .then(
-                        index.windows[*ib]
-                            .window
-                            .len
-                            .cmp(&index.windows[*ia].window.len),
-                    )
+                    .then(index.windows[*ib].len.cmp(&index.windows[*ia].len))
                     .then(ib.cmp(ia))
             })
             .map(|(i, c)| (i, *c as f64 / total.max(1) as f64));
@@ -496,9 +534,10 @@ impl LexicalChecker {
         };
         let w = &index.windows[bi];
         let found = conflicts(text, &claim, w, &index.sentences, entities);
+        let full = w.full(&index.sentences);
         let evidence = Some(Evidence {
-            passage: ctx.passages[w.window.passage].id.clone(),
-            window: w.window.text.clone(),
+            passage: ctx.passages[w.passage].id.clone(),
+            window: full.text.clone(),
         });
         let mut verdict = decide(&self.settings, cov, total, &found, evidence);
         // a number the window lacks but another sentence states: the claim may join two facts
@@ -506,7 +545,7 @@ impl LexicalChecker {
         let elsewhere: Vec<String> = claim
             .numbers
             .iter()
-            .filter(|n| !w.reading.numbers.iter().any(|m| n.same_as(m)))
+            .filter(|n| !full.reading.numbers.iter().any(|m| n.same_as(m)))
             .filter_map(|n| {
                 sentence_stating(n, &index.sentences).map(|sentence| {
                     format!(
@@ -522,9 +561,9 @@ impl LexicalChecker {
         let derived: Vec<String> = claim
             .numbers
             .iter()
-            .filter(|n| !w.reading.numbers.iter().any(|m| n.same_as(m)))
+            .filter(|n| !full.reading.numbers.iter().any(|m| n.same_as(m)))
             .filter(|n| sentence_stating(n, &index.sentences).is_none())
-            .filter_map(|n| derived_from(text, n, &w.window.text))
+            .filter_map(|n| derived_from(text, n, &full.text))
             .collect();
         let mut elsewhere = elsewhere;
         elsewhere.extend(derived);

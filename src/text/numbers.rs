@@ -242,16 +242,22 @@ pub(super) fn digit_comma_joins(text: &str, chars: &[(usize, char)], at: usize) 
 /// three digits: the number so far is groups of digits (the first of one to three, the others of
 /// three) and the next group has exactly three digits and ends the number.
 pub(super) fn spaced_thousands_join(chars: &[(usize, char)], at: usize) -> bool {
-    let so_far: String = chars[..at].iter().map(|(_, c)| *c).collect();
-    let groups: Vec<&str> = so_far.split(is_group_space).collect();
-    let shape = groups.iter().enumerate().all(|(k, g)| {
-        g.chars().all(|c| c.is_ascii_digit())
-            && if k == 0 {
-                (1..=3).contains(&g.len())
-            } else {
-                g.len() == 3
-            }
-    });
+    let so_far = &chars[..at];
+    // most spaces follow a word: no digit before them, no group
+    if !so_far.last().is_some_and(|(_, c)| c.is_ascii_digit()) {
+        return false;
+    }
+    let shape = so_far
+        .split(|(_, c)| is_group_space(*c))
+        .enumerate()
+        .all(|(k, g)| {
+            g.iter().all(|(_, c)| c.is_ascii_digit())
+                && if k == 0 {
+                    (1..=3).contains(&g.len())
+                } else {
+                    g.len() == 3
+                }
+        });
     let after = &chars[at + 1..];
     let run = digit_run(after);
     shape && run == 3 && after.get(run).is_none_or(|(_, c)| !c.is_alphanumeric())

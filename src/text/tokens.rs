@@ -43,7 +43,6 @@ pub fn tokenize(text: &str) -> Vec<Token> {
             let prev = chars[j - 1].1;
             // a number before a hyphen is its own token: "17-year-old" carries 17, "3-1" two
             // numbers; "p-2071" and "COVID-19" stay names
-            let digits_so_far = chars[i..j].iter().all(|(_, c)| c.is_ascii_digit());
             let joins = match ch {
                 ',' => digit_comma_joins(text, &chars[i..], j - i),
                 '.' => prev.is_ascii_digit() && next_alnum && chars[j + 1].1.is_ascii_digit(),
@@ -52,7 +51,7 @@ pub fn tokenize(text: &str) -> Vec<Token> {
                 ' ' | '\u{a0}' | '\u{202f}' | '\u{2009}' => {
                     spaced_thousands_join(&chars[i..], j - i)
                 }
-                '-' if digits_so_far => false,
+                '-' if chars[i..j].iter().all(|(_, c)| c.is_ascii_digit()) => false,
                 '\'' | '’' | '-' => prev.is_alphanumeric() && next_alnum,
                 _ => false,
             };
