@@ -25,7 +25,7 @@
 //! "score at least the threshold". It is an honest baseline, not an NLI model: it cannot
 //! paraphrase, multiply or read across passages, and the report shows where that costs it.
 
-use super::windows::passage_sentences;
+use super::windows::{passage_sentences, window_spans};
 use super::ContextSet;
 use super::{CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
 use crate::model::suite::EntityGroup;
@@ -352,32 +352,28 @@ impl ContextIndex {
         let mut postings: Vec<Vec<u32>> = vec![Vec::new(); vocab.len()];
         let mut windows = Vec::new();
         let mut window_terms = Vec::new();
-        for (pi, &start) in starts.iter().enumerate() {
-            let count = starts.get(pi + 1).copied().unwrap_or(sentences.len()) - start;
-            // shortest first, as `windows_of` gives them
-            for len in 1..=max_sentences.max(1) {
-                for first in 0..count.saturating_sub(len - 1) {
-                    let range = start + first..start + first + len;
-                    let mut ids: Vec<u32> = sentence_terms[range.clone()]
-                        .iter()
-                        .flatten()
-                        .copied()
-                        .collect();
-                    ids.sort_unstable();
-                    ids.dedup();
-                    let i = windows.len() as u32;
-                    for &id in &ids {
-                        postings[id as usize].push(i);
-                    }
-                    window_terms.push(ids);
-                    windows.push(IndexedWindow {
-                        passage: pi,
-                        len,
-                        sentences: range,
-                        full: std::cell::OnceCell::new(),
-                    });
-                }
+        let counts = (0..starts.len())
+            .map(|pi| starts.get(pi + 1).copied().unwrap_or(sentences.len()) - starts[pi]);
+        for (pi, first, len) in window_spans(counts, max_sentences) {
+            let range = starts[pi] + first..starts[pi] + first + len;
+            let mut ids: Vec<u32> = sentence_terms[range.clone()]
+                .iter()
+                .flatten()
+                .copied()
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            let i = windows.len() as u32;
+            for &id in &ids {
+                postings[id as usize].push(i);
             }
+            window_terms.push(ids);
+            windows.push(IndexedWindow {
+                passage: pi,
+                len,
+                sentences: range,
+                full: std::cell::OnceCell::new(),
+            });
         }
         ContextIndex {
             sentences,

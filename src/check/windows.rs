@@ -135,21 +135,27 @@ pub fn windows(passages: &[Passage], max_sentences: usize) -> Vec<Window> {
 
 /// [`windows`] over passages already split into sentences.
 pub fn windows_of(sentences: &[Vec<String>], max_sentences: usize) -> Vec<Window> {
-    let mut out = Vec::new();
-    for (pi, sents) in sentences.iter().enumerate() {
-        for len in 1..=max_sentences.max(1) {
-            for first in 0..sents.len().saturating_sub(len - 1) {
-                out.push(Window {
-                    passage: pi,
-                    first,
-                    len,
-                    text: sents[first..first + len].join(" "),
-                    part: None,
-                });
-            }
-        }
-    }
-    out
+    window_spans(sentences.iter().map(Vec::len), max_sentences)
+        .map(|(passage, first, len)| Window {
+            passage,
+            first,
+            len,
+            text: sentences[passage][first..first + len].join(" "),
+            part: None,
+        })
+        .collect()
+}
+
+/// The (passage, first sentence, length) of every window of [`windows_of`], in its order, for
+/// passages of `counts` sentences: the windows without their texts.
+pub fn window_spans(
+    counts: impl Iterator<Item = usize>,
+    max_sentences: usize,
+) -> impl Iterator<Item = (usize, usize, usize)> {
+    counts.enumerate().flat_map(move |(pi, n)| {
+        (1..=max_sentences.max(1))
+            .flat_map(move |len| (0..n.saturating_sub(len - 1)).map(move |first| (pi, first, len)))
+    })
 }
 
 #[cfg(test)]
