@@ -352,8 +352,8 @@ impl Conflation {
         let passages = input.passages;
         let names = self.cues.in_passages(input);
         let mut sentences = Vec::new();
-        for (i, p) in passages.iter().enumerate() {
-            for s in crate::text::sentences::split_sentences(p) {
+        for (i, (p, split)) in passages.iter().zip(input.sentences().iter()).enumerate() {
+            for s in split {
                 let at = s.as_ptr() as usize - p.as_ptr() as usize;
                 sentences.push((i, at, at + s.len()));
             }

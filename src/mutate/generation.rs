@@ -263,12 +263,11 @@ fn apply_cap(mutants: &mut Vec<Mutant>, skipped: &mut Vec<Skipped>, cap: usize, 
     }
 }
 
-/// The texts around a context's claims: its passages, the passages an operator may borrow from,
-/// and its passages' sentences as [`sentence_key`]s.
+/// The texts around a context's claims: its passages and the passages an operator may borrow
+/// from.
 struct Around<'s> {
     passages: Vec<&'s str>,
     elsewhere: Vec<&'s str>,
-    sentences: HashSet<String>,
 }
 
 impl<'s> Around<'s> {
@@ -282,15 +281,9 @@ impl<'s> Around<'s> {
             .map(|k| &suite.contexts[(ci + k) % n])
             .flat_map(|c| c.passages.iter().map(|p| p.text.as_str()))
             .collect();
-        let sentences: HashSet<String> = passages
-            .iter()
-            .flat_map(|p| crate::text::sentences::split_sentences(p))
-            .map(sentence_key)
-            .collect();
         Around {
             passages,
             elsewhere,
-            sentences,
         }
     }
 }
@@ -332,6 +325,18 @@ impl<'s> Made<'s> {
         let around = Around::of(suite, ci);
         let real_errors = real_errors_for(suite, passages_of, ci);
         let shared = super::Shared::new(&around.passages, &around.elsewhere);
+        // the passages' sentences as [`sentence_key`]s, from the split the operators share
+        let sentences: HashSet<String> = Input {
+            shared: Some(&shared),
+            passages: &around.passages,
+            elsewhere: &around.elsewhere,
+            ..Input::bare("")
+        }
+        .sentences()
+        .into_iter()
+        .flatten()
+        .map(sentence_key)
+        .collect();
         for claim in &ctx.faithful {
             // a signal stops generation within a claim's work, not after the whole suite
             if crate::io::interrupt::requested() {
@@ -347,7 +352,7 @@ impl<'s> Made<'s> {
                 words: sorted(read.words()),
                 read,
                 first: self.mutants.len(),
-                sentences: &around.sentences,
+                sentences: &sentences,
             };
             let input = Input {
                 claim: &claim.text,

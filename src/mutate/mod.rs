@@ -103,6 +103,20 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// Each passage's sentences ([`crate::text::sentences::split_sentences`]): the context's
+    /// shared split when it is of these very passages, else split now.
+    pub(crate) fn sentences(&self) -> Vec<Vec<&'a str>> {
+        match self.here() {
+            Some(s) => s
+                .sentences()
+                .iter()
+                .zip(self.passages)
+                .map(|(spans, p)| spans.iter().map(|&(a, b)| &p[a..b]).collect())
+                .collect(),
+            None => split_each(self.passages),
+        }
+    }
+
     /// Where an operator looks for a word the passages or the claim use: both lower-cased.
     pub(crate) fn hay(&self) -> Hay<'_> {
         Hay {
@@ -118,6 +132,9 @@ pub struct Shared<'a> {
     passages: &'a [&'a str],
     elsewhere: &'a [&'a str],
     lowered: std::sync::OnceLock<Lowered>,
+    /// Each passage's sentences as byte ranges, split once for every operator (and generation)
+    /// that reads them (ranges, not slices, so that the reading stays covariant in `'a`).
+    sentences: std::sync::OnceLock<Vec<Vec<(usize, usize)>>>,
     /// Operators' own readings, by their type and key.
     memo: std::sync::Mutex<Vec<Memo>>,
 }
@@ -145,6 +162,7 @@ impl<'a> Shared<'a> {
             passages,
             elsewhere,
             lowered: std::sync::OnceLock::new(),
+            sentences: std::sync::OnceLock::new(),
             memo: std::sync::Mutex::new(Vec::new()),
         }
     }
@@ -174,6 +192,34 @@ impl<'a> Shared<'a> {
     fn lowered(&self) -> &Lowered {
         self.lowered.get_or_init(|| Lowered::of(self.passages))
     }
+
+    /// Each passage's sentences, split the first time anyone asks.
+    fn sentences(&self) -> &[Vec<(usize, usize)>] {
+        self.sentences.get_or_init(|| {
+            split_each(self.passages)
+                .iter()
+                .zip(self.passages)
+                .map(|(split, p)| {
+                    let base = p.as_ptr() as usize;
+                    split
+                        .iter()
+                        .map(|s| {
+                            let a = s.as_ptr() as usize - base;
+                            (a, a + s.len())
+                        })
+                        .collect()
+                })
+                .collect()
+        })
+    }
+}
+
+/// Each text's sentences.
+fn split_each<'a>(texts: &[&'a str]) -> Vec<Vec<&'a str>> {
+    texts
+        .iter()
+        .map(|t| crate::text::sentences::split_sentences(t))
+        .collect()
 }
 
 /// Texts joined by line breaks and lower-cased, with the set of their words (runs of letters and
@@ -187,11 +233,13 @@ pub(crate) struct Lowered {
 impl Lowered {
     pub fn of(texts: &[&str]) -> Lowered {
         let text = texts.join("\n").to_lowercase();
-        let words = text
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_string)
-            .collect();
+        // a word met again is looked up, not copied again
+        let mut words = std::collections::HashSet::new();
+        for w in text.split(|c: char| !c.is_alphanumeric()) {
+            if !w.is_empty() && !words.contains(w) {
+                words.insert(w.to_string());
+            }
+        }
         Lowered { text, words }
     }
 

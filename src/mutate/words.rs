@@ -7,7 +7,7 @@ use crate::text::words::find_word;
 use serde::Deserialize;
 use std::path::Path;
 
-use crate::text::words::capitalised;
+use crate::text::words::{capitalised, strip_all_suffixes};
 
 /// The first whole-word occurrence of `from` (as written, or with a capital first letter at the
 /// start of a sentence: "May" in "in May 2024" is not "may") at or after byte `start`, as (start,
@@ -41,14 +41,13 @@ pub fn find_phrase(text: &str, from: &str, start: usize) -> Option<(usize, usize
 
 /// `text` with its first whole-word `from` replaced by `to` (capitalised where `from` was).
 pub fn replace_first(text: &str, from: &str, to: &str) -> Option<String> {
-    let (at, end, cap) = find_phrase(text, from, 0)?;
+    find_phrase(text, from, 0).map(|hit| replace_at(text, hit, to))
+}
+
+/// `text` with the phrase [`find_phrase`] found at `hit` replaced by `to`.
+fn replace_at(text: &str, (at, end, cap): (usize, usize, bool), to: &str) -> String {
     let to = if cap { capitalised(to) } else { to.to_string() };
-    Some(crate::text::words::tidy(&format!(
-        "{}{}{}",
-        &text[..at],
-        to,
-        &text[end..]
-    )))
+    crate::text::words::tidy(&format!("{}{}{}", &text[..at], to, &text[end..]))
 }
 
 /// Rules of a word-list operator: pairs of phrases, each written `[from, to]`. With `both_ways`
@@ -99,26 +98,29 @@ impl PhraseRules {
     pub fn apply(&self, claim: &str) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         let mut starts: Vec<usize> = Vec::new();
-        let mut push = |from: &str, m: Option<String>| {
-            let Some(m) = m else { return };
-            let at = find_phrase(claim, from, 0).map(|h| h.0);
-            if m == claim || out.contains(&m) || at.is_some_and(|a| starts.contains(&a)) {
+        // each phrase found once: where it starts, and the mutant that replaces it
+        let mut push = |from: &str, to: &str| {
+            let Some(hit) = find_phrase(claim, from, 0) else {
+                return;
+            };
+            let m = replace_at(claim, hit, to);
+            if m == claim || out.contains(&m) || starts.contains(&hit.0) {
                 return;
             }
-            starts.extend(at);
+            starts.push(hit.0);
             out.push(m);
         };
         for [from, to] in &self.pairs {
-            push(from, replace_first(claim, from, to));
+            push(from, to);
             if self.both_ways {
-                push(to, replace_first(claim, to, from));
+                push(to, from);
             }
         }
         for w in &self.remove {
             if self.remove_before_numbers && !before_number(claim, w) {
                 continue;
             }
-            push(w, replace_first(claim, w, ""));
+            push(w, "");
         }
         out
     }
@@ -293,7 +295,10 @@ impl NameCues {
 
     /// The names of the claim's passages, found once for all the claims of a context.
     pub(crate) fn in_passages(&self, input: &Input<'_>) -> std::sync::Arc<Vec<Name>> {
-        input.memo(self.key(), || self.names(input.passages))
+        input.memo(self.key(), || {
+            let sentences = input.sentences();
+            self.kinds_of(&self.mentions(sentences.into_iter().flatten()))
+        })
     }
 
     /// The names of the passages borrowed from, found once for all the claims of a context.
@@ -336,14 +341,20 @@ impl NameCues {
     }
 
     fn find_names(&self, texts: &[&str]) -> Vec<Name> {
-        // name, word before, word after, index of its last word in the sentence
+        let sentences = texts
+            .iter()
+            .flat_map(|t| crate::text::sentences::split_sentences(t));
+        self.kinds_of(&self.mentions(sentences))
+    }
+
+    /// The mentions of names in these sentences: name, word before, word after, index of its
+    /// last word in the sentence.
+    fn mentions<'s>(&self, sentences: impl Iterator<Item = &'s str>) -> Vec<Mention> {
         let mut mentions: Vec<Mention> = Vec::new();
-        for text in texts {
-            for sentence in crate::text::sentences::split_sentences(text) {
-                self.mentions_in(sentence, &mut mentions);
-            }
+        for sentence in sentences {
+            self.mentions_in(sentence, &mut mentions);
         }
-        self.kinds_of(&mentions)
+        mentions
     }
 
     /// The mentions of names in one sentence, added to `mentions` (whose last one may pass its
@@ -354,9 +365,10 @@ impl NameCues {
         let cleaned: Vec<&str> = words
             .iter()
             .map(|w| {
-                w.trim_matches(|c: char| !c.is_alphanumeric())
-                    .trim_end_matches("'s")
-                    .trim_end_matches("’s")
+                strip_all_suffixes(
+                    strip_all_suffixes(w.trim_matches(|c: char| !c.is_alphanumeric()), "'s"),
+                    "’s",
+                )
             })
             .collect();
         let nameable: Vec<bool> = cleaned
@@ -381,11 +393,11 @@ impl NameCues {
                 .map(|w| w.to_string())
                 .collect::<Vec<_>>()
                 .join(" ");
-            let name = name
-                .trim_matches(|c: char| !c.is_alphanumeric())
-                .trim_end_matches("'s")
-                .trim_end_matches("’s")
-                .to_string();
+            let name = strip_all_suffixes(
+                strip_all_suffixes(name.trim_matches(|c: char| !c.is_alphanumeric()), "'s"),
+                "’s",
+            )
+            .to_string();
             // the first word of a sentence is capitalised anyway: a one-word name there
             // counts only when it is also met inside a sentence
             let initial = i == 0 && j == 1;

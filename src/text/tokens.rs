@@ -89,10 +89,8 @@ pub fn tokenize(text: &str) -> Vec<Token> {
 /// so "cancelled", "cancels" and "cancel" meet, and so do "refunded" and "refundable". Applied
 /// the same way to claims and passages, so consistency matters more than linguistic accuracy.
 pub fn stem(word: &str) -> String {
-    let mut w: String = word
-        .trim_end_matches("'s")
-        .trim_end_matches("’s")
-        .to_string();
+    use super::words::strip_all_suffixes;
+    let mut w: String = strip_all_suffixes(strip_all_suffixes(word, "'s"), "’s").to_string();
     if w.chars().count() <= 3 {
         return w;
     }

@@ -4,9 +4,26 @@
 /// `w` with its first letter in capitals.
 pub fn capitalised(w: &str) -> String {
     let mut c = w.chars();
-    c.next()
-        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-        .unwrap_or_default()
+    match c.next() {
+        None => String::new(),
+        // most words open with an ASCII letter: one allocation, no case table
+        Some(f) if f.is_ascii() => {
+            let mut out = String::with_capacity(w.len());
+            out.push(f.to_ascii_uppercase());
+            out.push_str(c.as_str());
+            out
+        }
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+    }
+}
+
+/// `w` without every trailing `suffix` (as [`str::trim_end_matches`] with a string, without
+/// building a substring searcher for each call).
+pub fn strip_all_suffixes<'a>(mut w: &'a str, suffix: &str) -> &'a str {
+    while let Some(rest) = w.strip_suffix(suffix) {
+        w = rest;
+    }
+    w
 }
 
 /// `s` cut to at most `n` characters, with an ellipsis where it was cut.
@@ -94,11 +111,18 @@ pub(crate) fn find_word_ignoring_case(
             if got == want.len() {
                 break;
             }
-            let lower: Vec<char> = c.to_lowercase().collect();
-            if want.get(got..got + lower.len()) != Some(lower.as_slice()) {
+            // the character's lower-case form (one or more characters) must come next in the
+            // word, all of it
+            let mut k = got;
+            let whole = c.to_lowercase().all(|l| {
+                let same = want.get(k) == Some(&l);
+                k += 1;
+                same
+            });
+            if !whole {
                 break;
             }
-            got += lower.len();
+            got = k;
             end = start + i + c.len_utf8();
         }
         if got == want.len() && boundary(text[end..].chars().next()) {
