@@ -14,25 +14,41 @@ use crate::text::words::{capitalised, strip_all_suffixes};
 /// end, capitalised).
 pub fn find_phrase(text: &str, from: &str, start: usize) -> Option<(usize, usize, bool)> {
     let lower = find_word(text, from, start).map(|at| (at, at + from.len(), false));
-    let cap = capitalised(from);
     let sentence_start = |at: usize| {
         let before = text[..at].trim_end();
         before.is_empty() || before.ends_with(['.', '!', '?', ':', '"', '“'])
     };
-    let upper = if cap != from {
-        let mut from_at = start;
-        let mut hit = None;
-        while let Some(at) = find_word(text, &cap, from_at) {
-            if sentence_start(at) {
-                hit = Some((at, at + cap.len(), true));
-                break;
-            }
-            from_at = at + cap.len();
+    // the phrase with a capital: most phrases open with an ASCII letter, looked for by its
+    // capital byte and the rest without building the capitalised phrase
+    let first = from.as_bytes().first().copied();
+    let built;
+    let (cap_first, cap_rest, cap_len) = match first {
+        None => (None, &[][..], 0),
+        Some(b) if b.is_ascii() => {
+            let up = b.to_ascii_uppercase();
+            (
+                Some(up).filter(|&u| u != b),
+                &from.as_bytes()[1..],
+                from.len(),
+            )
         }
-        hit
-    } else {
-        None
+        Some(_) => {
+            built = capitalised(from);
+            let b = built.as_bytes();
+            let differs = built != from;
+            (differs.then_some(b[0]), &b[1..], built.len())
+        }
     };
+    let upper = cap_first.and_then(|up| {
+        let mut from_at = start;
+        while let Some(at) = crate::text::words::find_word_opening(text, up, cap_rest, from_at) {
+            if sentence_start(at) {
+                return Some((at, at + cap_len, true));
+            }
+            from_at = at + cap_len;
+        }
+        None
+    });
     match (lower, upper) {
         (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
         (a, b) => a.or(b),

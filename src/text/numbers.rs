@@ -136,8 +136,19 @@ const CURRENCY_CODES: [(&str, char); 5] = [
 /// euros", "12 EUR", "160 million US dollars".
 fn currency_word_after(tail: &str) -> Option<char> {
     let t = tail.trim_start_matches([' ', '\u{a0}']);
-    let word: String = t.chars().take_while(|c| c.is_alphabetic()).collect();
-    let lower = word.to_lowercase();
+    let len = t
+        .char_indices()
+        .find(|(_, c)| !c.is_alphabetic())
+        .map_or(t.len(), |(i, _)| i);
+    let word = &t[..len];
+    // an ASCII word (most are) compared without a lower-cased copy
+    let owned;
+    let lower: &str = if word.bytes().all(|b| b.is_ascii_lowercase()) {
+        word
+    } else {
+        owned = word.to_lowercase();
+        &owned
+    };
     // "US dollars", "U.S. dollars"
     if lower == "us" || lower == "u" {
         let rest = t[word.len()..].trim_start_matches(['.', 's', 'S']);
@@ -266,6 +277,9 @@ pub(super) fn spaced_thousands_join(chars: &[(usize, char)], at: usize) -> bool 
 /// The value of the digits of a number as written: thousands commas, dots or spaces dropped, a
 /// decimal comma read as a point ("3,50" is 3.5, "1.000,50" is 1000.5, "1 000" is 1000).
 fn number_value(digits: &str) -> Option<f64> {
+    if digits.bytes().all(|b| b.is_ascii_digit()) {
+        return digits.parse::<f64>().ok(); // no separator to drop or read
+    }
     let d: String = digits.chars().filter(|c| !is_group_space(*c)).collect();
     let last_comma = d.rfind(',');
     let decimal_comma = last_comma.is_some_and(|at| {
@@ -304,9 +318,16 @@ pub(super) fn number_at(
     let after_currency = text[..start]
         .trim_end_matches([' ', '\u{a0}'])
         .ends_with(|c: char| CURRENCY.contains(c));
-    let ascii_lower = raw.to_ascii_lowercase();
+    // digits alone have no scale glued on
+    let digits_only = raw.bytes().all(|b| b.is_ascii_digit());
+    let ascii_lower = if digits_only {
+        String::new()
+    } else {
+        raw.to_ascii_lowercase()
+    };
     let glued = [("bn", 1e9), ("mn", 1e6), ("m", 1e6), ("k", 1e3)]
         .iter()
+        .filter(|_| !digits_only)
         .filter(|(suffix, _)| suffix.len() == 2 || after_currency)
         .find_map(|(suffix, scale)| {
             let digits = ascii_lower.strip_suffix(suffix)?;
@@ -427,7 +448,12 @@ pub(super) fn read_clock_times(text: &str, tokens: &mut [Token]) {
             }
         }
         let tail = text[tokens[last].end..].trim_start_matches([' ', '\u{a0}']);
-        let lower_tail = tail.to_ascii_lowercase();
+        // the longest mark ("o’clock", 7 characters) and the character after it are all that is
+        // compared: only the first few characters are lower-cased, not the rest of the text
+        let lower_tail = match tail.char_indices().nth(10) {
+            Some((cut, _)) => tail[..cut].to_ascii_lowercase(),
+            None => tail.to_ascii_lowercase(),
+        };
         let meridiem = [
             "a.m.",
             "a.m",
@@ -565,6 +591,29 @@ mod tests {
         assert_eq!(nums("a thousand users"), vec![(1000.0, None, false)]);
         assert_eq!(nums("12 %"), vec![(12.0, None, true)]);
         assert_eq!(nums("twelve percent"), vec![(12.0, None, true)]);
+        // a currency word in any case, an accented one, and a word that only starts like one
+        assert_eq!(nums("12 EUROS"), vec![(12.0, Some('€'), false)]);
+        assert_eq!(nums("12 Euros"), vec![(12.0, Some('€'), false)]);
+        assert_eq!(nums("12 eurosé"), vec![(12.0, None, false)]);
+        assert_eq!(nums("12 euro-zone"), vec![(12.0, Some('€'), false)]);
+        assert_eq!(nums("12 eurozone"), vec![(12.0, None, false)]);
+    }
+
+    #[test]
+    fn a_time_of_day_is_read_however_long_the_text_after_it() {
+        let clock = |t: &str| -> Vec<f64> {
+            tokenize(t)
+                .into_iter()
+                .filter_map(|x| x.number.filter(|n| n.clock).map(|n| n.value))
+                .collect()
+        };
+        let long = " and then the meeting went on".repeat(200);
+        assert_eq!(clock(&format!("At 9 o’clock{long}.")), vec![9.0]);
+        assert_eq!(clock(&format!("At 5:30 P.M.{long}.")), vec![17.5]);
+        assert_eq!(clock(&format!("At 9 o’clocks{long}.")), Vec::<f64>::new());
+        assert_eq!(clock("At 9 o’clock"), vec![9.0]);
+        assert_eq!(clock("At 9 pm"), vec![21.0]);
+        assert_eq!(clock("At 9 pmx"), Vec::<f64>::new());
     }
 
     #[test]

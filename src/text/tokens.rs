@@ -71,7 +71,7 @@ pub fn tokenize(text: &str) -> Vec<Token> {
         let number = number_at(text, start, end, &mut scaled_until, &lower);
         let norm = match &number {
             Some(n) => format_number(n.value),
-            None => stem(&lower),
+            None => stem_owned(lower),
         };
         out.push(Token {
             start,
@@ -89,8 +89,14 @@ pub fn tokenize(text: &str) -> Vec<Token> {
 /// so "cancelled", "cancels" and "cancel" meet, and so do "refunded" and "refundable". Applied
 /// the same way to claims and passages, so consistency matters more than linguistic accuracy.
 pub fn stem(word: &str) -> String {
+    stem_owned(word.to_string())
+}
+
+/// [`stem`] of a word already owned, edited in place.
+fn stem_owned(mut w: String) -> String {
     use super::words::strip_all_suffixes;
-    let mut w: String = strip_all_suffixes(strip_all_suffixes(word, "'s"), "’s").to_string();
+    let kept = strip_all_suffixes(strip_all_suffixes(&w, "'s"), "’s").len();
+    w.truncate(kept);
     if w.chars().count() <= 3 {
         return w;
     }

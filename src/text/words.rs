@@ -66,21 +66,33 @@ pub fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
     // short word in a sentence or a passage, where building a substring searcher for each call
     // cost more than the search (the first byte of a UTF-8 word never occurs inside a character,
     // so every hit is at a character boundary)
-    let (hay, needle) = (text.as_bytes(), word.as_bytes());
+    let needle = word.as_bytes();
+    find_word_opening(text, needle[0], &needle[1..], from)
+}
+
+/// [`find_word`] of the word whose first byte is `first` and whose other bytes are `rest`
+/// (`first` must open a character: an ASCII byte or a lead byte), so that a word can be looked
+/// for with another first letter without building it.
+pub(crate) fn find_word_opening(text: &str, first: u8, rest: &[u8], from: usize) -> Option<usize> {
+    if from > text.len() || !text.is_char_boundary(from) {
+        return None;
+    }
+    let hay = text.as_bytes();
+    let len = 1 + rest.len();
     let mut start = from;
-    while let Some(pos) = memchr::memchr(needle[0], &hay[start..]) {
+    while let Some(pos) = memchr::memchr(first, &hay[start..]) {
         let at = start + pos;
-        if !hay[at..].starts_with(needle) {
+        if !hay[at + 1..].starts_with(rest) {
             start = at + 1;
             continue;
         }
         let before = text[..at].chars().next_back();
-        let after = text[at + word.len()..].chars().next();
+        let after = text[at + len..].chars().next();
         let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
         if boundary(before) && boundary(after) {
             return Some(at);
         }
-        start = at + word.len().max(1);
+        start = at + len;
         while !text.is_char_boundary(start) {
             start += 1;
         }
