@@ -58,8 +58,11 @@ impl Mutator for PronounSwap {
                         .is_some()
             })
         };
+        // a pair neither of whose pronouns the claim uses makes no mutant: the claim is looked
+        // at before the passages are searched
+        let in_claim = |w: &str| super::words::find_phrase(input.claim, w, 0).is_some();
         for [a, b] in &self.rules.pairs {
-            if !(used(a) && used(b)) {
+            if !(in_claim(a) || in_claim(b)) || !(used(a) && used(b)) {
                 continue;
             }
             for (from, to) in [(a, b), (b, a)] {
