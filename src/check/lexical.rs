@@ -596,7 +596,7 @@ fn bound_before(head: &str) -> Bound {
         .trim_end_matches(" us$")
         .trim_end_matches(" usd")
         .trim_end_matches(" eur");
-    let ends = |w: &str| h == w || h.ends_with(&format!(" {w}"));
+    let ends = |w: &str| h == w || h.strip_suffix(w).is_some_and(|r| r.ends_with(' '));
     if [
         "under",
         "less than",

@@ -339,11 +339,16 @@ impl NamePart {
     fn adjective(&self, claim: &str, hay: &Hay<'_>) -> Option<String> {
         let mut fits: Vec<(usize, usize, &str)> = Vec::new();
         let lower = claim.to_lowercase();
+        let words = super::words::Words::of(&lower);
         for (a, unless) in self.rules.adjectives.iter().zip(&self.unless) {
             if uses(hay, &a.adjective) || unless.as_ref().is_some_and(|u| u.is_match(claim)) {
                 continue;
             }
             for noun in &a.nouns {
+                // most nouns are not words of the claim: ruled out without a search
+                if !words.may_hold(noun) {
+                    continue;
+                }
                 let Some(at) = find_word(&lower, noun, 0) else {
                     continue;
                 };

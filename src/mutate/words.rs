@@ -148,10 +148,10 @@ impl PhraseRules {
 
 /// The words of a text (its runs of letters and digits), to rule out at a glance most phrases
 /// [`find_phrase`] would look for in it.
-struct Words<'a>(Vec<&'a str>);
+pub(crate) struct Words<'a>(Vec<&'a str>);
 
 impl<'a> Words<'a> {
-    fn of(text: &'a str) -> Words<'a> {
+    pub(crate) fn of(text: &'a str) -> Words<'a> {
         Words(
             text.split(|c: char| !c.is_alphanumeric())
                 .filter(|w| !w.is_empty())
@@ -162,7 +162,7 @@ impl<'a> Words<'a> {
     /// False only when [`find_phrase`] cannot find `phrase` in the text: a phrase that opens
     /// with a word (an ASCII letter or digit first) is found only where the text has that word,
     /// as written or with a capital first letter.
-    fn may_hold(&self, phrase: &str) -> bool {
+    pub(crate) fn may_hold(&self, phrase: &str) -> bool {
         let lead = phrase
             .find(|c: char| !c.is_alphanumeric())
             .map_or(phrase, |end| &phrase[..end]);
