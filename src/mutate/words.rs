@@ -232,6 +232,72 @@ fn before_number(text: &str, phrase: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// [`find_phrase`] as it was written before it looked for the capital byte: the reference.
+    fn find_phrase_by_capitalising(
+        text: &str,
+        from: &str,
+        start: usize,
+    ) -> Option<(usize, usize, bool)> {
+        let lower = find_word(text, from, start).map(|at| (at, at + from.len(), false));
+        let cap = capitalised(from);
+        let sentence_start = |at: usize| {
+            let before = text[..at].trim_end();
+            before.is_empty() || before.ends_with(['.', '!', '?', ':', '"', '“'])
+        };
+        let mut upper = None;
+        if cap != from {
+            let mut from_at = start;
+            while let Some(at) = find_word(text, &cap, from_at) {
+                if sentence_start(at) {
+                    upper = Some((at, at + cap.len(), true));
+                    break;
+                }
+                from_at = at + cap.len();
+            }
+        }
+        match (lower, upper) {
+            (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+            (a, b) => a.or(b),
+        }
+    }
+
+    #[test]
+    fn a_phrase_is_found_where_the_capitalising_search_finds_it() {
+        let texts = [
+            "May 2024. may be. In May it rained.",
+            "Été comme été. été fini. « Été »: Été",
+            "ǆungla: ǅungla ǆ. Ǆ",
+            "ßig. SSig ßig",
+            "\"More than\" more than. More than 40.",
+            "",
+        ];
+        let phrases = [
+            "may",
+            "May",
+            "été",
+            "Été",
+            "ǆungla",
+            "ǆ",
+            "ßig",
+            "more than",
+            "40",
+            "",
+        ];
+        for t in texts {
+            for p in phrases {
+                for from in 0..=t.len() {
+                    if t.is_char_boundary(from) {
+                        assert_eq!(
+                            find_phrase(t, p, from),
+                            find_phrase_by_capitalising(t, p, from),
+                            "{t:?} {p:?} {from}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_phrase_ruled_out_by_the_words_is_one_find_phrase_does_not_find() {
         let texts = [

@@ -240,6 +240,79 @@ mod tests {
         }
     }
 
+    /// [`find_word_ignoring_case`] as it was written before it stopped collecting each
+    /// character's lower case: the reference it must equal.
+    fn ignoring_case_by_collecting(text: &str, word: &str, from: usize) -> Option<(usize, usize)> {
+        if word.is_empty() || from > text.len() || !text.is_char_boundary(from) {
+            return None;
+        }
+        let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+        let want: Vec<char> = word.chars().flat_map(char::to_lowercase).collect();
+        for (start, _) in text[from..].char_indices().map(|(i, c)| (i + from, c)) {
+            if !boundary(text[..start].chars().next_back()) {
+                continue;
+            }
+            let mut got = 0;
+            let mut end = start;
+            for (i, c) in text[start..].char_indices() {
+                if got == want.len() {
+                    break;
+                }
+                let lower: Vec<char> = c.to_lowercase().collect();
+                if want.get(got..got + lower.len()) != Some(lower.as_slice()) {
+                    break;
+                }
+                got += lower.len();
+                end = start + i + c.len_utf8();
+            }
+            if got == want.len() && boundary(text[end..].chars().next()) {
+                return Some((start, end));
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn a_case_blind_search_equals_the_one_that_collected_each_lower_case() {
+        // İ lower-cases to two characters, the Kelvin sign to an ASCII k, Σ by its place
+        let texts = [
+            "İstanbul and istanbul, i̇stanbul",
+            "\u{212a}ELVIN kelvin Kelvin",
+            "ΟΔΟΣ οδος ΟΔΟΣ. Σ σ ς",
+            "Straße STRASSE straße",
+            "the THE thé Thé",
+            "",
+            "İ",
+        ];
+        let words = [
+            "istanbul",
+            "i̇stanbul",
+            "İstanbul",
+            "kelvin",
+            "\u{212a}elvin",
+            "οδος",
+            "οδοσ",
+            "σ",
+            "straße",
+            "the",
+            "thé",
+            "i",
+            "İ",
+            "",
+        ];
+        for t in texts {
+            for w in words {
+                for from in 0..=t.len() + 1 {
+                    assert_eq!(
+                        find_word_ignoring_case(t, w, from),
+                        ignoring_case_by_collecting(t, w, from),
+                        "{t:?} {w:?} {from}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn whole_words_ignoring_case() {
         assert_eq!(
