@@ -15,6 +15,10 @@ use server::{Reply, Server};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+/// The binary's allocator (src/main.rs), so the bench measures what the binary does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -17,6 +17,10 @@ use faithprobe::report::{run::human, Paint};
 use std::path::Path;
 use std::time::Instant;
 
+/// The binary's allocator (src/main.rs), so the bench measures what the binary does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const NOUNS: [&str; 20] = [
     "invoice",
     "archive",

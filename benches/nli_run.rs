@@ -21,6 +21,10 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Instant;
 
+/// The binary's allocator (src/main.rs), so the bench measures what the binary does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const BATCH: usize = 32;
 
 /// CPU seconds this process has used (user + system, all threads).

@@ -11,6 +11,10 @@ use faithprobe::mutate::{generate, Rules};
 use std::fmt::Write;
 use std::time::Instant;
 
+/// The binary's allocator (src/main.rs), so the bench measures what the binary does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn suite_text(contexts: usize) -> String {
     let mut y = String::from("suite: large\nentities:\n  plan: [Basic, Pro, Max]\ncontexts:\n");
     for c in 0..contexts {

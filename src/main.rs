@@ -26,6 +26,13 @@ use faithprobe::error::{Error, Exit};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// mimalloc, not the system allocator: mutant generation and the lexical checker make many small,
+/// short-lived strings and sets, and with glibc's malloc a suite load spent about a tenth of its
+/// time allocating and freeing (BENCHMARKS.md, "A faster allocator"). The benches that run the
+/// library in-process declare the same allocator, so they measure what the binary does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "faithprobe",
