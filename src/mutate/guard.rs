@@ -6,7 +6,7 @@
 //! problem the claim already had is not the operator's doing. Each rule is a small function with
 //! a table-driven test; the realism benchmark counts the refusals per operator and reason.
 
-use crate::text::tokens::tokenize;
+use crate::text::tokens::word_spans;
 
 /// Function words that have no plural: "ofs", "ins", "tos" are never English.
 const FUNCTION_WORDS: &[&str] = &[
@@ -192,9 +192,9 @@ pub(crate) fn refuse_read(claim: &Sentence, mutant: &Sentence) -> Option<&'stati
 
 /// The lower-cased words of `s`, without punctuation.
 fn words(s: &str) -> Vec<String> {
-    tokenize(s)
+    word_spans(s)
         .into_iter()
-        .map(|t| s[t.start..t.end].to_lowercase())
+        .map(|(a, b)| s[a..b].to_lowercase())
         .collect()
 }
 
@@ -203,16 +203,19 @@ fn pluralised_function_word(s: &Sentence) -> bool {
         "as", "its", "us", "is", "has", "was", "this", "others", "nos",
     ];
     s.words.iter().any(|w| {
-        let stems = [
-            w.strip_suffix('s').map(str::to_string),
-            w.strip_suffix("es").map(str::to_string),
-            w.strip_suffix("ies").map(|x| format!("{x}y")),
-        ];
-        !REAL.contains(&w.as_str())
-            && stems
+        // the word less "s" or "es", or with "ies" for "y", is a function word: compared in
+        // place, with no stem built per word
+        let is_function = |stem: &str| FUNCTION_WORDS.contains(&stem);
+        let ies = |stem: &str| {
+            FUNCTION_WORDS
                 .iter()
-                .flatten()
-                .any(|stem| FUNCTION_WORDS.contains(&stem.as_str()))
+                .any(|f| f.strip_suffix('y') == Some(stem))
+        };
+        w.ends_with('s')
+            && !REAL.contains(&w.as_str())
+            && (w.strip_suffix('s').is_some_and(is_function)
+                || w.strip_suffix("es").is_some_and(is_function)
+                || w.strip_suffix("ies").is_some_and(ies))
     })
 }
 
@@ -307,6 +310,9 @@ fn number(w: &str) -> Option<f64> {
     if t.is_empty() || !t.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
+    if !t.contains(',') {
+        return t.parse().ok();
+    }
     t.replace(',', "").parse().ok()
 }
 
@@ -334,13 +340,16 @@ fn range_out_of_order(s: &Sentence) -> bool {
         }
     }
     // hyphenated ranges are one token to the tokenizer: look at the raw text
-    for part in s.raw.split_whitespace().collect::<Vec<_>>().windows(2) {
-        if let Some((x, y)) = part[0].split_once(['-', '–']) {
-            let unit = part[1]
-                .trim_matches(|c: char| !c.is_alphanumeric() && c != '%')
-                .to_lowercase();
+    let mut parts = s.raw.split_whitespace().peekable();
+    while let (Some(first), Some(&next)) = (parts.next(), parts.peek()) {
+        if let Some((x, y)) = first.split_once(['-', '–']) {
             if let (Some(a), Some(b)) = (number(x), number(y)) {
-                if a > b && UNITS.contains(&unit.as_str()) {
+                // the unit is read only after a range out of order
+                let unit = || {
+                    next.trim_matches(|c: char| !c.is_alphanumeric() && c != '%')
+                        .to_lowercase()
+                };
+                if a > b && UNITS.contains(&unit().as_str()) {
                     return true;
                 }
             }
@@ -752,6 +761,71 @@ mod tests {
                 *refused,
                 "{claim:?} -> {mutant:?}: {:?}",
                 refuse(claim, mutant)
+            );
+        }
+    }
+
+    /// The plural check as it was written first, building each stem: the reference the
+    /// in-place comparison must equal.
+    fn pluralised_as_first_written(s: &Sentence) -> bool {
+        const REAL: &[&str] = &[
+            "as", "its", "us", "is", "has", "was", "this", "others", "nos",
+        ];
+        s.words.iter().any(|w| {
+            let stems = [
+                w.strip_suffix('s').map(str::to_string),
+                w.strip_suffix("es").map(str::to_string),
+                w.strip_suffix("ies").map(|x| format!("{x}y")),
+            ];
+            !REAL.contains(&w.as_str())
+                && stems
+                    .iter()
+                    .flatten()
+                    .any(|stem| FUNCTION_WORDS.contains(&stem.as_str()))
+        })
+    }
+
+    #[test]
+    fn the_plural_check_compares_in_place_what_it_built_before() {
+        let mut words: Vec<String> = Vec::new();
+        for f in FUNCTION_WORDS.iter().chain(MODALS) {
+            let y = f.strip_suffix('y').map(|x| format!("{x}ies"));
+            words.extend([format!("{f}s"), format!("{f}es"), f.to_string()]);
+            words.extend(y);
+        }
+        words.extend(
+            [
+                "as", "its", "us", "is", "has", "was", "this", "others", "nos", "s", "es", "ies",
+                "plans", "Über", "ſ",
+            ]
+            .map(String::from),
+        );
+        for w in words {
+            let text = format!("The plan {w} users.");
+            let s = Sentence::new(&text);
+            assert_eq!(
+                pluralised_function_word(&s),
+                pluralised_as_first_written(&s),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_hyphenated_range_is_read_with_the_unit_after_it() {
+        for (text, out_of_order) in [
+            ("Rest for 8-6 hours.", true),
+            ("Rest for 6-8 hours.", false),
+            ("They won 3-1 at home.", false),
+            ("Take 1,200–800 mg daily.", true),
+            ("Take 10-5 %.", true),
+            ("Ends 8-6", false),
+            ("", false),
+        ] {
+            assert_eq!(
+                range_out_of_order(&Sentence::new(text)),
+                out_of_order,
+                "{text:?}"
             );
         }
     }

@@ -21,11 +21,37 @@ pub struct Token {
 /// inner apostrophes or hyphens between letters). Currency signs before and `%` after a number
 /// are folded into its [`NumberTag`]; digits glued to letters ("S3", "p-2071") stay words.
 pub fn tokenize(text: &str) -> Vec<Token> {
+    // the end of a scale word already folded into the number before it
+    let mut scaled_until = 0;
+    let mut out: Vec<Token> = word_spans(text)
+        .into_iter()
+        .map(|(start, end)| {
+            // lower-cased once, for the number words and the stem
+            let lower = text[start..end].to_lowercase();
+            let number = number_at(text, start, end, &mut scaled_until, &lower);
+            let norm = match &number {
+                Some(n) => format_number(n.value),
+                None => stem_owned(lower),
+            };
+            Token {
+                start,
+                end,
+                norm,
+                number,
+            }
+        })
+        .collect();
+    read_clock_times(text, &mut out);
+    out
+}
+
+/// The byte ranges of [`tokenize`]'s tokens, without reading them: for a caller that needs
+/// only where the words are (the grammar guard's lower-cased words), not their stems or values.
+/// Numbers and clock times change what a token carries, never where it starts or ends.
+pub fn word_spans(text: &str) -> Vec<(usize, usize)> {
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut out = Vec::new();
     let mut i = 0;
-    // the end of a scale word already folded into the number before it
-    let mut scaled_until = 0;
     while i < chars.len() {
         let (start, c) = chars[i];
         if !c.is_alphanumeric() {
@@ -66,22 +92,9 @@ pub fn tokenize(text: &str) -> Vec<Token> {
         } else {
             text.len()
         };
-        // lower-cased once, for the number words and the stem
-        let lower = text[start..end].to_lowercase();
-        let number = number_at(text, start, end, &mut scaled_until, &lower);
-        let norm = match &number {
-            Some(n) => format_number(n.value),
-            None => stem_owned(lower),
-        };
-        out.push(Token {
-            start,
-            end,
-            norm,
-            number,
-        });
+        out.push((start, end));
         i = j;
     }
-    read_clock_times(text, &mut out);
     out
 }
 
@@ -140,5 +153,24 @@ mod tests {
         assert_eq!(stem("expires"), stem("expire"));
         assert_eq!(stem("expired"), stem("expire"));
         assert_eq!(stem("billed"), stem("bill"));
+    }
+
+    #[test]
+    fn the_word_spans_are_where_the_tokens_are() {
+        for text in [
+            "Here is a summary: the fee is €3,50, or $ 160 million, up 17 per cent.",
+            "Doors open at 10:30 a.m. and close at 5.30 pm; 120 000 visitors, 1\u{a0}000 seats.",
+            "The 17-year-old scored 3-1 in COVID-19 week; p-2071 and S3 hold 1,200.5 GB.",
+            "Sorry, but I can't say \"fifty-five\" of O’Neill’s 2nd-best plans… 七十 Ünïcödé",
+            "",
+            " \t\n,.;",
+            "a",
+            "12:",
+            "9 o’clock, twelve hundred thousand, 1.5bn, 4.6.7, 1,23,456",
+        ] {
+            let spans: Vec<(usize, usize)> =
+                tokenize(text).iter().map(|t| (t.start, t.end)).collect();
+            assert_eq!(word_spans(text), spans, "{text:?}");
+        }
     }
 }
