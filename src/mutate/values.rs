@@ -115,7 +115,21 @@ pub(super) struct Finder {
     weekday: Pattern,
     month: Pattern,
     count: Pattern,
+    /// Any of the month names, anywhere: a text without one has no date and no month, so the
+    /// four patterns that need one are not run on it.
+    any_month: Regex,
 }
+
+/// What a text holds that [`Finder`]'s patterns need: a digit, a month name.
+#[derive(Clone, Copy)]
+struct Has {
+    digit: bool,
+    month: bool,
+}
+
+/// A digit as the patterns' `\d` reads one: any Unicode decimal digit.
+static DIGIT: std::sync::LazyLock<Regex> =
+    std::sync::LazyLock::new(|| Regex::new(r"\d").expect("a valid regex"));
 
 /// One of [`Finder`]'s patterns, compiled twice: as written, and with every `\b` an ASCII word
 /// boundary. The regex crate runs a Unicode `\b` on its slow engines as soon as the text holds a
@@ -291,29 +305,57 @@ impl Finder {
                 r"(?i)\b(\d[\d,]*(?:\.\d+)?|{})(?:\s+(million|billion|thousand))?\s+([a-z]+(?:-[a-z]+)?)\b",
                 alt(&numbers)
             )),
+            any_month: Regex::new(&format!("(?i)(?:{months})"))
+                .expect("escaped words make a valid regex"),
             words,
         }
     }
 
     /// Every value of `text`, in text order.
     pub(super) fn find(&self, text: &str) -> Vec<Value> {
+        self.find_with(text, self.has(text))
+    }
+
+    /// What `text` has that decides which patterns can match at all: every pattern but the
+    /// ordinal words, the weekdays, the months after a word and the counts needs a digit (`\d`
+    /// is any Unicode digit, so a text beyond ASCII is asked with the same class), and the dates
+    /// and months need a month name, matched as the patterns match it (the same alternatives,
+    /// the same case folding).
+    fn has(&self, text: &str) -> Has {
+        Has {
+            digit: if text.is_ascii() {
+                text.bytes().any(|b| b.is_ascii_digit())
+            } else {
+                DIGIT.is_match(text)
+            },
+            month: self.any_month.is_match(text),
+        }
+    }
+
+    /// [`Finder::find`] running only the patterns `has` allows.
+    fn find_with(&self, text: &str, has: Has) -> Vec<Value> {
         let mut f = Found::default();
         let a = ascii_words(text);
-        for m in self.clock.on(a).find_iter(text) {
-            f.take((m.start(), m.end()));
+        if has.digit {
+            for m in self.clock.on(a).find_iter(text) {
+                f.take((m.start(), m.end()));
+            }
+            self.dates(a, text, has, &mut f);
+            self.amounts(a, text, &mut f);
+            self.ages(a, text, &mut f);
         }
-        self.dates(a, text, &mut f);
-        self.amounts(a, text, &mut f);
-        self.ages(a, text, &mut f);
-        self.ordinals(a, text, &mut f);
-        self.calendar(a, text, &mut f);
+        self.ordinals(a, text, has, &mut f);
+        self.calendar(a, text, has, &mut f);
         self.counts(a, text, &mut f);
         f.out.sort_by_key(|v| v.span);
         f.out
     }
 
     /// "2 March 2025", "March 2", "May 2022": each with its month and year as inner values.
-    fn dates(&self, a: bool, text: &str, f: &mut Found) {
+    fn dates(&self, a: bool, text: &str, has: Has, f: &mut Found) {
+        if !has.month {
+            return;
+        }
         for (re, day_first) in [(self.date_dm.on(a), true), (self.date_md.on(a), false)] {
             for c in re.captures_iter(text) {
                 let whole = c.get(0).expect("a match");
@@ -399,8 +441,14 @@ impl Finder {
     }
 
     /// "14th", "fourteenth"; never one inside an expression ("for the first time", "at first").
-    fn ordinals(&self, a: bool, text: &str, f: &mut Found) {
-        for c in self.ordinal_digits.on(a).captures_iter(text) {
+    fn ordinals(&self, a: bool, text: &str, has: Has, f: &mut Found) {
+        // "14th" needs a digit
+        let digits: Vec<regex::Captures> = if has.digit {
+            self.ordinal_digits.on(a).captures_iter(text).collect()
+        } else {
+            Vec::new()
+        };
+        for c in digits {
             let whole = c.get(0).expect("a match");
             let span = (whole.start(), whole.end());
             if !self.in_expression(text, span) {
@@ -448,8 +496,13 @@ impl Finder {
     }
 
     /// Years ("in 2019"), weekdays, and months after a word that makes them one ("in May").
-    fn calendar(&self, a: bool, text: &str, f: &mut Found) {
-        for m in self.year.on(a).find_iter(text) {
+    fn calendar(&self, a: bool, text: &str, has: Has, f: &mut Found) {
+        let years: Vec<regex::Match> = if has.digit {
+            self.year.on(a).find_iter(text).collect()
+        } else {
+            Vec::new()
+        };
+        for m in years {
             let span = (m.start(), m.end());
             // "2,000 people" and "2000-01" are no years
             let glued = text[span.1..].starts_with([',', '-', '.'])
@@ -464,6 +517,9 @@ impl Finder {
         }
         // "may" in small letters is a month only in text written all in small letters
         let small = !text.chars().any(char::is_uppercase);
+        if !has.month {
+            return;
+        }
         for c in self.month.on(a).captures_iter(text) {
             let m = c.get(1).expect("a month");
             if m.as_str() != "may" || small {
@@ -546,6 +602,63 @@ mod tests {
             .filter(|v| !v.inner)
             .map(|v| (text[v.span.0..v.span.1].to_string(), v.key))
             .collect()
+    }
+
+    /// What a search found, comparable.
+    fn seen(f: &Finder, text: &str, has: Has) -> Vec<String> {
+        f.find_with(text, has)
+            .iter()
+            .map(|v| {
+                format!(
+                    "{:?} {:?} {:?} {} {:?}",
+                    v.span, v.num, v.kind, v.key, v.size
+                )
+            })
+            .collect()
+    }
+
+    /// The patterns a text's digits and month names rule out find nothing in it: leaving them
+    /// out gives what running every pattern gives (Unicode digits, case folding, no digit, no
+    /// month).
+    fn filtered_equals_every_pattern(text: &str) {
+        static F: std::sync::LazyLock<Finder> = std::sync::LazyLock::new(finder);
+        let f = &*F;
+        let every = Has {
+            digit: true,
+            month: true,
+        };
+        assert_eq!(seen(f, text, f.has(text)), seen(f, text, every), "{text:?}");
+    }
+
+    #[test]
+    fn a_text_without_digits_or_months_reads_as_with_every_pattern() {
+        for text in [
+            "",
+            "Admins can delete a ticket within two days, since March, on Monday.",
+            "The first team met in May; the second in June.",
+            "Paid €12 on 3 March 2025 at 10:30 am, aged 65, the 14th of 20 people, 4.6%.",
+            "Arabic-Indic digits: ٣ days, ١٤ March, the ٣rd; fullwidth: ３ months in ２０２４, the ４th.",
+            "the ٣rd place", // an ordinal of digits beyond ASCII
+            "Long s: 3 MARCH, 2 ma\u{17f}ch, mar\u{c7}h, the ſecond; Kelvin: \u{212a}.",
+            "Sorry, but I can't say. Here is a summary: two people, fifth place.",
+            "since may, in may 2020", // small letters
+        ] {
+            filtered_equals_every_pattern(text);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_reads_as_with_every_pattern(parts in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "3", "14", "2025", "٣", "３", "March", "MAY", "ſ", "june", "Monday", "in", "since",
+                "aged", "then", "first", "two", "people", "th", "rd", "€", "%", "per cent", ":", ".",
+                ",", "-", " ", " ", "\u{a0}", "a.m.", "pm", "é", "year-old",
+            ]),
+            0..16,
+        )) {
+            filtered_equals_every_pattern(&parts.concat());
+        }
     }
 
     #[test]
