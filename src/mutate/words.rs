@@ -148,15 +148,42 @@ impl PhraseRules {
 
 /// The words of a text (its runs of letters and digits), to rule out at a glance most phrases
 /// [`find_phrase`] would look for in it.
-pub(crate) struct Words<'a>(Vec<&'a str>);
+pub(crate) struct Words<'a> {
+    words: Vec<&'a str>,
+    /// A 256-bit filter of the words' [`Words::key`]s: a phrase whose lead word's key is not in
+    /// it is ruled out without comparing it with every word.
+    seen: [u64; 4],
+}
 
 impl<'a> Words<'a> {
     pub(crate) fn of(text: &'a str) -> Words<'a> {
-        Words(
-            text.split(|c: char| !c.is_alphanumeric())
-                .filter(|w| !w.is_empty())
-                .collect(),
-        )
+        let words: Vec<&str> = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        let mut seen = [0u64; 4];
+        for w in &words {
+            if let Some(k) = Self::key(w.as_bytes()) {
+                seen[k / 64] |= 1 << (k % 64);
+            }
+        }
+        Words { words, seen }
+    }
+
+    /// Where a word falls in the filter: its length and its first and last bytes in small
+    /// letters, so a word and its capitalised form fall in one place. `None` for a word that
+    /// does not open with an ASCII byte, which [`Words::may_hold`] never compares.
+    fn key(w: &[u8]) -> Option<usize> {
+        let (&first, &last) = (w.first()?, w.last()?);
+        if !first.is_ascii() {
+            return None;
+        }
+        let mix = (w.len() as u32)
+            .wrapping_mul(0x9E37_79B1)
+            .wrapping_add(u32::from(first.to_ascii_lowercase()) << 8)
+            .wrapping_add(u32::from(last.to_ascii_lowercase()))
+            .wrapping_mul(0x85EB_CA77);
+        Some((mix >> 24) as usize)
     }
 
     /// False only when [`find_phrase`] cannot find `phrase` in the text: a phrase that opens
@@ -169,8 +196,14 @@ impl<'a> Words<'a> {
         let Some(&first) = lead.as_bytes().first().filter(|b| b.is_ascii()) else {
             return true; // no word first, or a first letter with a case table of its own
         };
+        // a word the phrase's lead could be has the lead's key: not in the filter, no such word
+        if let Some(k) = Self::key(lead.as_bytes()) {
+            if self.seen[k / 64] & (1 << (k % 64)) == 0 {
+                return false;
+            }
+        }
         let up = first.to_ascii_uppercase();
-        self.0.iter().any(|w| {
+        self.words.iter().any(|w| {
             w.len() == lead.len()
                 && w.as_bytes()[1..] == lead.as_bytes()[1..]
                 && (w.as_bytes()[0] == first || w.as_bytes()[0] == up)
@@ -342,6 +375,62 @@ mod tests {
         }
         assert!(!Words::of("Sales rose.").may_hold("fell"));
         assert!(!Words::of("Sales rose.").may_hold("rosé"));
+    }
+
+    /// [`Words::may_hold`] as it was before its filter: every word compared.
+    fn may_hold_by_every_word(text: &str, phrase: &str) -> bool {
+        let lead = phrase
+            .find(|c: char| !c.is_alphanumeric())
+            .map_or(phrase, |end| &phrase[..end]);
+        let Some(&first) = lead.as_bytes().first().filter(|b| b.is_ascii()) else {
+            return true;
+        };
+        let up = first.to_ascii_uppercase();
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .any(|w| {
+                w.len() == lead.len()
+                    && w.as_bytes()[1..] == lead.as_bytes()[1..]
+                    && (w.as_bytes()[0] == first || w.as_bytes()[0] == up)
+            })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_word_filter_rules_out_only_what_every_word_would(
+            text in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "A", "an", "at", "At", "ta", "plan", "Plan", "PLAN", "plans", "nalp", "pro",
+                "Pro", "17", "71", "1", "é", "Émile", "ß", "x", "X", " ", ", ", "-", ".", "'",
+            ]), 0..14),
+            phrase in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "A", "an", "at", "ta", "plan", "Plan", "plans", "pro", "Pro", "17", "1",
+                "é", "Émile", "x", "X", " ", "-", "'",
+            ]), 0..4),
+        ) {
+            let (text, phrase) = (text.concat(), phrase.concat());
+            proptest::prop_assert_eq!(
+                Words::of(&text).may_hold(&phrase),
+                may_hold_by_every_word(&text, &phrase),
+                "{:?} in {:?}", phrase, text
+            );
+        }
+    }
+
+    #[test]
+    fn the_word_filter_keeps_every_word_of_a_long_text() {
+        // more words than the filter has bits: each is still found as written and capitalised
+        let words: Vec<String> = (0..600).map(|i| format!("w{i}x")).collect();
+        let text = words.join(" ");
+        let held = Words::of(&text);
+        for w in &words {
+            assert!(held.may_hold(w), "{w}");
+            assert!(held.may_hold(&format!("{w} plan")), "{w}");
+        }
+        assert!(!held.may_hold("w600x"));
+        assert!(
+            !held.may_hold("W1x"),
+            "a capital in the phrase matches only a capital"
+        );
     }
 
     #[test]
