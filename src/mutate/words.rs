@@ -418,7 +418,7 @@ mod tests {
 
     #[test]
     fn the_word_filter_keeps_every_word_of_a_long_text() {
-        // more words than the filter has bits: each is still found as written and capitalised
+        // more words than the filter has bits: each is still found, alone and leading a phrase
         let words: Vec<String> = (0..600).map(|i| format!("w{i}x")).collect();
         let text = words.join(" ");
         let held = Words::of(&text);
