@@ -91,26 +91,8 @@ impl EntitySwap {
             return Vec::new();
         };
         let claim = input.claim;
-        // lower-cased text (scraped or normalised) has no capitals to find names by: give the
-        // words in name positions their capitals first, and write the swapped names back in
-        // lower case
-        let lower = lower_cased(input.passages);
-        let recased: Vec<String> = if lower {
-            input.passages.iter().map(|p| recase(p, cues)).collect()
-        } else {
-            Vec::new()
-        };
-        let texts: Vec<&str> = if lower {
-            recased.iter().map(String::as_str).collect()
-        } else {
-            input.passages.to_vec()
-        };
-        let mut names = cues.names(&texts);
-        if lower {
-            for n in &mut names {
-                n.text = n.text.to_lowercase();
-            }
-        }
+        let read = input.memo(cues.key(), || PassageNames::read(input.passages, cues));
+        let (lower, names) = (read.lower, &read.names);
         let mut out = Vec::new();
         let mut elsewhere: Option<Vec<super::words::Name>> = None;
         for (i, n) in names.iter().enumerate() {
@@ -176,6 +158,41 @@ impl EntitySwap {
             }
         }
         out
+    }
+}
+
+/// The names of a context's passages as `entity_swap` reads them, the same for each of its
+/// claims: read once per context, not once per claim.
+struct PassageNames {
+    /// Whether the passages are written in lower case throughout ([`lower_cased`]).
+    lower: bool,
+    /// Their names, in lower case when the passages are.
+    names: Vec<super::words::Name>,
+}
+
+impl PassageNames {
+    fn read(passages: &[&str], cues: &NameCues) -> PassageNames {
+        // lower-cased text (scraped or normalised) has no capitals to find names by: give the
+        // words in name positions their capitals first, and write the swapped names back in
+        // lower case
+        let lower = lower_cased(passages);
+        let recased: Vec<String> = if lower {
+            passages.iter().map(|p| recase(p, cues)).collect()
+        } else {
+            Vec::new()
+        };
+        let texts: Vec<&str> = if lower {
+            recased.iter().map(String::as_str).collect()
+        } else {
+            passages.to_vec()
+        };
+        let mut names = cues.names(&texts);
+        if lower {
+            for n in &mut names {
+                n.text = n.text.to_lowercase();
+            }
+        }
+        PassageNames { lower, names }
     }
 }
 

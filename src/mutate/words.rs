@@ -537,7 +537,7 @@ type Mention = (String, String, String, usize);
 
 impl NameCues {
     /// The cues' hash ([`NameCues::fingerprint`]).
-    fn key(&self) -> u64 {
+    pub(super) fn key(&self) -> u64 {
         *self.fingerprint.get_or_init(|| {
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();
