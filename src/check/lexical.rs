@@ -31,6 +31,7 @@ use super::{CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
 use crate::model::suite::EntityGroup;
 use crate::text::words::find_word;
 use crate::text::{
+    hash::{WordHash, WordMap},
     numbers::{format_number, NumberTag},
     tokens::tokenize,
 };
@@ -121,7 +122,7 @@ impl LexicalChecker {
 
 /// A function word, which says nothing about what a text is about.
 pub(crate) fn is_stopword(w: &str) -> bool {
-    static SET: std::sync::OnceLock<HashSet<&'static str>> = std::sync::OnceLock::new();
+    static SET: std::sync::OnceLock<HashSet<&'static str, WordHash>> = std::sync::OnceLock::new();
     SET.get_or_init(|| STOPWORDS.iter().copied().collect())
         .contains(w)
 }
@@ -167,14 +168,30 @@ fn number_key(n: &NumberTag) -> String {
 /// A text read for matching.
 #[derive(Debug, Default)]
 struct Reading {
-    content: HashSet<String>,
+    /// Content word -> how it is seen: one map for the word set and both polarities, so each
+    /// word is hashed and stored once.
+    words: WordMap<String, Marks>,
     numbers: Vec<NumberTag>,
-    /// Content word -> (seen positive, seen negated), by the negation cue before it.
-    polarity: HashMap<String, (bool, bool)>,
-    /// Content word -> (seen in a clause without negation, seen in a negated clause): "No
-    /// refunds are issued" and "Refunds are not issued" negate the same clause, so the cue's
-    /// place alone is no contradiction.
-    clause: HashMap<String, (bool, bool)>,
+}
+
+/// How a content word is seen in a text.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Marks {
+    /// (seen positive, seen negated), by the negation cue before it.
+    polarity: (bool, bool),
+    /// (seen in a clause without negation, seen in a negated clause): "No refunds are issued"
+    /// and "Refunds are not issued" negate the same clause, so the cue's place alone is no
+    /// contradiction.
+    clause: (bool, bool),
+}
+
+impl Marks {
+    fn union(&mut self, other: Marks) {
+        self.polarity.0 |= other.polarity.0;
+        self.polarity.1 |= other.polarity.1;
+        self.clause.0 |= other.clause.0;
+        self.clause.1 |= other.clause.1;
+    }
 }
 
 /// Words that end a clause: the negation of one clause says nothing of the next.
@@ -188,10 +205,12 @@ fn read(text: &str) -> Reading {
     let mut negate_next = false;
     // (content word, governed by a cue, clause number)
     let mut words: Vec<(String, bool, usize)> = Vec::new();
-    let mut negated_clauses: HashSet<usize> = HashSet::new();
+    let mut negated_clauses: Vec<usize> = Vec::new();
     let mut clause = 0;
     let mut prev_end = 0;
     let mut prev_no = false;
+    // the token lower-cased, in one buffer for the whole text
+    let mut raw = String::new();
     for tok in tokenize(text) {
         let between = &text[prev_end..tok.start];
         prev_end = tok.end;
@@ -199,9 +218,15 @@ fn read(text: &str) -> Reading {
             clause += 1;
             negate_next = false;
         }
-        let mut raw = text[tok.start..tok.end].to_lowercase();
-        if raw.contains('’') {
-            raw = raw.replace('’', "'");
+        raw.clear();
+        // character by character: the word lists are ASCII, so the final-sigma rule of
+        // `str::to_lowercase` changes no comparison
+        for c in text[tok.start..tok.end].chars() {
+            if c == '’' {
+                raw.push('\'');
+            } else {
+                raw.extend(c.to_lowercase());
+            }
         }
         let after_no = std::mem::replace(&mut prev_no, raw == "no");
         if CLAUSE_WORDS.contains(&raw.as_str()) {
@@ -212,8 +237,8 @@ fn read(text: &str) -> Reading {
         if is_negation(&raw) || (after_no && raw == "one") {
             negate_next = true;
             // "without" governs its object only; the other cues negate the clause
-            if raw != "without" {
-                negated_clauses.insert(clause);
+            if raw != "without" && negated_clauses.last() != Some(&clause) {
+                negated_clauses.push(clause);
             }
             continue;
         }
@@ -228,22 +253,22 @@ fn read(text: &str) -> Reading {
         if is_stopword(&raw) {
             continue;
         }
-        words.push((tok.norm.clone(), negate_next, clause));
+        words.push((tok.norm, negate_next, clause));
         negate_next = false;
-        r.content.insert(tok.norm);
     }
+    r.words.reserve(words.len());
     for (w, governed, c) in words {
-        let e = r.polarity.entry(w.clone()).or_insert((false, false));
+        let e = r.words.entry(w).or_default();
         if governed {
-            e.1 = true;
+            e.polarity.1 = true;
         } else {
-            e.0 = true;
+            e.polarity.0 = true;
         }
-        let e = r.clause.entry(w).or_insert((false, false));
-        if negated_clauses.contains(&c) {
-            e.1 = true;
+        // clause numbers only grow, so the list is sorted
+        if negated_clauses.binary_search(&c).is_ok() {
+            e.clause.1 = true;
         } else {
-            e.0 = true;
+            e.clause.0 = true;
         }
     }
     r
@@ -251,9 +276,14 @@ fn read(text: &str) -> Reading {
 
 impl Reading {
     /// The matching terms: content words and number keys, without repeats.
-    fn terms(&self) -> Vec<String> {
-        let mut t: Vec<String> = self.content.iter().cloned().collect();
-        t.extend(self.numbers.iter().map(number_key));
+    fn terms(&self) -> Vec<std::borrow::Cow<'_, str>> {
+        use std::borrow::Cow;
+        let mut t: Vec<Cow<'_, str>> = self
+            .words
+            .keys()
+            .map(|w| Cow::Borrowed(w.as_str()))
+            .collect();
+        t.extend(self.numbers.iter().map(|n| Cow::Owned(number_key(n))));
         t.sort();
         t.dedup();
         t
@@ -263,17 +293,14 @@ impl Reading {
 impl Reading {
     /// Adds another text's reading to this one (a window is the union of its sentences).
     fn merge(&mut self, other: &Reading) {
-        self.content.extend(other.content.iter().cloned());
         self.numbers.extend(other.numbers.iter().copied());
-        for (w, (p, n)) in &other.polarity {
-            let e = self.polarity.entry(w.clone()).or_insert((false, false));
-            e.0 |= p;
-            e.1 |= n;
-        }
-        for (w, (p, n)) in &other.clause {
-            let e = self.clause.entry(w.clone()).or_insert((false, false));
-            e.0 |= p;
-            e.1 |= n;
+        for (w, m) in &other.words {
+            match self.words.get_mut(w.as_str()) {
+                Some(e) => e.union(*m),
+                None => {
+                    self.words.insert(w.clone(), *m);
+                }
+            }
         }
     }
 }
@@ -317,7 +344,7 @@ struct ContextIndex {
     sentences: Vec<(String, Reading)>,
     windows: Vec<IndexedWindow>,
     /// Term (content word or number key) -> term id.
-    vocab: HashMap<String, u32>,
+    vocab: WordMap<String, u32>,
     /// Term id -> windows containing it (the index).
     postings: Vec<Vec<u32>>,
     /// Window -> its sorted term ids (for the compare-every-window baseline).
@@ -329,7 +356,7 @@ impl ContextIndex {
         let sents = passage_sentences(&ctx.passages);
         // every sentence is read once and its terms given ids; a window's terms are the union
         // of its sentences'
-        let mut vocab: HashMap<String, u32> = HashMap::new();
+        let mut vocab: WordMap<String, u32> = WordMap::default();
         let mut starts = Vec::with_capacity(sents.len());
         let mut sentences: Vec<(String, Reading)> = Vec::new();
         let mut sentence_terms: Vec<Vec<u32>> = Vec::new();
@@ -340,9 +367,13 @@ impl ContextIndex {
                 let ids = r
                     .terms()
                     .into_iter()
-                    .map(|term| {
-                        let next = vocab.len() as u32;
-                        *vocab.entry(term).or_insert(next)
+                    .map(|term| match vocab.get(term.as_ref()) {
+                        Some(&id) => id,
+                        None => {
+                            let id = vocab.len() as u32;
+                            vocab.insert(term.into_owned(), id);
+                            id
+                        }
                     })
                     .collect();
                 sentence_terms.push(ids);
@@ -386,14 +417,14 @@ impl ContextIndex {
 }
 
 fn coverage(claim: &Reading, w: &Reading) -> f64 {
-    let total = claim.content.len() + claim.numbers.len();
+    let total = claim.words.len() + claim.numbers.len();
     if total == 0 {
         return 0.0;
     }
     let words = claim
-        .content
-        .iter()
-        .filter(|c| w.content.contains(*c))
+        .words
+        .keys()
+        .filter(|c| w.words.contains_key(c.as_str()))
         .count();
     let nums = claim
         .numbers
@@ -430,19 +461,20 @@ fn conflicts(
             }
         }
     }
-    let mut words: Vec<_> = claim.polarity.iter().collect();
+    let mut words: Vec<_> = claim.words.iter().collect();
     words.sort();
-    for (word, (pos, neg)) in words {
-        let Some((wpos, wneg)) = reading.polarity.get(word) else {
+    for (word, marks) in words {
+        let (pos, neg) = marks.polarity;
+        let Some(wmarks) = reading.words.get(word.as_str()) else {
             continue;
         };
+        let (wpos, wneg) = wmarks.polarity;
         // the word's clause must differ too: "No refunds are issued" is "Refunds are not
         // issued", "No one" is "Nobody"
-        let clause = |r: &Reading| r.clause.get(word).copied().unwrap_or((*pos, *neg));
-        let ((cpos, cneg), (wcpos, wcneg)) = (clause(claim), clause(reading));
-        if *neg && !*pos && *wpos && !*wneg && cneg && !cpos && wcpos && !wcneg {
+        let ((cpos, cneg), (wcpos, wcneg)) = (marks.clause, wmarks.clause);
+        if neg && !pos && wpos && !wneg && cneg && !cpos && wcpos && !wcneg {
             out.push(format!("the claim negates `{word}`; the window states it"));
-        } else if *pos && !*neg && *wneg && !*wpos && cpos && !cneg && wcneg && !wcpos {
+        } else if pos && !neg && wneg && !wpos && cpos && !cneg && wcneg && !wcpos {
             out.push(format!("the claim states `{word}`; the window negates it"));
         }
     }
@@ -495,7 +527,7 @@ impl LexicalChecker {
         // terms the context has never seen match no window but still count in the total
         let ids: Vec<u32> = terms
             .iter()
-            .filter_map(|t| index.vocab.get(t).copied())
+            .filter_map(|t| index.vocab.get(t.as_ref()).copied())
             .collect();
         let mut counts = vec![0u32; index.windows.len()];
         if self.settings.indexed {
