@@ -7,7 +7,7 @@
 //! checker that reads which value belongs to which event catches it.
 
 use super::rules::parse;
-use super::values::{Finder, Kind, Value, Words};
+use super::values::{Finder, Kind, Value};
 use super::words::NameCues;
 use super::{Input, Mutator, Operator, Purpose};
 use crate::error::Result;
@@ -66,7 +66,13 @@ pub struct Conflation {
     rules: Rules,
     finder: Finder,
     cues: NameCues,
+    /// `rules.ignore`, to look a word up in.
+    ignore: Words,
 }
+
+/// A set of words, hashed with the cheap hash of [`crate::text::hash`] (the keys are the user's
+/// own text).
+type Words = HashSet<String, crate::text::hash::WordHash>;
 
 /// `entity_swap`'s rule file: where the name cues live.
 #[derive(Debug, Clone, Deserialize)]
@@ -95,7 +101,7 @@ impl Conflation {
             super::entity_swap::OPERATOR.builtin,
         )
         .expect("the built-in entity_swap rules parse");
-        let finder = Finder::new(Words {
+        let finder = Finder::new(super::values::Words {
             ordinals: rules.ordinals.clone(),
             not_ordinal_before: rules.not_ordinal_before.clone(),
             not_ordinal_after: rules.not_ordinal_after.clone(),
@@ -107,6 +113,7 @@ impl Conflation {
             not_nouns: rules.not_nouns.clone(),
         });
         Ok(Conflation {
+            ignore: rules.ignore.iter().cloned().collect(),
             finder,
             cues: entity.automatic.unwrap_or(NameCues {
                 not_names: Vec::new(),
@@ -149,11 +156,11 @@ impl Conflation {
     }
 
     /// The words of `text` that say what it is about: stems, without numbers and ignored words.
-    fn content(&self, text: &str) -> HashSet<String> {
+    fn content(&self, text: &str) -> Words {
         crate::text::tokens::tokenize(text)
             .into_iter()
             .filter(|t| t.number.is_none() && t.norm.len() > 2)
-            .filter(|t| !self.rules.ignore.contains(&t.norm))
+            .filter(|t| !self.ignore.contains(&t.norm))
             .map(|t| t.norm)
             .collect()
     }
@@ -236,7 +243,7 @@ struct Passages {
     /// Each sentence's values and names.
     found: Vec<Vec<Value>>,
     /// Each sentence's words ([`Conflation::content`]), read the first time a claim needs them.
-    content: Vec<std::sync::OnceLock<HashSet<String>>>,
+    content: Vec<std::sync::OnceLock<Words>>,
 }
 
 /// The claim and its passages as `conflation` reads them.
@@ -248,9 +255,9 @@ struct Reading<'a> {
     /// Each sentence's values and names.
     found: &'a [Vec<Value>],
     /// Each sentence's words, as [`Passages::content`].
-    content: &'a [std::sync::OnceLock<HashSet<String>>],
+    content: &'a [std::sync::OnceLock<Words>],
     /// The claim's words ([`Conflation::content`]), to find the sentence nearest it.
-    words: HashSet<String>,
+    words: Words,
     /// Every value of the claim (those inside a date too) and its names.
     held: Vec<Value>,
     /// The stems of the time units.

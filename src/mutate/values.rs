@@ -118,13 +118,44 @@ pub(super) struct Finder {
     /// Any of the month names, anywhere: a text without one has no date and no month, so the
     /// four patterns that need one are not run on it.
     any_month: Regex,
+    /// The ASCII form of every pattern above, in one search: which of them match anywhere in
+    /// a text, so that the others are not run on it ([`Finder::has`]).
+    ascii_set: std::sync::OnceLock<regex::RegexSet>,
 }
 
-/// What a text holds that [`Finder`]'s patterns need: a digit, a month name.
+/// Where each pattern is in [`Finder::ascii_set`] and its bit in [`Has::may`].
+mod at {
+    pub const CLOCK: u16 = 1 << 0;
+    pub const DATE_DM: u16 = 1 << 1;
+    pub const DATE_MD: u16 = 1 << 2;
+    pub const MONTH_YEAR: u16 = 1 << 3;
+    pub const MONEY: u16 = 1 << 4;
+    pub const PERCENT: u16 = 1 << 5;
+    pub const AGE: u16 = 1 << 6;
+    pub const YEAR_OLD: u16 = 1 << 7;
+    pub const ORDINAL_DIGITS: u16 = 1 << 8;
+    pub const ORDINAL_WORD: u16 = 1 << 9;
+    pub const YEAR: u16 = 1 << 10;
+    pub const WEEKDAY: u16 = 1 << 11;
+    pub const MONTH: u16 = 1 << 12;
+    pub const COUNT: u16 = 1 << 13;
+}
+
+/// What a text holds that [`Finder`]'s patterns need: a digit, a month name, and which patterns
+/// can match in it at all.
 #[derive(Clone, Copy)]
 struct Has {
     digit: bool,
     month: bool,
+    /// One bit a pattern ([`at`]): clear when the pattern matches nowhere in the text.
+    may: u16,
+}
+
+impl Has {
+    /// Whether the pattern at `bit` may match.
+    fn may(&self, bit: u16) -> bool {
+        self.may & bit != 0
+    }
 }
 
 /// A digit as the patterns' `\d` reads one: any Unicode decimal digit.
@@ -187,8 +218,19 @@ fn ascii_boundaries(p: &str) -> String {
 fn ascii_words(text: &str) -> bool {
     static NON_ASCII_WORD: std::sync::LazyLock<Regex> =
         std::sync::LazyLock::new(|| Regex::new(r"[\w&&[^\x00-\x7F]]").expect("a valid regex"));
-    text.is_ascii() || !NON_ASCII_WORD.is_match(text)
+    // the non-ASCII characters of most texts are signs, quotes, dashes and spaces, none of them
+    // a word character: a text with no other asks no regex
+    text.is_ascii()
+        || text.chars().all(|c| c.is_ascii() || NOT_WORD.contains(&c))
+        || !NON_ASCII_WORD.is_match(text)
 }
+
+/// Non-ASCII characters that are no word characters (currency signs, quotes, dashes, spaces,
+/// the ellipsis, the degree sign, bullets, primes).
+const NOT_WORD: [char; 20] = [
+    '€', '£', '¥', '’', '‘', '“', '”', '–', '—', '…', '\u{a0}', '\u{202f}', '\u{2009}', '°', '·',
+    '•', '′', '″', '«', '»',
+];
 
 /// The words as regex alternatives, longest first ("at least" before "at").
 pub(super) fn alt(words: &[String]) -> String {
@@ -307,8 +349,36 @@ impl Finder {
             )),
             any_month: Regex::new(&format!("(?i)(?:{months})"))
                 .expect("escaped words make a valid regex"),
+            ascii_set: Default::default(),
             words,
         }
+    }
+
+    /// [`Finder::ascii_set`], compiled the first time a text is read.
+    fn ascii_set(&self) -> &regex::RegexSet {
+        self.ascii_set.get_or_init(|| {
+            // in the order of the bits of `at`
+            regex::RegexSet::new(
+                [
+                    &self.clock,
+                    &self.date_dm,
+                    &self.date_md,
+                    &self.month_year,
+                    &self.money,
+                    &self.percent,
+                    &self.age,
+                    &self.year_old,
+                    &self.ordinal_digits,
+                    &self.ordinal_word,
+                    &self.year,
+                    &self.weekday,
+                    &self.month,
+                    &self.count,
+                ]
+                .map(|p| p.ascii.as_str()),
+            )
+            .expect("the patterns compile one by one, so together")
+        })
     }
 
     /// Every value of `text`, in text order.
@@ -322,13 +392,22 @@ impl Finder {
     /// and months need a month name, matched as the patterns match it (the same alternatives,
     /// the same case folding).
     fn has(&self, text: &str) -> Has {
+        let digit =
+            text.bytes().any(|b| b.is_ascii_digit()) || (!text.is_ascii() && DIGIT.is_match(text));
+        // which patterns match anywhere, in one search: only on a text the ASCII patterns are
+        // searched on ([`ascii_words`]), where they find what the others do
+        let may = if ascii_words(text) {
+            self.ascii_set()
+                .matches(text)
+                .iter()
+                .fold(0, |bits, i| bits | 1 << i)
+        } else {
+            u16::MAX
+        };
         Has {
-            digit: if text.is_ascii() {
-                text.bytes().any(|b| b.is_ascii_digit())
-            } else {
-                DIGIT.is_match(text)
-            },
+            digit,
             month: self.any_month.is_match(text),
+            may,
         }
     }
 
@@ -337,16 +416,20 @@ impl Finder {
         let mut f = Found::default();
         let a = ascii_words(text);
         if has.digit {
-            for m in self.clock.on(a).find_iter(text) {
-                f.take((m.start(), m.end()));
+            if has.may(at::CLOCK) {
+                for m in self.clock.on(a).find_iter(text) {
+                    f.take((m.start(), m.end()));
+                }
             }
             self.dates(a, text, has, &mut f);
-            self.amounts(a, text, &mut f);
-            self.ages(a, text, &mut f);
+            self.amounts(a, text, has, &mut f);
+            self.ages(a, text, has, &mut f);
         }
         self.ordinals(a, text, has, &mut f);
         self.calendar(a, text, has, &mut f);
-        self.counts(a, text, &mut f);
+        if has.may(at::COUNT) {
+            self.counts(a, text, &mut f);
+        }
         f.out.sort_by_key(|v| v.span);
         f.out
     }
@@ -356,7 +439,14 @@ impl Finder {
         if !has.month {
             return;
         }
-        for (re, day_first) in [(self.date_dm.on(a), true), (self.date_md.on(a), false)] {
+        for (re, day_first) in [
+            (self.date_dm.on(a), has.may(at::DATE_DM), true),
+            (self.date_md.on(a), has.may(at::DATE_MD), false),
+        ]
+        .into_iter()
+        .filter(|(_, may, _)| *may)
+        .map(|(re, _, day_first)| (re, day_first))
+        {
             for c in re.captures_iter(text) {
                 let whole = c.get(0).expect("a match");
                 let (d, mo) = if day_first { (1, 2) } else { (2, 1) };
@@ -378,6 +468,9 @@ impl Finder {
                 }
             }
         }
+        if !has.may(at::MONTH_YEAR) {
+            return;
+        }
         for c in self.month_year.on(a).captures_iter(text) {
             let (whole, month, y) = (
                 c.get(0).expect("a match"),
@@ -397,8 +490,11 @@ impl Finder {
     }
 
     /// "€410 million", "$1.2bn", "€3,50"; "4.6%", "12 per cent".
-    fn amounts(&self, a: bool, text: &str, f: &mut Found) {
-        for c in self.money.on(a).captures_iter(text) {
+    fn amounts(&self, a: bool, text: &str, has: Has, f: &mut Found) {
+        let money = has
+            .may(at::MONEY)
+            .then(|| self.money.on(a).captures_iter(text));
+        for c in money.into_iter().flatten() {
             let (whole, n) = (c.get(0).expect("a match"), c.get(2).expect("a number"));
             let cur = c[1].chars().next().unwrap_or('$');
             let scale = c.get(3).map_or("", |s| scale_of(s.as_str()).0);
@@ -414,7 +510,10 @@ impl Finder {
                 v,
             ));
         }
-        for c in self.percent.on(a).captures_iter(text) {
+        let percent = has
+            .may(at::PERCENT)
+            .then(|| self.percent.on(a).captures_iter(text));
+        for c in percent.into_iter().flatten() {
             let (whole, n) = (c.get(0).expect("a match"), c.get(1).expect("a number"));
             if let Some(v) = read_number(n.as_str()) {
                 f.push(Value::sized(
@@ -428,8 +527,12 @@ impl Finder {
     }
 
     /// "aged 65", "then 59", "a 17-year-old".
-    fn ages(&self, a: bool, text: &str, f: &mut Found) {
-        for re in [self.age.on(a), self.year_old.on(a)] {
+    fn ages(&self, a: bool, text: &str, has: Has, f: &mut Found) {
+        let both = [
+            (self.age.on(a), has.may(at::AGE)),
+            (self.year_old.on(a), has.may(at::YEAR_OLD)),
+        ];
+        for re in both.into_iter().filter(|(_, may)| *may).map(|(re, _)| re) {
             for c in re.captures_iter(text) {
                 let n = c.get(1).expect("a number");
                 if let Ok(v) = n.as_str().parse::<f64>() {
@@ -443,7 +546,7 @@ impl Finder {
     /// "14th", "fourteenth"; never one inside an expression ("for the first time", "at first").
     fn ordinals(&self, a: bool, text: &str, has: Has, f: &mut Found) {
         // "14th" needs a digit
-        let digits: Vec<regex::Captures> = if has.digit {
+        let digits: Vec<regex::Captures> = if has.digit && has.may(at::ORDINAL_DIGITS) {
             self.ordinal_digits.on(a).captures_iter(text).collect()
         } else {
             Vec::new()
@@ -459,7 +562,10 @@ impl Finder {
                 ));
             }
         }
-        for m in self.ordinal_word.on(a).find_iter(text) {
+        let words = has
+            .may(at::ORDINAL_WORD)
+            .then(|| self.ordinal_word.on(a).find_iter(text));
+        for m in words.into_iter().flatten() {
             let span = (m.start(), m.end());
             let lower = m.as_str().to_lowercase();
             let place = self
@@ -497,7 +603,7 @@ impl Finder {
 
     /// Years ("in 2019"), weekdays, and months after a word that makes them one ("in May").
     fn calendar(&self, a: bool, text: &str, has: Has, f: &mut Found) {
-        let years: Vec<regex::Match> = if has.digit {
+        let years: Vec<regex::Match> = if has.digit && has.may(at::YEAR) {
             self.year.on(a).find_iter(text).collect()
         } else {
             Vec::new()
@@ -511,13 +617,16 @@ impl Finder {
                 f.push(Value::new(span, Kind::Year, m.as_str().to_string()));
             }
         }
-        for m in self.weekday.on(a).find_iter(text) {
+        let weekdays = has
+            .may(at::WEEKDAY)
+            .then(|| self.weekday.on(a).find_iter(text));
+        for m in weekdays.into_iter().flatten() {
             let span = (m.start(), m.end());
             f.push(Value::new(span, Kind::Weekday, m.as_str().to_lowercase()));
         }
         // "may" in small letters is a month only in text written all in small letters
         let small = !text.chars().any(char::is_uppercase);
-        if !has.month {
+        if !has.month || !has.may(at::MONTH) {
             return;
         }
         for c in self.month.on(a).captures_iter(text) {
@@ -626,6 +735,7 @@ mod tests {
         let every = Has {
             digit: true,
             month: true,
+            may: u16::MAX,
         };
         assert_eq!(seen(f, text, f.has(text)), seen(f, text, every), "{text:?}");
     }
@@ -693,6 +803,16 @@ mod tests {
         // "may" the verb is no month; "€3,50" is three and a half
         assert!(kinds("Prices may rise in may.").is_empty());
         assert_eq!(kinds("It costs €3,50.")[0].1, "3.5");
+    }
+
+    #[test]
+    fn the_listed_signs_and_quotes_are_no_word_characters() {
+        let word = Regex::new(r"\w").unwrap();
+        for c in NOT_WORD {
+            assert!(!c.is_ascii() && !word.is_match(&c.to_string()), "{c:?}");
+        }
+        assert!(ascii_words("“€3,50” – 17 per cent…"));
+        assert!(!ascii_words("“€3,50” – Zürich"));
     }
 
     #[test]

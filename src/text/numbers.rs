@@ -415,6 +415,11 @@ pub(super) fn read_clock_times(text: &str, tokens: &mut [Token]) {
     let mut k = 0;
     while k < tokens.len() {
         let raw = &text[tokens[k].start..tokens[k].end];
+        // an hour is one or two ASCII digits: a word (most tokens) is none, read no further
+        if !raw.starts_with(|c: char| c.is_ascii_digit()) {
+            k += 1;
+            continue;
+        }
         // "5.30" is a time only with "pm" after it
         let dotted = raw.contains('.');
         let (hours, mut minutes) = match raw.split_once('.') {
