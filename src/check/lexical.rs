@@ -31,11 +31,11 @@ use super::{CheckInput, CheckResult, Checker, Evidence, Label, Verdict};
 use crate::model::suite::EntityGroup;
 use crate::text::words::find_word;
 use crate::text::{
-    hash::{WordHash, WordMap},
+    hash::{WordMap, WordSet},
     numbers::{format_number, NumberTag},
     tokens::tokenize,
 };
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 const STOPWORDS: &[&str] = &[
     "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "from", "by",
@@ -122,7 +122,7 @@ impl LexicalChecker {
 
 /// A function word, which says nothing about what a text is about.
 pub(crate) fn is_stopword(w: &str) -> bool {
-    static SET: std::sync::OnceLock<HashSet<&'static str, WordHash>> = std::sync::OnceLock::new();
+    static SET: std::sync::OnceLock<WordSet<&'static str>> = std::sync::OnceLock::new();
     SET.get_or_init(|| STOPWORDS.iter().copied().collect())
         .contains(w)
 }

@@ -11,10 +11,11 @@ use super::values::{Finder, Kind, Value};
 use super::words::NameCues;
 use super::{Input, Mutator, Operator, Purpose};
 use crate::error::Result;
+use crate::text::hash::WordSet;
 use crate::text::words::find_name;
 use crate::text::words::find_word;
 use serde::Deserialize;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 pub const OPERATOR: Operator = Operator {
@@ -66,13 +67,9 @@ pub struct Conflation {
     rules: Rules,
     finder: Finder,
     cues: NameCues,
-    /// `rules.ignore`, to look a word up in.
-    ignore: Words,
+    /// The rules' `ignore` words, to look a word up in.
+    ignore: WordSet<String>,
 }
-
-/// A set of words, hashed with the cheap hash of [`crate::text::hash`] (the keys are the user's
-/// own text).
-type Words = HashSet<String, crate::text::hash::WordHash>;
 
 /// `entity_swap`'s rule file: where the name cues live.
 #[derive(Debug, Clone, Deserialize)]
@@ -82,7 +79,7 @@ struct EntityRules {
 
 impl Conflation {
     fn load(path: &Path, text: &str) -> Result<Conflation> {
-        let rules: Rules = parse(path, text)?;
+        let mut rules: Rules = parse(path, text)?;
         if rules
             .ordinals
             .iter()
@@ -113,7 +110,7 @@ impl Conflation {
             not_nouns: rules.not_nouns.clone(),
         });
         Ok(Conflation {
-            ignore: rules.ignore.iter().cloned().collect(),
+            ignore: std::mem::take(&mut rules.ignore).into_iter().collect(),
             finder,
             cues: entity.automatic.unwrap_or(NameCues {
                 not_names: Vec::new(),
@@ -156,7 +153,7 @@ impl Conflation {
     }
 
     /// The words of `text` that say what it is about: stems, without numbers and ignored words.
-    fn content(&self, text: &str) -> Words {
+    fn content(&self, text: &str) -> WordSet<String> {
         crate::text::tokens::tokenize(text)
             .into_iter()
             .filter(|t| t.number.is_none() && t.norm.len() > 2)
@@ -243,7 +240,7 @@ struct Passages {
     /// Each sentence's values and names.
     found: Vec<Vec<Value>>,
     /// Each sentence's words ([`Conflation::content`]), read the first time a claim needs them.
-    content: Vec<std::sync::OnceLock<Words>>,
+    content: Vec<std::sync::OnceLock<WordSet<String>>>,
 }
 
 /// The claim and its passages as `conflation` reads them.
@@ -255,9 +252,9 @@ struct Reading<'a> {
     /// Each sentence's values and names.
     found: &'a [Vec<Value>],
     /// Each sentence's words, as [`Passages::content`].
-    content: &'a [std::sync::OnceLock<Words>],
+    content: &'a [std::sync::OnceLock<WordSet<String>>],
     /// The claim's words ([`Conflation::content`]), to find the sentence nearest it.
-    words: Words,
+    words: WordSet<String>,
     /// Every value of the claim (those inside a date too) and its names.
     held: Vec<Value>,
     /// The stems of the time units.
@@ -499,6 +496,7 @@ impl Conflation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
     fn m(claim: &str, passages: &[&str]) -> Vec<String> {
         Conflation::load(Path::new("c.yaml"), OPERATOR.builtin)

@@ -227,15 +227,14 @@ fn split_each<'a>(texts: &[&'a str]) -> Vec<Vec<&'a str>> {
 #[derive(Debug, Clone)]
 pub(crate) struct Lowered {
     pub text: String,
-    words: std::collections::HashSet<String, crate::text::hash::WordHash>,
+    words: crate::text::hash::WordSet<String>,
 }
 
 impl Lowered {
     pub fn of(texts: &[&str]) -> Lowered {
         let text = texts.join("\n").to_lowercase();
         // a word met again is looked up, not copied again
-        let mut words: std::collections::HashSet<String, crate::text::hash::WordHash> =
-            Default::default();
+        let mut words = crate::text::hash::WordSet::<String>::default();
         for w in text.split(|c: char| !c.is_alphanumeric()) {
             if !w.is_empty() && !words.contains(w) {
                 words.insert(w.to_string());

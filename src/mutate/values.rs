@@ -141,20 +141,35 @@ mod at {
     pub const COUNT: u16 = 1 << 13;
 }
 
-/// What a text holds that [`Finder`]'s patterns need: a digit, a month name, and which patterns
-/// can match in it at all.
+/// The patterns that need a digit: all but the ordinal words, the weekdays, the months after a
+/// word and the counts.
+const NEED_DIGIT: u16 = at::CLOCK
+    | at::DATE_DM
+    | at::DATE_MD
+    | at::MONTH_YEAR
+    | at::MONEY
+    | at::PERCENT
+    | at::AGE
+    | at::YEAR_OLD
+    | at::ORDINAL_DIGITS
+    | at::YEAR;
+
+/// The patterns that need a month name.
+const NEED_MONTH: u16 = at::DATE_DM | at::DATE_MD | at::MONTH_YEAR | at::MONTH;
+
+/// Which of [`Finder`]'s patterns to run on a text, and in which form.
 #[derive(Clone, Copy)]
 struct Has {
-    digit: bool,
-    month: bool,
+    /// Whether the text is searched with the ASCII patterns ([`ascii_words`]).
+    ascii: bool,
     /// One bit a pattern ([`at`]): clear when the pattern matches nowhere in the text.
     may: u16,
 }
 
 impl Has {
-    /// Whether the pattern at `bit` may match.
-    fn may(&self, bit: u16) -> bool {
-        self.may & bit != 0
+    /// The pattern to search the text with, or none when it matches nowhere in it.
+    fn pick<'p>(&self, p: &'p Pattern, bit: u16) -> Option<&'p Regex> {
+        (self.may & bit != 0).then(|| p.on(self.ascii))
     }
 }
 
@@ -386,67 +401,57 @@ impl Finder {
         self.find_with(text, self.has(text))
     }
 
-    /// What `text` has that decides which patterns can match at all: every pattern but the
-    /// ordinal words, the weekdays, the months after a word and the counts needs a digit (`\d`
-    /// is any Unicode digit, so a text beyond ASCII is asked with the same class), and the dates
-    /// and months need a month name, matched as the patterns match it (the same alternatives,
-    /// the same case folding).
+    /// Which patterns can match `text` at all. A text searched with the ASCII patterns
+    /// ([`ascii_words`]) is asked all of them in one search. Of another, only what the patterns
+    /// need is asked: a digit ([`NEED_DIGIT`]; `\d` is any Unicode digit, so a text beyond ASCII
+    /// is asked with the same class) and a month name ([`NEED_MONTH`], matched as the patterns
+    /// match it: the same alternatives, the same case folding).
     fn has(&self, text: &str) -> Has {
-        let digit =
-            text.bytes().any(|b| b.is_ascii_digit()) || (!text.is_ascii() && DIGIT.is_match(text));
-        // which patterns match anywhere, in one search: only on a text the ASCII patterns are
-        // searched on ([`ascii_words`]), where they find what the others do
-        let may = if ascii_words(text) {
-            self.ascii_set()
-                .matches(text)
-                .iter()
-                .fold(0, |bits, i| bits | 1 << i)
-        } else {
-            u16::MAX
-        };
-        Has {
-            digit,
-            month: self.any_month.is_match(text),
-            may,
+        if ascii_words(text) {
+            let found = self.ascii_set().matches(text);
+            return Has {
+                ascii: true,
+                may: found.iter().fold(0, |bits, i| bits | 1 << i),
+            };
         }
+        let mut may = u16::MAX;
+        if !text.bytes().any(|b| b.is_ascii_digit()) && !DIGIT.is_match(text) {
+            may &= !NEED_DIGIT;
+        }
+        if !self.any_month.is_match(text) {
+            may &= !NEED_MONTH;
+        }
+        Has { ascii: false, may }
     }
 
     /// [`Finder::find`] running only the patterns `has` allows.
     fn find_with(&self, text: &str, has: Has) -> Vec<Value> {
         let mut f = Found::default();
-        let a = ascii_words(text);
-        if has.digit {
-            if has.may(at::CLOCK) {
-                for m in self.clock.on(a).find_iter(text) {
-                    f.take((m.start(), m.end()));
-                }
-            }
-            self.dates(a, text, has, &mut f);
-            self.amounts(a, text, has, &mut f);
-            self.ages(a, text, has, &mut f);
+        let clock = has.pick(&self.clock, at::CLOCK);
+        for m in clock.into_iter().flat_map(|re| re.find_iter(text)) {
+            f.take((m.start(), m.end()));
         }
-        self.ordinals(a, text, has, &mut f);
-        self.calendar(a, text, has, &mut f);
-        if has.may(at::COUNT) {
-            self.counts(a, text, &mut f);
+        self.dates(text, has, &mut f);
+        self.amounts(text, has, &mut f);
+        self.ages(text, has, &mut f);
+        self.ordinals(text, has, &mut f);
+        self.calendar(text, has, &mut f);
+        if let Some(re) = has.pick(&self.count, at::COUNT) {
+            self.counts(re, text, &mut f);
         }
         f.out.sort_by_key(|v| v.span);
         f.out
     }
 
     /// "2 March 2025", "March 2", "May 2022": each with its month and year as inner values.
-    fn dates(&self, a: bool, text: &str, has: Has, f: &mut Found) {
-        if !has.month {
-            return;
-        }
-        for (re, day_first) in [
-            (self.date_dm.on(a), has.may(at::DATE_DM), true),
-            (self.date_md.on(a), has.may(at::DATE_MD), false),
-        ]
-        .into_iter()
-        .filter(|(_, may, _)| *may)
-        .map(|(re, _, day_first)| (re, day_first))
-        {
+    fn dates(&self, text: &str, has: Has, f: &mut Found) {
+        for (p, bit, day_first) in [
+            (&self.date_dm, at::DATE_DM, true),
+            (&self.date_md, at::DATE_MD, false),
+        ] {
+            let Some(re) = has.pick(p, bit) else {
+                continue;
+            };
             for c in re.captures_iter(text) {
                 let whole = c.get(0).expect("a match");
                 let (d, mo) = if day_first { (1, 2) } else { (2, 1) };
@@ -468,10 +473,10 @@ impl Finder {
                 }
             }
         }
-        if !has.may(at::MONTH_YEAR) {
+        let Some(re) = has.pick(&self.month_year, at::MONTH_YEAR) else {
             return;
-        }
-        for c in self.month_year.on(a).captures_iter(text) {
+        };
+        for c in re.captures_iter(text) {
             let (whole, month, y) = (
                 c.get(0).expect("a match"),
                 c.get(1).expect("a month"),
@@ -490,11 +495,9 @@ impl Finder {
     }
 
     /// "€410 million", "$1.2bn", "€3,50"; "4.6%", "12 per cent".
-    fn amounts(&self, a: bool, text: &str, has: Has, f: &mut Found) {
-        let money = has
-            .may(at::MONEY)
-            .then(|| self.money.on(a).captures_iter(text));
-        for c in money.into_iter().flatten() {
+    fn amounts(&self, text: &str, has: Has, f: &mut Found) {
+        let money = has.pick(&self.money, at::MONEY);
+        for c in money.into_iter().flat_map(|re| re.captures_iter(text)) {
             let (whole, n) = (c.get(0).expect("a match"), c.get(2).expect("a number"));
             let cur = c[1].chars().next().unwrap_or('$');
             let scale = c.get(3).map_or("", |s| scale_of(s.as_str()).0);
@@ -510,10 +513,8 @@ impl Finder {
                 v,
             ));
         }
-        let percent = has
-            .may(at::PERCENT)
-            .then(|| self.percent.on(a).captures_iter(text));
-        for c in percent.into_iter().flatten() {
+        let percent = has.pick(&self.percent, at::PERCENT);
+        for c in percent.into_iter().flat_map(|re| re.captures_iter(text)) {
             let (whole, n) = (c.get(0).expect("a match"), c.get(1).expect("a number"));
             if let Some(v) = read_number(n.as_str()) {
                 f.push(Value::sized(
@@ -527,12 +528,12 @@ impl Finder {
     }
 
     /// "aged 65", "then 59", "a 17-year-old".
-    fn ages(&self, a: bool, text: &str, has: Has, f: &mut Found) {
+    fn ages(&self, text: &str, has: Has, f: &mut Found) {
         let both = [
-            (self.age.on(a), has.may(at::AGE)),
-            (self.year_old.on(a), has.may(at::YEAR_OLD)),
+            has.pick(&self.age, at::AGE),
+            has.pick(&self.year_old, at::YEAR_OLD),
         ];
-        for re in both.into_iter().filter(|(_, may)| *may).map(|(re, _)| re) {
+        for re in both.into_iter().flatten() {
             for c in re.captures_iter(text) {
                 let n = c.get(1).expect("a number");
                 if let Ok(v) = n.as_str().parse::<f64>() {
@@ -544,13 +545,10 @@ impl Finder {
     }
 
     /// "14th", "fourteenth"; never one inside an expression ("for the first time", "at first").
-    fn ordinals(&self, a: bool, text: &str, has: Has, f: &mut Found) {
-        // "14th" needs a digit
-        let digits: Vec<regex::Captures> = if has.digit && has.may(at::ORDINAL_DIGITS) {
-            self.ordinal_digits.on(a).captures_iter(text).collect()
-        } else {
-            Vec::new()
-        };
+    fn ordinals(&self, text: &str, has: Has, f: &mut Found) {
+        let digits: Vec<regex::Captures> = has
+            .pick(&self.ordinal_digits, at::ORDINAL_DIGITS)
+            .map_or_else(Vec::new, |re| re.captures_iter(text).collect());
         for c in digits {
             let whole = c.get(0).expect("a match");
             let span = (whole.start(), whole.end());
@@ -562,10 +560,8 @@ impl Finder {
                 ));
             }
         }
-        let words = has
-            .may(at::ORDINAL_WORD)
-            .then(|| self.ordinal_word.on(a).find_iter(text));
-        for m in words.into_iter().flatten() {
+        let words = has.pick(&self.ordinal_word, at::ORDINAL_WORD);
+        for m in words.into_iter().flat_map(|re| re.find_iter(text)) {
             let span = (m.start(), m.end());
             let lower = m.as_str().to_lowercase();
             let place = self
@@ -602,12 +598,10 @@ impl Finder {
     }
 
     /// Years ("in 2019"), weekdays, and months after a word that makes them one ("in May").
-    fn calendar(&self, a: bool, text: &str, has: Has, f: &mut Found) {
-        let years: Vec<regex::Match> = if has.digit && has.may(at::YEAR) {
-            self.year.on(a).find_iter(text).collect()
-        } else {
-            Vec::new()
-        };
+    fn calendar(&self, text: &str, has: Has, f: &mut Found) {
+        let years: Vec<regex::Match> = has
+            .pick(&self.year, at::YEAR)
+            .map_or_else(Vec::new, |re| re.find_iter(text).collect());
         for m in years {
             let span = (m.start(), m.end());
             // "2,000 people" and "2000-01" are no years
@@ -617,19 +611,17 @@ impl Finder {
                 f.push(Value::new(span, Kind::Year, m.as_str().to_string()));
             }
         }
-        let weekdays = has
-            .may(at::WEEKDAY)
-            .then(|| self.weekday.on(a).find_iter(text));
-        for m in weekdays.into_iter().flatten() {
+        let weekdays = has.pick(&self.weekday, at::WEEKDAY);
+        for m in weekdays.into_iter().flat_map(|re| re.find_iter(text)) {
             let span = (m.start(), m.end());
             f.push(Value::new(span, Kind::Weekday, m.as_str().to_lowercase()));
         }
         // "may" in small letters is a month only in text written all in small letters
         let small = !text.chars().any(char::is_uppercase);
-        if !has.month || !has.may(at::MONTH) {
+        let Some(re) = has.pick(&self.month, at::MONTH) else {
             return;
-        }
-        for c in self.month.on(a).captures_iter(text) {
+        };
+        for c in re.captures_iter(text) {
             let m = c.get(1).expect("a month");
             if m.as_str() != "may" || small {
                 let span = (m.start(), m.end());
@@ -639,8 +631,8 @@ impl Finder {
     }
 
     /// "1,842 votes", "two factories", "2.5 million people": a number and the noun it counts.
-    fn counts(&self, a: bool, text: &str, f: &mut Found) {
-        for c in self.count.on(a).captures_iter(text) {
+    fn counts(&self, re: &Regex, text: &str, f: &mut Found) {
+        for c in re.captures_iter(text) {
             let (n, noun) = (c.get(1).expect("a number"), c.get(3).expect("a noun"));
             // a number glued to another ("3-1", "4.6", "S3") is no count, and neither is the
             // denominator of a rate ("1 in 10 people")
@@ -726,15 +718,14 @@ mod tests {
             .collect()
     }
 
-    /// The patterns a text's digits and month names rule out find nothing in it: leaving them
-    /// out gives what running every pattern gives (Unicode digits, case folding, no digit, no
-    /// month).
+    /// The patterns [`Finder::has`] rules out (by the one search of them all, or by a text's
+    /// digits and month names) find nothing in it: leaving them out gives what running every
+    /// pattern gives (Unicode digits, case folding, no digit, no month).
     fn filtered_equals_every_pattern(text: &str) {
         static F: std::sync::LazyLock<Finder> = std::sync::LazyLock::new(finder);
         let f = &*F;
         let every = Has {
-            digit: true,
-            month: true,
+            ascii: ascii_words(text),
             may: u16::MAX,
         };
         assert_eq!(seen(f, text, f.has(text)), seen(f, text, every), "{text:?}");

@@ -21,6 +21,9 @@ pub fn sha256_hex(data: &[u8], keep: usize) -> String {
 /// same as with any hasher.
 pub(crate) type WordMap<K, V> = std::collections::HashMap<K, V, WordHash>;
 
+/// A set hashed as [`WordMap`] is.
+pub(crate) type WordSet<K> = std::collections::HashSet<K, WordHash>;
+
 /// The builder of [`WordMap`]'s hasher.
 pub(crate) type WordHash = std::hash::BuildHasherDefault<WordHasher>;
 
