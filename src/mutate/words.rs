@@ -3,6 +3,7 @@
 
 use super::Input;
 use crate::error::Result;
+use crate::text::hash::WordMap;
 use crate::text::words::find_word;
 use serde::Deserialize;
 use std::path::Path;
@@ -81,6 +82,81 @@ pub struct PhraseRules {
     /// about the species", where "about" is a preposition).
     #[serde(default)]
     pub remove_before_numbers: bool,
+    /// The phrases by their lead word, made the first time the rules are applied.
+    #[serde(skip)]
+    pub index: std::sync::OnceLock<PhraseIndex>,
+}
+
+/// [`PhraseRules::apply`]'s steps (each phrase looked for, in the order it looks for them) by
+/// the lead word of their phrase, so a claim's words name the few steps that can find anything
+/// in it: the steps [`Words::may_hold`] would not rule out, and no others.
+#[derive(Debug, Clone, Default)]
+pub struct PhraseIndex {
+    /// Step numbers by lead word, as written.
+    by_lead: WordMap<String, Vec<u32>>,
+    /// Steps whose phrase has no ASCII first byte, which no lead word rules out.
+    always: Vec<u32>,
+}
+
+/// A step of [`PhraseRules::apply`]: look for `from`, replace it with `to` ("" to remove it).
+fn steps(rules: &PhraseRules) -> impl Iterator<Item = (&str, &str, bool)> {
+    let pairs = rules.pairs.iter().flat_map(move |[from, to]| {
+        let back = rules
+            .both_ways
+            .then_some((to.as_str(), from.as_str(), false));
+        std::iter::once((from.as_str(), to.as_str(), false)).chain(back)
+    });
+    pairs.chain(rules.remove.iter().map(|w| (w.as_str(), "", true)))
+}
+
+/// The word a phrase opens with: its letters and digits up to the first other character.
+fn lead_of(phrase: &str) -> &str {
+    phrase
+        .find(|c: char| !c.is_alphanumeric())
+        .map_or(phrase, |end| &phrase[..end])
+}
+
+impl PhraseIndex {
+    fn of(rules: &PhraseRules) -> PhraseIndex {
+        let mut index = PhraseIndex::default();
+        for (i, (from, _, _)) in steps(rules).enumerate() {
+            let lead = lead_of(from);
+            if lead.as_bytes().first().is_some_and(u8::is_ascii) {
+                index
+                    .by_lead
+                    .entry(lead.to_string())
+                    .or_default()
+                    .push(i as u32);
+            } else {
+                index.always.push(i as u32);
+            }
+        }
+        index
+    }
+
+    /// The steps that may find their phrase in a text of `words`, in order: those whose lead
+    /// word is one of the words as written, or with its capital first letter made small (a
+    /// phrase is found with a capital first letter too), and those with no ASCII lead.
+    fn candidates(&self, words: &Words<'_>) -> Vec<u32> {
+        let mut out = self.always.clone();
+        let mut small = String::new();
+        for w in &words.words {
+            if let Some(steps) = self.by_lead.get(*w) {
+                out.extend(steps);
+            }
+            if w.as_bytes()[0].is_ascii_uppercase() {
+                small.clear();
+                small.push(w.as_bytes()[0].to_ascii_lowercase() as char);
+                small.push_str(&w[1..]);
+                if let Some(steps) = self.by_lead.get(&small) {
+                    out.extend(steps);
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
 }
 
 /// A word-list operator: its mutants are [`PhraseRules::apply`]'s.
@@ -115,32 +191,26 @@ impl PhraseRules {
         let mut out: Vec<String> = Vec::new();
         let mut starts: Vec<usize> = Vec::new();
         let words = Words::of(claim);
+        let index = self.index.get_or_init(|| PhraseIndex::of(self));
+        let mut wanted = index.candidates(&words).into_iter().peekable();
         // each phrase found once: where it starts, and the mutant that replaces it
-        let mut push = |from: &str, to: &str| {
-            if !words.may_hold(from) {
-                return;
+        for (i, (from, to, removal)) in steps(self).enumerate() {
+            if wanted.peek() != Some(&(i as u32)) {
+                continue;
+            }
+            wanted.next();
+            if removal && self.remove_before_numbers && !before_number(claim, from) {
+                continue;
             }
             let Some(hit) = find_phrase(claim, from, 0) else {
-                return;
+                continue;
             };
             let m = replace_at(claim, hit, to);
             if m == claim || out.contains(&m) || starts.contains(&hit.0) {
-                return;
+                continue;
             }
             starts.push(hit.0);
             out.push(m);
-        };
-        for [from, to] in &self.pairs {
-            push(from, to);
-            if self.both_ways {
-                push(to, from);
-            }
-        }
-        for w in &self.remove {
-            if self.remove_before_numbers && !before_number(claim, w) {
-                continue;
-            }
-            push(w, "");
         }
         out
     }
@@ -190,9 +260,7 @@ impl<'a> Words<'a> {
     /// with a word (an ASCII letter or digit first) is found only where the text has that word,
     /// as written or with a capital first letter.
     pub(crate) fn may_hold(&self, phrase: &str) -> bool {
-        let lead = phrase
-            .find(|c: char| !c.is_alphanumeric())
-            .map_or(phrase, |end| &phrase[..end]);
+        let lead = lead_of(phrase);
         let Some(&first) = lead.as_bytes().first().filter(|b| b.is_ascii()) else {
             return true; // no word first, or a first letter with a case table of its own
         };
@@ -443,6 +511,7 @@ mod tests {
             both_ways: false,
             remove: vec!["about".into()],
             remove_before_numbers: true,
+            index: Default::default(),
         };
         assert!(rules
             .apply("Researchers know little about the species.")
