@@ -482,6 +482,36 @@ mod tests {
                 "{:?} in {:?}", phrase, text
             );
         }
+
+        #[test]
+        fn the_phrase_index_names_the_steps_the_word_filter_keeps(
+            text in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "A", "an", "at", "At", "plan", "Plan", "PLAN", "plans", "pro", "Pro", "17",
+                "é", "Émile", "x", "X", " ", ", ", "-", "'",
+            ]), 0..14),
+            pairs in proptest::collection::vec(proptest::collection::vec(proptest::sample::select(vec![
+                "a", "A", "an", "at", "plan", "Plan", "pro", "Pro", "17", "é", "Émile", "x",
+                " ", "-", "'",
+            ]), 0..4), 0..8),
+            both_ways: bool,
+        ) {
+            let text = text.concat();
+            let phrases: Vec<String> = pairs.iter().map(|p| p.concat()).collect();
+            let rules = PhraseRules {
+                pairs: phrases.chunks_exact(2).map(|p| [p[0].clone(), p[1].clone()]).collect(),
+                both_ways,
+                remove: phrases.iter().step_by(3).cloned().collect(),
+                remove_before_numbers: false,
+                index: Default::default(),
+            };
+            let words = Words::of(&text);
+            let kept: Vec<u32> = steps(&rules)
+                .enumerate()
+                .filter(|(_, (from, _, _))| words.may_hold(from))
+                .map(|(i, _)| i as u32)
+                .collect();
+            proptest::prop_assert_eq!(PhraseIndex::of(&rules).candidates(&words), kept);
+        }
     }
 
     #[test]
