@@ -126,10 +126,14 @@ pub fn refuse(claim: &str, mutant: &str) -> Option<&'static str> {
 
 /// [`refuse`] of a claim and a mutant already read.
 pub(crate) fn refuse_read(claim: &Sentence, mutant: &Sentence) -> Option<&'static str> {
-    let rules: [(Rule, &'static str); 10] = [
+    let rules: [(Rule, &'static str); 11] = [
         (
             modal_before_number,
             "the edit put a modal before a number (\"Will 2024 was warm\": May the month read as the verb)",
+        ),
+        (
+            modal_before_past_tense,
+            "the edit put a past-tense verb after a modal (\"might raised\" for \"might cut\")",
         ),
         (
             article_agreement,
@@ -454,6 +458,27 @@ fn modal_before_number(s: &Sentence) -> bool {
     })
 }
 
+/// "might raised staff", "will reduced fees": a modal right before a word in "-ed" (a past tense
+/// or participle, which a modal never takes without "have" or "be"). Words in "-eed" ("need",
+/// "exceed") and the few verbs whose base form ends in "-ed" are not counted, nor the month May
+/// written with its capital inside the sentence ("In May reported ...").
+fn modal_before_past_tense(s: &Sentence) -> bool {
+    const BASE_IN_ED: &[&str] = &["embed", "shred", "imbed"];
+    let month_may = s
+        .raw
+        .split_whitespace()
+        .skip(1)
+        .any(|w| w.starts_with("May"));
+    s.words.windows(2).any(|p| {
+        MODALS.contains(&p[0].as_str())
+            && !(p[0] == "may" && month_may)
+            && p[1].len() > 4
+            && p[1].ends_with("ed")
+            && !p[1].ends_with("eed")
+            && !BASE_IN_ED.contains(&p[1].as_str())
+    })
+}
+
 /// The numeric ranges written with a hyphen or a dash ("18-25", "10–15%"), in order.
 fn dash_ranges(s: &str) -> Vec<(f64, f64)> {
     // a range has its dash: most sentences have none, and are not split into words
@@ -752,6 +777,41 @@ mod tests {
         (
             "It may affect up to 1 in 10 people.",
             "It will affect up to 1 in 10 people.",
+            false,
+        ),
+        (
+            "The firm might cut staff next year.",
+            "The firm might raised staff next year.",
+            true,
+        ),
+        (
+            "The firm cut staff next year.",
+            "The firm raised staff next year.",
+            false,
+        ),
+        (
+            "The board will reduce fees in 2025.",
+            "The board will reduced fees in 2025.",
+            true,
+        ),
+        (
+            "Patients should not exceed 4 doses a day.",
+            "Patients should exceed 4 doses a day.",
+            false,
+        ),
+        (
+            "The app can embed 3 videos per page.",
+            "The app can embed 30 videos per page.",
+            false,
+        ),
+        (
+            "The council might have raised fees.",
+            "The council might have cut fees.",
+            false,
+        ),
+        (
+            "Sales in May dropped 17 per cent.",
+            "Sales in May increased 17 per cent.",
             false,
         ),
     ];
