@@ -416,7 +416,7 @@ impl Mutator for Conflation {
         slots.sort_by_key(|v| v.span);
         let reading = Reading {
             claim,
-            lower: claim.to_lowercase(),
+            lower: crate::text::words::lowercase(claim),
             sentences: passages
                 .sentences
                 .iter()

@@ -232,7 +232,7 @@ pub(crate) struct Lowered {
 
 impl Lowered {
     pub fn of(texts: &[&str]) -> Lowered {
-        let text = texts.join("\n").to_lowercase();
+        let text = crate::text::words::lowercase(&texts.join("\n"));
         // a word met again is looked up, not copied again
         let mut words = crate::text::hash::WordSet::<String>::default();
         for w in text.split(|c: char| !c.is_alphanumeric()) {

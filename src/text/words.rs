@@ -1,5 +1,38 @@
-//! Words in text: whole-word and name search, capitals, tidying a claim after an edit, and
-//! whether a text has anything a person could read.
+//! Words in text: whole-word and name search, capitals, lower-casing, tidying a claim after an
+//! edit, and whether a text has anything a person could read.
+
+/// `s` in small letters, the same string as [`str::to_lowercase`] gives: runs of ASCII are
+/// lowered a run at a time (the standard one goes a character at a time once it has met a
+/// character that is not ASCII, as every passage with a "€" has), other characters by
+/// [`char::to_lowercase`]. A text with a capital sigma, whose small form depends on the letters
+/// around it, is left to the standard one.
+pub fn lowercase(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_ascii_lowercase();
+    }
+    if s.contains('\u{3a3}') {
+        return s.to_lowercase();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while !rest.is_empty() {
+        let ascii = rest
+            .bytes()
+            .position(|b| !b.is_ascii())
+            .unwrap_or(rest.len());
+        let (run, tail) = rest.split_at(ascii);
+        out.push_str(run);
+        let from = out.len() - run.len();
+        // lowering ASCII letters in place keeps the text valid UTF-8
+        out[from..].make_ascii_lowercase();
+        let mut chars = tail.chars();
+        if let Some(c) = chars.next() {
+            out.extend(c.to_lowercase());
+        }
+        rest = chars.as_str();
+    }
+    out
+}
 
 /// `w` with its first letter in capitals.
 pub fn capitalised(w: &str) -> String {
@@ -182,6 +215,29 @@ pub fn is_blank(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lowercase_is_the_standard_lower_casing() {
+        for s in [
+            "",
+            "Each Seat Costs €3,50 per month.",
+            "ÜBER 17 PER CENT",
+            "ΟΔΟΣ ΣΑΣ Σ",
+            "İstanbul, DŽ and ǅ",
+            "Ça coûte $ 160 MILLION",
+            "\u{0}A\u{7f}Z\u{80}",
+        ] {
+            assert_eq!(lowercase(s), s.to_lowercase(), "{s:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn lowercase_agrees_with_the_standard_one_on_any_text(s in "\\PC*", t in "[A-Za-zΣσΑ-Ωа-яА-ЯİÀ-ÿ€ .,]*") {
+            proptest::prop_assert_eq!(lowercase(&s), s.to_lowercase());
+            proptest::prop_assert_eq!(lowercase(&t), t.to_lowercase());
+        }
+    }
 
     #[test]
     fn invisible_text_is_blank() {
