@@ -27,6 +27,8 @@ pub(super) fn suite_file(path: &Path, text: &str) -> Result<schema::SuiteFile> {
                 .to_string(),
             help: SCHEMA_HELP.to_string(),
         })
+    } else if let Some(file) = in_parts(text, PARTS_FROM, parts()) {
+        Ok(file)
     } else {
         crate::io::yaml::parse::<schema::SuiteFile>(path, text, SCHEMA_HELP)
             .map_err(|err| located(err, text))
@@ -120,5 +122,295 @@ fn located(err: Error, text: &str) -> Error {
             }
         }
         other => other,
+    }
+}
+
+/// The size from which a YAML suite's context sets are read on several threads.
+const PARTS_FROM: usize = 1 << 20;
+
+/// How many threads read a large suite: one per core, at most eight.
+fn parts() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(8)
+}
+
+/// A YAML suite of at least `from` bytes read in `parts` pieces side by side: the list under a
+/// top-level `contexts:` cut at `parts - 1` of its items' first lines (a line of the first item's
+/// indentation opening with `- `), each piece read as a list of context sets, and the rest of the
+/// file with `contexts: []` in its place. `None` (read it whole) when the file is small, has no
+/// such list, or any piece does not read; so an error is always the whole file's, with its line.
+///
+/// The pieces read as the whole file does: a piece starts where the whole file's reading has
+/// a list item start (the first piece at the list's first item; by induction the next at the
+/// cut, unless the cut fell inside a quoted or bracketed text that goes on past it, and then the
+/// piece before it ends inside that text and does not read). A block text (`|`) ends at a line
+/// of its list's indentation, and an alias whose anchor is in another piece does not read.
+fn in_parts(text: &str, from: usize, parts: usize) -> Option<schema::SuiteFile> {
+    if text.len() < from || parts < 2 || text.starts_with('\u{feff}') {
+        return None;
+    }
+    // each line: its start, its text without the line break
+    let mut lines: Vec<(usize, &str)> = Vec::new();
+    let mut at = 0;
+    for l in text.split_inclusive('\n') {
+        lines.push((at, l.trim_end_matches(['\n', '\r'])));
+        at += l.len();
+    }
+    // a directive or a second document: read it whole
+    if lines
+        .iter()
+        .any(|(_, l)| l.starts_with('%') || l.starts_with("---") || l.starts_with("..."))
+    {
+        return None;
+    }
+    let key = lines
+        .iter()
+        .position(|(_, l)| l.trim_end() == "contexts:")?;
+    let quiet = |l: &str| {
+        let t = l.trim_start_matches(' ');
+        t.is_empty() || t.starts_with('#')
+    };
+    let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    let item = |l: &str, d: usize| {
+        indent(l) == d && {
+            let r = &l[d..];
+            r.starts_with("- ") || r.trim_end() == "-"
+        }
+    };
+    let first = (key + 1..lines.len()).find(|&i| !quiet(lines[i].1))?;
+    let d = indent(lines[first].1);
+    if !item(lines[first].1, d) {
+        return None; // `contexts: [...]` or something else the whole reading should see
+    }
+    let mut starts = vec![first];
+    let mut end = lines.len();
+    for (i, (_, l)) in lines.iter().enumerate().skip(first + 1) {
+        if quiet(l) {
+            continue;
+        }
+        if l.starts_with('\t') {
+            return None;
+        }
+        if item(l, d) {
+            starts.push(i);
+        } else if indent(l) < d || (d == 0 && indent(l) == 0) {
+            end = i;
+            break;
+        }
+    }
+    let offset = |i: usize| lines.get(i).map_or(text.len(), |(a, _)| *a);
+    let (begin, stop) = (offset(first), offset(end));
+    // cuts at the first item start past each equal share of the list's bytes
+    let mut cuts = vec![first];
+    for k in 1..parts {
+        let want = begin + (stop - begin) * k / parts;
+        if let Some(&i) = starts.iter().find(|&&i| offset(i) >= want) {
+            if i > *cuts.last().unwrap_or(&first) {
+                cuts.push(i);
+            }
+        }
+    }
+    if cuts.len() < 2 {
+        return None;
+    }
+    cuts.push(end);
+    let pieces: Vec<&str> = cuts
+        .windows(2)
+        .map(|w| &text[offset(w[0])..offset(w[1])])
+        .collect();
+    let rest = format!("{}contexts: []\n{}", &text[..offset(key)], &text[stop..]);
+    let (head, read) = std::thread::scope(|scope| {
+        let handles: Vec<_> = pieces
+            .iter()
+            .map(|p| scope.spawn(move || serde_yaml::from_str::<Vec<schema::ContextFile>>(p).ok()))
+            .collect();
+        let head = serde_yaml::from_str::<schema::SuiteFile>(&rest).ok();
+        let read: Vec<Option<Vec<schema::ContextFile>>> = handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect();
+        (head, read)
+    });
+    let mut file = head?;
+    if !file.contexts.is_empty() {
+        return None;
+    }
+    for piece in read {
+        file.contexts.extend(piece?);
+    }
+    Some(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The whole file's reading, as text to compare.
+    fn whole(text: &str) -> Option<String> {
+        serde_yaml::from_str::<schema::SuiteFile>(text)
+            .ok()
+            .map(|f| format!("{f:?}"))
+    }
+
+    /// Read in pieces, the file reads as it does whole, or is left to the whole reading.
+    fn same(text: &str) -> bool {
+        let mut any = false;
+        for parts in 2..=5 {
+            if let Some(f) = in_parts(text, 0, parts) {
+                any = true;
+                assert_eq!(
+                    Some(format!("{f:?}")),
+                    whole(text),
+                    "{parts} parts of {text:?}"
+                );
+            }
+        }
+        any
+    }
+
+    #[test]
+    fn every_suite_of_the_project_reads_the_same_in_pieces() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut read = 0;
+        for dir in ["suites", "tests/fixtures"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "yaml") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    if whole(&text).is_some() && same(&text) {
+                        read += 1;
+                    }
+                }
+            }
+        }
+        // the suites of one context set have no place to cut
+        assert!(read >= 3, "only {read} suites were read in pieces");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, failure_persistence: None, ..Default::default() })]
+
+        /// Passages written every way YAML allows, with line breaks, dashes, colons and quotes
+        /// in them: read in pieces, each suite reads as it does whole, and one that does not
+        /// read whole does not read in pieces.
+        #[test]
+        fn any_suite_reads_the_same_in_pieces_or_is_left_whole(
+            texts in proptest::collection::vec(("[a-c €\\-:#'\"\n|{}\\[\\],]{0,30}", 0..5usize), 2..10),
+            flush in proptest::bool::ANY,
+        ) {
+            let mut body = String::new();
+            for (i, (t, style)) in texts.iter().enumerate() {
+                let passage = match style {
+                    0 => format!("\"{t}\""),
+                    1 => format!("'{t}'"),
+                    2 => format!("|\n          {}", t.replace('\n', "\n          ")),
+                    3 => t.clone(),
+                    _ => format!("\"{}\"", t.replace('"', "\\\"")),
+                };
+                body.push_str(&format!("  - id: c{i}\n    passages:\n      - id: p\n        text: {passage}\n    faithful:\n      - {{id: f{i}, claim: \"Refunds take {i} days.\"}}\n"));
+            }
+            let mut text = format!("suite: s\ncontexts:\n{body}reviews: {{}}\n");
+            if flush {
+                text = text.replace("\n  - id:", "\n- id:");
+            }
+            for parts in 2..=4 {
+                let got = in_parts(&text, 0, parts).map(|f| format!("{f:?}"));
+                if got.is_some() {
+                    proptest::prop_assert_eq!(got, whole(&text), "{} parts of {:?}", parts, text);
+                }
+            }
+        }
+    }
+
+    fn context(i: usize, passage: &str) -> String {
+        format!(
+            "  - id: c{i}\n    passages:\n      - {{id: p, text: {passage}}}\n    faithful:\n      - {{id: f{i}, claim: \"Refunds take {i} days.\"}}\n"
+        )
+    }
+
+    #[test]
+    fn a_suite_read_in_pieces_is_the_suite_read_whole() {
+        let body: String = (0..12)
+            .map(|i| context(i, "\"Refunds take 14 days, or €3,50 a month.\""))
+            .collect();
+        let plain = format!("suite: s\nentities:\n  plan: [Basic, Pro]\ncontexts:\n{body}reviews:\n  m-0123456789abcdef: {{review: fault}}\n");
+        assert!(same(&plain), "read in pieces");
+        // the list at the left margin, comments and blank lines between items, CRLF endings
+        let flush = plain
+            .replace("\n  - id:", "\n- id:")
+            .replace("\n    ", "\n  ");
+        assert!(same(&flush));
+        assert!(same(
+            &plain.replace("  - id: c5", "# the fifth\n\n  - id: c5")
+        ));
+        assert!(same(&plain.replace('\n', "\r\n")));
+        // a block text whose lines look like list items is never cut inside
+        let block = plain.replace(
+            "text: \"Refunds take 14 days, or €3,50 a month.\"}",
+            "text: \"x\"}\n      - id: q\n        text: |\n          - id: not a context\n          - id: nor this",
+        );
+        assert!(same(&block));
+    }
+
+    #[test]
+    fn a_cut_inside_a_quoted_text_or_a_bracket_leaves_the_file_to_the_whole_reading() {
+        // a quoted passage that runs over lines looking like list items
+        let mut body: String = (0..6).map(|i| context(i, "\"short\"")).collect();
+        body.push_str(&context(6, "\"Here is a summary:\n  - id: c99\n    passages: it goes on\n  - id: c100\n and ends.\""));
+        body.extend((7..12).map(|i| context(i, "'single quoted,\n  - id: c200\n still text'")));
+        let text = format!("suite: s\ncontexts:\n{body}");
+        assert!(whole(&text).is_some(), "a suite the whole reading takes");
+        same(&text);
+        // an alias whose anchor is before the cut, in the list or above it
+        let anchored = format!(
+            "suite: s\ndescription: &d \"Refunds\"\ncontexts:\n{}{}",
+            (0..5).map(|i| context(i, "&t \"t\"")).collect::<String>(),
+            (5..10).map(|i| context(i, "*t")).collect::<String>()
+        );
+        assert!(whole(&anchored).is_some());
+        assert!(!same(&anchored));
+        assert!(!same(&anchored.replace("*t", "*d")));
+        // a flow list over lines
+        let flow = "suite: s\ncontexts: [\n  {id: a, passages: [{id: p, text: t}]},\n  {id: b, passages: [{id: p, text: t}]}\n]\n";
+        assert!(!same(flow));
+        // `contexts:` inside a quoted description
+        let desc = format!(
+            "suite: s\ndescription: \"see\ncontexts:\n  - id: x\"\ncontexts:\n{}",
+            (0..4).map(|i| context(i, "t")).collect::<String>()
+        );
+        assert!(whole(&desc).is_some());
+        assert!(!same(&desc));
+        // no `contexts:` line, two documents, a directive: read whole
+        assert!(!same("suite: s\n"));
+        let two = context(0, "t") + &context(1, "t");
+        assert!(!same(&format!("suite: s\ncontexts:\n{two}---\n")));
+        assert!(!same(&format!(
+            "%YAML 1.2\n---\nsuite: s\ncontexts:\n{}",
+            context(0, "t") + &context(1, "t")
+        )));
+    }
+
+    #[test]
+    fn a_broken_piece_is_never_read_as_part_of_a_suite() {
+        let body: String = (0..8).map(|i| context(i, "t")).collect();
+        // an unknown key in one context, two `contexts:` keys, a stray line at the list's margin
+        for text in [
+            format!(
+                "suite: s\ncontexts:\n{}",
+                body.replace(
+                    "    faithful:\n      - {id: f5",
+                    "    colour: red\n    faithful:\n      - {id: f5"
+                )
+            ),
+            format!("suite: s\ncontexts:\n{body}contexts:\n{body}"),
+            format!("suite: s\ncontexts:\n{body}  stray: line\n"),
+        ] {
+            assert_eq!(whole(&text), None);
+            for parts in 2..=4 {
+                assert!(in_parts(&text, 0, parts).is_none(), "{text}");
+            }
+        }
     }
 }
