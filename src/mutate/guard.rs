@@ -145,7 +145,7 @@ pub(crate) fn refuse_read(claim: &Sentence, mutant: &Sentence) -> Option<&'stati
         ),
         (
             doubled_word,
-            "the edit left a doubled word (\"the the\", \"not not\")",
+            "the edit left a doubled word (\"the the\", \"not not\", \"Tuesday and Tuesday\")",
         ),
         (
             bad_pair,
@@ -242,12 +242,22 @@ fn article_agreement(s: &Sentence) -> bool {
 }
 
 fn doubled_word(s: &Sentence) -> bool {
+    // "more and more", "over and over": the few words English doubles on purpose
+    const DOUBLED: &[&str] = &[
+        "more", "less", "again", "over", "on", "round", "better", "worse", "through", "bigger",
+    ];
     let w = &s.words;
     w.windows(2).any(|p| {
         p[0] == p[1]
             && (FUNCTION_WORDS.contains(&p[0].as_str())
                 || p[0] == "not"
                 || MODALS.contains(&p[0].as_str()))
+    }) || w.windows(3).any(|p| {
+        // "on Tuesday and Tuesday": a word joined to itself
+        p[0] == p[2]
+            && (p[1] == "and" || p[1] == "or")
+            && p[0].chars().all(char::is_alphabetic)
+            && !DOUBLED.contains(&p[0].as_str())
     })
 }
 
@@ -444,7 +454,15 @@ fn negated_month(s: &Sentence) -> bool {
             && p[1] == "not"
             && p[2].starts_with(|c: char| c.is_ascii_digit())
     }) || w.windows(3).any(|p| {
-        BEFORE_MONTH.contains(&p[0].as_str()) && month_days(&p[1]).is_some() && p[2] == "not"
+        // "until 15 May not": a day before the month too, but "15 may not attend" is the modal,
+        // so May counts only written with its capital
+        let day = p[0].len() <= 4
+            && p[0].starts_with(|c: char| c.is_ascii_digit())
+            && p[0].trim_start_matches(|c: char| c.is_ascii_digit()).len() <= 2;
+        (BEFORE_MONTH.contains(&p[0].as_str()) || day)
+            && month_days(&p[1]).is_some()
+            && p[2] == "not"
+            && (p[1] != "may" || s.raw.contains("May not"))
     })
 }
 
@@ -812,6 +830,26 @@ mod tests {
         (
             "Sales in May dropped 17 per cent.",
             "Sales in May increased 17 per cent.",
+            false,
+        ),
+        (
+            "Early-bird tickets cost €349 until 15 May.",
+            "Early-bird tickets cost €349 until 15 May not.",
+            true,
+        ),
+        (
+            "Of the 20 pupils, 15 may attend.",
+            "Of the 20 pupils, 15 may not attend.",
+            false,
+        ),
+        (
+            "Around 320 pupils will study from home on Monday and Tuesday.",
+            "Around 320 pupils will study from home on Tuesday and Tuesday.",
+            true,
+        ),
+        (
+            "Prices rose again in March.",
+            "Prices rose again and again in March.",
             false,
         ),
     ];
