@@ -277,15 +277,26 @@ fn is_leap(y: u32) -> bool {
     (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400)
 }
 
+/// The day a word names: one or two digits, with or without an ordinal's letters ("15", "1st").
+fn day_of(x: &str) -> Option<u32> {
+    let d = x.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    (!d.is_empty() && d.len() <= 2 && d.chars().all(|c| c.is_ascii_digit()))
+        .then(|| d.parse().ok())
+        .flatten()
+}
+
+/// Whether the sentence writes the month May: "May" with its capital past its first word (the
+/// guard's words are lower-cased, and "may" is also the modal).
+fn writes_may_the_month(s: &Sentence) -> bool {
+    s.raw
+        .split_whitespace()
+        .skip(1)
+        .any(|w| w.starts_with("May"))
+}
+
 /// "31 April", "April 31", "29 February 2025", "30 February".
 fn impossible_date(s: &Sentence) -> bool {
     let w = &s.words;
-    let day = |x: &str| -> Option<u32> {
-        let d = x.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-        (!d.is_empty() && d.len() <= 2 && d.chars().all(|c| c.is_ascii_digit()))
-            .then(|| d.parse().ok())
-            .flatten()
-    };
     let year = |x: Option<&String>| -> Option<u32> {
         x.filter(|y| y.len() == 4 && y.chars().all(|c| c.is_ascii_digit()))
             .and_then(|y| y.parse().ok())
@@ -295,14 +306,14 @@ fn impossible_date(s: &Sentence) -> bool {
             continue;
         };
         // "31 April [2024]" or "April 31[, 2024]"; "the 31st of April"
-        let before = i.checked_sub(1).and_then(|j| day(&w[j])).or_else(|| {
+        let before = i.checked_sub(1).and_then(|j| day_of(&w[j])).or_else(|| {
             (i >= 2 && w[i - 1] == "of")
-                .then(|| day(&w[i - 2]))
+                .then(|| day_of(&w[i - 2]))
                 .flatten()
         });
         let (d, y) = match before {
             Some(d) => (Some(d), year(w.get(i + 1))),
-            None => (w.get(i + 1).and_then(|x| day(x)), year(w.get(i + 2))),
+            None => (w.get(i + 1).and_then(|x| day_of(x)), year(w.get(i + 2))),
         };
         let Some(d) = d else {
             continue;
@@ -456,13 +467,10 @@ fn negated_month(s: &Sentence) -> bool {
     }) || w.windows(3).any(|p| {
         // "until 15 May not": a day before the month too, but "15 may not attend" is the modal,
         // so May counts only written with its capital
-        let day = p[0].len() <= 4
-            && p[0].starts_with(|c: char| c.is_ascii_digit())
-            && p[0].trim_start_matches(|c: char| c.is_ascii_digit()).len() <= 2;
-        (BEFORE_MONTH.contains(&p[0].as_str()) || day)
+        (BEFORE_MONTH.contains(&p[0].as_str()) || day_of(&p[0]).is_some())
             && month_days(&p[1]).is_some()
             && p[2] == "not"
-            && (p[1] != "may" || s.raw.contains("May not"))
+            && (p[1] != "may" || writes_may_the_month(s))
     })
 }
 
@@ -482,11 +490,7 @@ fn modal_before_number(s: &Sentence) -> bool {
 /// written with its capital inside the sentence ("In May reported ...").
 fn modal_before_past_tense(s: &Sentence) -> bool {
     const BASE_IN_ED: &[&str] = &["embed", "shred", "imbed"];
-    let month_may = s
-        .raw
-        .split_whitespace()
-        .skip(1)
-        .any(|w| w.starts_with("May"));
+    let month_may = writes_may_the_month(s);
     s.words.windows(2).any(|p| {
         MODALS.contains(&p[0].as_str())
             && !(p[0] == "may" && month_may)
