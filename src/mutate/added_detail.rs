@@ -70,9 +70,63 @@ impl Fit {
     }
 }
 
+/// Every entry's `when` and `unless` in one set each (borrow entries first, then details), so a
+/// claim is read once for all of them, not twice per entry: which entries fit a claim is what
+/// [`Fit::fits`] says of each. Patterns too large to compile together (a rules file's own)
+/// leave it to each entry.
+struct Fits {
+    /// The `when` and the `unless` patterns as sets; `when_of` and `unless_of` the entry each of
+    /// their patterns is of.
+    sets: Option<(regex::RegexSet, regex::RegexSet)>,
+    when_of: Vec<usize>,
+    unless_of: Vec<usize>,
+    entries: usize,
+}
+
+impl Fits {
+    fn of(entries: &[&Fit]) -> Fits {
+        let pick = |f: fn(&Fit) -> Option<&Regex>| {
+            let (of, pats): (Vec<usize>, Vec<&str>) = entries
+                .iter()
+                .enumerate()
+                .filter_map(|(i, e)| f(e).map(|r| (i, r.as_str())))
+                .unzip();
+            (regex::RegexSet::new(pats).ok(), of)
+        };
+        let (when, when_of) = pick(|e| e.when.as_ref());
+        let (unless, unless_of) = pick(|e| e.unless.as_ref());
+        Fits {
+            sets: when.zip(unless),
+            when_of,
+            unless_of,
+            entries: entries.len(),
+        }
+    }
+
+    /// Whether each of `entries` (those the set was made from, in order) fits `claim`.
+    fn of_claim<'f>(&self, entries: impl Iterator<Item = &'f Fit>, claim: &str) -> Vec<bool> {
+        let Some((when, unless)) = &self.sets else {
+            return entries.map(|f| f.fits(claim)).collect();
+        };
+        // an entry without `when` fits unless its `unless` matches
+        let mut fits = vec![true; self.entries];
+        for &e in &self.when_of {
+            fits[e] = false;
+        }
+        for i in when.matches(claim).iter() {
+            fits[self.when_of[i]] = true;
+        }
+        for i in unless.matches(claim).iter() {
+            fits[self.unless_of[i]] = false;
+        }
+        fits
+    }
+}
+
 pub struct AddedDetail {
     borrow: Vec<Fit>,
     details: Vec<Fit>,
+    fits: Fits,
     ignore: Vec<String>,
 }
 
@@ -108,17 +162,21 @@ impl AddedDetail {
                 reject: e.reject.as_deref().map(compile).transpose()?,
             })
         };
+        let borrow: Vec<Fit> = rules
+            .borrow
+            .iter()
+            .map(|e| fit(e, true))
+            .collect::<Result<_>>()?;
+        let details: Vec<Fit> = rules
+            .details
+            .iter()
+            .map(|e| fit(e, false))
+            .collect::<Result<_>>()?;
+        let fits = Fits::of(&borrow.iter().chain(&details).collect::<Vec<_>>());
         Ok(AddedDetail {
-            borrow: rules
-                .borrow
-                .iter()
-                .map(|e| fit(e, true))
-                .collect::<Result<_>>()?,
-            details: rules
-                .details
-                .iter()
-                .map(|e| fit(e, false))
-                .collect::<Result<_>>()?,
+            borrow,
+            details,
+            fits,
             ignore: rules.ignore,
         })
     }
@@ -156,6 +214,11 @@ fn append(claim: &str, detail: &str) -> Option<String> {
 impl Mutator for AddedDetail {
     fn mutate(&self, input: &Input<'_>) -> Vec<String> {
         let mut out = Vec::new();
+        // which entries fit the claim: borrow entries first, then details
+        let fit = self
+            .fits
+            .of_claim(self.borrow.iter().chain(&self.details), input.claim);
+        let (fit_borrow, fit_detail) = fit.split_at(self.borrow.len());
         // the passages (read once for the context's claims) and the claim, lower-cased
         let hay = input.hay();
         // every detail the suite's other contexts offer that fits this claim, then one of them
@@ -165,8 +228,8 @@ impl Mutator for AddedDetail {
         let found = input.memo(0, || Borrowable {
             each: self.borrow.iter().map(|_| Default::default()).collect(),
         });
-        for (f, found) in self.borrow.iter().zip(&found.each) {
-            let Some(re) = f.pattern.as_ref().filter(|_| f.fits(input.claim)) else {
+        for ((f, found), &fits) in self.borrow.iter().zip(&found.each).zip(fit_borrow) {
+            let Some(re) = f.pattern.as_ref().filter(|_| fits) else {
                 continue;
             };
             let found = found.get_or_init(|| {
@@ -201,8 +264,9 @@ impl Mutator for AddedDetail {
             let fitting: Vec<&String> = self
                 .details
                 .iter()
-                .filter(|f| f.fits(input.claim))
-                .map(|f| &f.text)
+                .zip(fit_detail)
+                .filter(|(_, &fits)| fits)
+                .map(|(f, _)| &f.text)
                 .filter(|d| borrowed.as_deref() != Some(d.as_str()) && !self.used(d, &hay))
                 .collect();
             // among the details that fit, one chosen by the claim: evenly spread
@@ -247,6 +311,45 @@ mod tests {
             &["The library reopened on Tuesday."],
         );
         assert!(m.iter().all(|x| !x.contains("Tuesday")), "{m:?}");
+    }
+
+    #[test]
+    fn the_set_of_patterns_says_of_each_entry_what_the_entry_says() {
+        let a = AddedDetail::load(Path::new("a.yaml"), OPERATOR.builtin).unwrap();
+        let all: Vec<&Fit> = a.borrow.iter().chain(&a.details).collect();
+        for claim in [
+            "The council approved the budget.",
+            "The council approved the budget on Tuesday in Leeds.",
+            "Here is a summary: the fee rose 17 per cent last year.",
+            "Staff on contracts may claim €3,50 per month without approval.",
+            "Die Gebühr stieg im März; Ärzte said the drug’s dose fell.",
+            "Subscriptions cost $ 160 million a year, including delivery.",
+            "The team won by 12 votes and reached the final for the first time.",
+            "",
+        ] {
+            let each: Vec<bool> = all.iter().map(|f| f.fits(claim)).collect();
+            assert_eq!(a.fits.of_claim(all.iter().copied(), claim), each, "{claim}");
+            let apart = Fits {
+                sets: None,
+                ..Fits::of(&all)
+            };
+            assert_eq!(apart.of_claim(all.iter().copied(), claim), each, "{claim}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_claim_fits_the_same_entries_read_together_or_one_by_one(
+            words in proptest::collection::vec(
+                "(said|rose|fell|costs?|staff|Tuesday|in|at|from|The|Leeds|2024|12|votes?|may|claim|without|approval|über|Ärzte|—|,|\\.)",
+                0..14,
+            )
+        ) {
+            let a = AddedDetail::load(Path::new("a.yaml"), OPERATOR.builtin).unwrap();
+            let claim = words.join(" ");
+            let each: Vec<bool> = a.borrow.iter().chain(&a.details).map(|f| f.fits(&claim)).collect();
+            proptest::prop_assert_eq!(a.fits.of_claim(a.borrow.iter().chain(&a.details), &claim), each);
+        }
     }
 
     #[test]
