@@ -158,8 +158,10 @@ fn finish(suite: &Suite, rules: &Rules, mut made: Made<'_>) -> Result<MutantSet>
 }
 
 /// Every context's mutants, made by one worker per core taking the next context from a shared
-/// counter, then joined in suite order. A context that fails stops the workers from taking
-/// later ones; the first failure in suite order is the one reported, as one thread would.
+/// counter, and joined in suite order as they come (the joining, a look-up per mutant in the
+/// suite's ids, runs beside the workers instead of after them). A context that fails stops the
+/// workers from taking later ones; the first failure in suite order is the one reported, as one
+/// thread would.
 fn made_side_by_side<'s>(
     suite: &'s Suite,
     rules: &Rules,
@@ -175,44 +177,99 @@ fn made_side_by_side<'s>(
     } else {
         1
     };
+    let made = |ci: usize| {
+        let mut made = Made::default();
+        let error = made.context(suite, rules, passages_of, ci).err();
+        (made, error)
+    };
+    let mut all = Made::default();
+    if workers == 1 {
+        for ci in 0..n {
+            let (part, error) = made(ci);
+            all.join(suite, part)?;
+            if let Some(e) = error {
+                return Err(e);
+            }
+        }
+        return Ok(all);
+    }
     let next = AtomicUsize::new(0);
-    // the first context (in suite order) that failed: no worker takes a later one
+    // the first context (in suite order) that failed, or whose mutants could not be joined: no
+    // worker takes a later one
     let failed = AtomicUsize::new(usize::MAX);
+    // the set so far, the next context it takes, and the parts made before their turn; a
+    // worker joins what is ready when nobody else is joining, so no one waits for it
+    let joined: std::sync::Mutex<Joined<'s>> = std::sync::Mutex::new(Joined {
+        all,
+        want: 0,
+        early: BTreeMap::new(),
+        error: None,
+    });
+    let join_ready = |j: &mut Joined<'s>| {
+        while let Some((part, error)) = j.early.remove(&j.want) {
+            let e = j.all.join(suite, part).err().or(error);
+            if let Some(e) = e {
+                failed.fetch_min(j.want, Ordering::Relaxed);
+                j.error = Some(e);
+                j.early.clear();
+                return;
+            }
+            j.want += 1;
+        }
+    };
     let work = || {
+        // parts this worker made while another was joining
         let mut mine: Vec<(usize, Made<'s>, Option<Error>)> = Vec::new();
         loop {
             let ci = next.fetch_add(1, Ordering::Relaxed);
             if ci >= n || ci > failed.load(Ordering::Relaxed) {
-                return mine;
+                break;
             }
-            let mut made = Made::default();
-            let error = made.context(suite, rules, passages_of, ci).err();
+            let (part, error) = made(ci);
             if error.is_some() {
                 failed.fetch_min(ci, Ordering::Relaxed);
             }
-            mine.push((ci, made, error));
+            mine.push((ci, part, error));
+            if let Ok(mut j) = joined.try_lock() {
+                if j.error.is_none() {
+                    for (ci, part, error) in mine.drain(..) {
+                        j.early.insert(ci, (part, error));
+                    }
+                    join_ready(&mut j);
+                }
+            }
         }
+        mine
     };
-    let mut parts: Vec<(usize, Made<'s>, Option<Error>)> = if workers == 1 {
-        work()
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect()
-        })
-    };
-    parts.sort_by_key(|(ci, _, _)| *ci);
-    let mut all = Made::default();
-    for (_, part, error) in parts {
-        all.join(suite, part)?;
-        if let Some(e) = error {
-            return Err(e);
+    let left: Vec<(usize, Made<'s>, Option<Error>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut j = joined
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if j.error.is_none() {
+        for (ci, part, error) in left {
+            j.early.insert(ci, (part, error));
         }
+        join_ready(&mut j);
     }
-    Ok(all)
+    match j.error {
+        Some(e) => Err(e),
+        None => Ok(j.all),
+    }
+}
+
+/// What [`made_side_by_side`]'s workers have put together: the set in suite order up to
+/// context `want`, the parts made before their turn, and the first failure in suite order.
+struct Joined<'s> {
+    all: Made<'s>,
+    want: usize,
+    early: BTreeMap<usize, (Made<'s>, Option<Error>)>,
+    error: Option<Error>,
 }
 
 /// Why a mutant the cap leaves out is skipped.
@@ -305,8 +362,9 @@ struct ClaimAt<'a> {
 struct Made<'s> {
     mutants: Vec<Mutant>,
     skipped: Vec<Skipped>,
-    /// id -> index in `mutants`
-    seen: BTreeMap<String, usize>,
+    /// id -> index in `mutants` (ids are hex hashes: the word hasher is enough, and a suite's
+    /// hundreds of thousands of them are put together faster than in a sorted map)
+    seen: crate::text::hash::WordMap<String, usize>,
     /// A short review id (of an older faithprobe) -> the mutants it matched.
     legacy: BTreeMap<&'s str, Vec<String>>,
     same_as_hard_case: Vec<(String, &'static str, String)>,
@@ -952,6 +1010,52 @@ mod tests {
         )
         .unwrap();
         assert_eq!(set.stale_reviews[0].id, "m-00000000");
+    }
+
+    /// 200 contexts, each a council claim with its own amount; `reviews` appended.
+    fn many_contexts(reviews: &str) -> Suite {
+        let mut yaml = String::from("suite: many\ncontexts:\n");
+        for c in 0..200 {
+            yaml.push_str(&format!(
+                "  - id: c{c}\n    passages: [{{id: p, text: \"The council of ward {c} approved £{} million for 12 schools.\"}}]\n    faithful: [{{id: f{c}, claim: \"The council of ward {c} approved £{} million for 12 schools.\"}}]\n",
+                c + 3,
+                c + 3
+            ));
+        }
+        yaml.push_str(reviews);
+        Suite::from_yaml(std::path::Path::new("many.yaml"), &yaml).unwrap()
+    }
+
+    #[test]
+    fn the_first_failing_context_in_suite_order_is_the_one_reported_and_the_set_is_in_suite_order()
+    {
+        let set = generate(&many_contexts(""), &Rules::builtin()).unwrap();
+        // joined in suite order whatever worker made which context
+        let order: Vec<usize> = set.mutants.iter().map(|m| m.context).collect();
+        assert!(order.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(order.iter().copied().max(), Some(199));
+        // a fault mutant cannot be reviewed `not_equivalent`: reviews of contexts 150 and 30
+        let fault_of = |c: usize| {
+            set.mutants
+                .iter()
+                .find(|m| {
+                    m.context == c
+                        && m.review.state() == crate::model::case::ReviewState::Unreviewed
+                        && m.operator == "number_swap"
+                })
+                .unwrap()
+                .id
+                .clone()
+        };
+        let reviews = format!(
+            "reviews:\n  {}: {{review: not_equivalent, why: \"x\"}}\n  {}: {{review: not_equivalent, why: \"y\"}}\n",
+            fault_of(150),
+            fault_of(30)
+        );
+        for _ in 0..5 {
+            let e = generate(&many_contexts(&reviews), &Rules::builtin()).unwrap_err();
+            assert!(e.to_string().contains(&fault_of(30)), "{e}");
+        }
     }
 
     #[test]
