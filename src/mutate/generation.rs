@@ -79,15 +79,16 @@ const REAL_ERRORS: usize = 8;
 /// The suite's real errors as the claims of context `ci` see them: those of the other contexts in
 /// suite order from the next one (wrapping), then the context's own (a model shown its own
 /// passage's error would tend to write that hard case again), at most [`REAL_ERRORS`].
-fn real_errors_for<'a>(
-    suite: &'a Suite,
-    passages: &'a [Vec<&'a str>],
-    ci: usize,
-) -> Vec<RealError<'a>> {
-    let n = suite.contexts.len();
-    (1..=n)
-        .map(|k| (ci + k) % n)
-        .flat_map(|c| {
+/// Only the contexts that hold one are visited (`texts.with_real_errors`), so a suite without
+/// real errors costs nothing here, not a pass over every context for each context.
+fn real_errors_for<'a>(suite: &'a Suite, texts: &'a Texts<'a>, ci: usize) -> Vec<RealError<'a>> {
+    let with = &texts.with_real_errors;
+    let after = with.partition_point(|&c| c <= ci);
+    let passages = &texts.passages;
+    with[after..]
+        .iter()
+        .chain(&with[..after])
+        .flat_map(|&c| {
             suite.contexts[c]
                 .hard_cases
                 .iter()
@@ -103,6 +104,13 @@ fn real_errors_for<'a>(
         .collect()
 }
 
+/// What every context's claims read of the whole suite: each context's passage texts, and the
+/// contexts (in suite order) that hold a real error.
+struct Texts<'s> {
+    passages: Vec<Vec<&'s str>>,
+    with_real_errors: Vec<usize>,
+}
+
 /// The length of a mutant id from faithprobe 0.1 (`m-` and 8 hex digits): the same hash, cut
 /// shorter, so such an id is a prefix of today's. Reviews keyed by one still apply.
 const LEGACY_ID_LEN: usize = 10;
@@ -114,12 +122,22 @@ const LEGACY_ID_LEN: usize = 10;
 /// set is the same whatever the number of threads (an operator that calls a model, which says
 /// so, keeps to one thread).
 pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
-    let passages_of: Vec<Vec<&str>> = suite
-        .contexts
-        .iter()
-        .map(|c| c.passages.iter().map(|p| p.text.as_str()).collect())
-        .collect();
-    let made = made_side_by_side(suite, rules, &passages_of)?;
+    let texts = Texts {
+        passages: suite
+            .contexts
+            .iter()
+            .map(|c| c.passages.iter().map(|p| p.text.as_str()).collect())
+            .collect(),
+        with_real_errors: (0..suite.contexts.len())
+            .filter(|&c| {
+                suite.contexts[c]
+                    .hard_cases
+                    .iter()
+                    .any(|h| h.is_real_error())
+            })
+            .collect(),
+    };
+    let made = made_side_by_side(suite, rules, &texts)?;
     finish(suite, rules, made)
 }
 
@@ -162,11 +180,7 @@ fn finish(suite: &Suite, rules: &Rules, mut made: Made<'_>) -> Result<MutantSet>
 /// suite's ids, runs beside the workers instead of after them). A context that fails stops the
 /// workers from taking later ones; the first failure in suite order is the one reported, as one
 /// thread would.
-fn made_side_by_side<'s>(
-    suite: &'s Suite,
-    rules: &Rules,
-    passages_of: &[Vec<&'s str>],
-) -> Result<Made<'s>> {
+fn made_side_by_side<'s>(suite: &'s Suite, rules: &Rules, texts: &Texts<'s>) -> Result<Made<'s>> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let n = suite.contexts.len();
     let workers = if rules.operators().all(|(_, m)| m.side_by_side()) {
@@ -179,7 +193,7 @@ fn made_side_by_side<'s>(
     };
     let made = |ci: usize| {
         let mut made = Made::default();
-        let error = made.context(suite, rules, passages_of, ci).err();
+        let error = made.context(suite, rules, texts, ci).err();
         (made, error)
     };
     let mut all = Made::default();
@@ -376,12 +390,12 @@ impl<'s> Made<'s> {
         &mut self,
         suite: &'s Suite,
         rules: &Rules,
-        passages_of: &[Vec<&'s str>],
+        texts: &Texts<'s>,
         ci: usize,
     ) -> Result<()> {
         let ctx = &suite.contexts[ci];
         let around = Around::of(suite, ci);
-        let real_errors = real_errors_for(suite, passages_of, ci);
+        let real_errors = real_errors_for(suite, texts, ci);
         let shared = super::Shared::new(&around.passages, &around.elsewhere);
         // the passages' sentences as [`sentence_key`]s, from the split the operators share
         let sentences: HashSet<String> = Input {
@@ -1056,6 +1070,49 @@ mod tests {
             let e = generate(&many_contexts(&reviews), &Rules::builtin()).unwrap_err();
             assert!(e.to_string().contains(&fault_of(30)), "{e}");
         }
+    }
+
+    #[test]
+    fn each_context_sees_the_real_errors_of_the_next_contexts_wrapping_then_its_own() {
+        // real errors in contexts 1, 3 (two) and 4 of six; none in the others
+        let mut yaml = String::from("suite: r\ncontexts:\n");
+        for c in 0..6 {
+            yaml.push_str(&format!(
+                "  - id: c{c}\n    passages: [{{id: p, text: \"Ward {c} got £{c} million.\"}}]\n    faithful: [{{id: f{c}, claim: \"Ward {c} got £{c} million.\"}}]\n"
+            ));
+            let errors: &[&str] = match c {
+                1 => &["a"],
+                3 => &["b", "c"],
+                4 => &["d"],
+                _ => &[],
+            };
+            if !errors.is_empty() {
+                yaml.push_str("    hard_cases:\n");
+                for e in errors {
+                    yaml.push_str(&format!("      - {{id: h{c}{e}, type: number, claim: \"Ward {c} got {e}.\", label: contradicted, source: real}}\n"));
+                }
+                yaml.push_str(&format!("      - {{id: h{c}w, type: paraphrase, claim: \"Ward {c} received £{c} million.\", label: supported}}\n"));
+            }
+        }
+        let suite = Suite::from_yaml(std::path::Path::new("r.yaml"), &yaml).unwrap();
+        let texts = Texts {
+            passages: suite
+                .contexts
+                .iter()
+                .map(|c| c.passages.iter().map(|p| p.text.as_str()).collect())
+                .collect(),
+            with_real_errors: vec![1, 3, 4],
+        };
+        let seen = |ci: usize| -> Vec<String> {
+            real_errors_for(&suite, &texts, ci)
+                .iter()
+                .map(|r| r.claim.trim_start_matches("Ward ").to_string())
+                .collect()
+        };
+        assert_eq!(seen(0), ["1 got a.", "3 got b.", "3 got c.", "4 got d."]);
+        assert_eq!(seen(3), ["4 got d.", "1 got a.", "3 got b.", "3 got c."]);
+        assert_eq!(seen(5), ["1 got a.", "3 got b.", "3 got c.", "4 got d."]);
+        assert_eq!(seen(4), ["1 got a.", "3 got b.", "3 got c.", "4 got d."]);
     }
 
     #[test]
