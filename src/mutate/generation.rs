@@ -111,6 +111,26 @@ struct Texts<'s> {
     with_real_errors: Vec<usize>,
 }
 
+impl<'s> Texts<'s> {
+    fn of(suite: &'s Suite) -> Texts<'s> {
+        Texts {
+            passages: suite
+                .contexts
+                .iter()
+                .map(|c| c.passages.iter().map(|p| p.text.as_str()).collect())
+                .collect(),
+            with_real_errors: (0..suite.contexts.len())
+                .filter(|&c| {
+                    suite.contexts[c]
+                        .hard_cases
+                        .iter()
+                        .any(|h| h.is_real_error())
+                })
+                .collect(),
+        }
+    }
+}
+
 /// The length of a mutant id from faithprobe 0.1 (`m-` and 8 hex digits): the same hash, cut
 /// shorter, so such an id is a prefix of today's. Reviews keyed by one still apply.
 const LEGACY_ID_LEN: usize = 10;
@@ -122,21 +142,7 @@ const LEGACY_ID_LEN: usize = 10;
 /// set is the same whatever the number of threads (an operator that calls a model, which says
 /// so, keeps to one thread).
 pub fn generate(suite: &Suite, rules: &Rules) -> Result<MutantSet> {
-    let texts = Texts {
-        passages: suite
-            .contexts
-            .iter()
-            .map(|c| c.passages.iter().map(|p| p.text.as_str()).collect())
-            .collect(),
-        with_real_errors: (0..suite.contexts.len())
-            .filter(|&c| {
-                suite.contexts[c]
-                    .hard_cases
-                    .iter()
-                    .any(|h| h.is_real_error())
-            })
-            .collect(),
-    };
+    let texts = Texts::of(suite);
     let made = made_side_by_side(suite, rules, &texts)?;
     finish(suite, rules, made)
 }
@@ -1095,14 +1101,8 @@ mod tests {
             }
         }
         let suite = Suite::from_yaml(std::path::Path::new("r.yaml"), &yaml).unwrap();
-        let texts = Texts {
-            passages: suite
-                .contexts
-                .iter()
-                .map(|c| c.passages.iter().map(|p| p.text.as_str()).collect())
-                .collect(),
-            with_real_errors: vec![1, 3, 4],
-        };
+        let texts = Texts::of(&suite);
+        assert_eq!(texts.with_real_errors, [1, 3, 4]);
         let seen = |ci: usize| -> Vec<String> {
             real_errors_for(&suite, &texts, ci)
                 .iter()
