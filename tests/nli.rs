@@ -780,7 +780,8 @@ fn a_second_ctrl_c_stops_at_once_and_quietly() {
 #[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn a_killed_run_keeps_what_it_paid_for_and_the_rerun_scores_only_the_rest() {
     let s = Setup::new("");
-    // many distinct pairs, one per model call, so the run is still going when it is killed
+    // many distinct pairs, one per model call, so the run is still going when it is killed:
+    // every window scored (the early scan needs so few that a run can finish them all first)
     let suite = big_suite(s.dir.path());
     let cache = s.cache();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("faithprobe"))
@@ -797,6 +798,7 @@ fn a_killed_run_keeps_what_it_paid_for_and_the_rerun_scores_only_the_rest() {
             "nli-b1",
             "--cache",
             cache.to_str().unwrap(),
+            "--full-scan",
         ])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -820,7 +822,11 @@ fn a_killed_run_keeps_what_it_paid_for_and_the_rerun_scores_only_the_rest() {
     child.kill().unwrap();
     child.wait().unwrap();
     let kept = rows(&cache);
-    let (code, _, err) = s.run(&suite, "nli-b1", &["--cache", cache.to_str().unwrap()]);
+    let (code, _, err) = s.run(
+        &suite,
+        "nli-b1",
+        &["--cache", cache.to_str().unwrap(), "--full-scan"],
+    );
     assert_eq!(code, 0, "{err}");
     let line = err
         .lines()
