@@ -27,7 +27,7 @@ pub(super) fn suite_file(path: &Path, text: &str) -> Result<schema::SuiteFile> {
                 .to_string(),
             help: SCHEMA_HELP.to_string(),
         })
-    } else if let Some(file) = in_parts(text, PARTS_FROM, parts()) {
+    } else if let Some(file) = in_parts(text, PARTS_FROM, pieces(text.len()), threads()) {
         Ok(file)
     } else {
         crate::io::yaml::parse::<schema::SuiteFile>(path, text, SCHEMA_HELP)
@@ -128,15 +128,26 @@ fn located(err: Error, text: &str) -> Error {
 /// The size from which a YAML suite's context sets are read on several threads.
 const PARTS_FROM: usize = 1 << 20;
 
+/// About how many bytes of the list one piece holds: small enough that the YAML reader's
+/// events for a piece stay in the cache and its memory is reused by the next piece, instead of
+/// one list of events for half the file growing (and being copied) to hundreds of megabytes.
+const PIECE_BYTES: usize = 512 << 10;
+
 /// How many threads read a large suite: one per core, at most eight.
-fn parts() -> usize {
+fn threads() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
         .min(8)
 }
 
-/// A YAML suite of at least `from` bytes read in `parts` pieces side by side: the list under a
+/// How many pieces a suite of `len` bytes is read in: one a thread at least, one every
+/// `PIECE_BYTES` bytes.
+fn pieces(len: usize) -> usize {
+    threads().max(len / PIECE_BYTES).max(2)
+}
+
+/// A YAML suite of at least `from` bytes read in `parts` pieces, `threads` at a time: the list under a
 /// top-level `contexts:` cut at `parts - 1` of its items' first lines (a line of the first item's
 /// indentation opening with `- `), each piece read as a list of context sets, and the rest of the
 /// file with `contexts: []` in its place. `None` (read it whole) when the file is small, has no
@@ -147,7 +158,7 @@ fn parts() -> usize {
 /// cut, unless the cut fell inside a quoted or bracketed text that goes on past it, and then the
 /// piece before it ends inside that text and does not read). A block text (`|`) ends at a line
 /// of its list's indentation, and an alias whose anchor is in another piece does not read.
-fn in_parts(text: &str, from: usize, parts: usize) -> Option<schema::SuiteFile> {
+fn in_parts(text: &str, from: usize, parts: usize, threads: usize) -> Option<schema::SuiteFile> {
     if text.len() < from || parts < 2 || text.starts_with('\u{feff}') {
         return None;
     }
@@ -204,9 +215,13 @@ fn in_parts(text: &str, from: usize, parts: usize) -> Option<schema::SuiteFile> 
     let (begin, stop) = (offset(first), offset(end));
     // cuts at the first item start past each equal share of the list's bytes
     let mut cuts = vec![first];
+    let mut next = 0; // the first item start not yet passed: the wanted offsets only grow
     for k in 1..parts {
         let want = begin + (stop - begin) * k / parts;
-        if let Some(&i) = starts.iter().find(|&&i| offset(i) >= want) {
+        while next < starts.len() && offset(starts[next]) < want {
+            next += 1;
+        }
+        if let Some(&i) = starts.get(next) {
             if i > *cuts.last().unwrap_or(&first) {
                 cuts.push(i);
             }
@@ -221,24 +236,48 @@ fn in_parts(text: &str, from: usize, parts: usize) -> Option<schema::SuiteFile> 
         .map(|w| &text[offset(w[0])..offset(w[1])])
         .collect();
     let rest = format!("{}contexts: []\n{}", &text[..offset(key)], &text[stop..]);
+    // each thread takes the next piece not yet taken; a piece that does not read stops them all
+    let taken = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let read_pieces = || {
+        let mut got: Vec<(usize, Vec<schema::ContextFile>)> = Vec::new();
+        while !failed.load(std::sync::atomic::Ordering::Relaxed) {
+            let i = taken.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(p) = pieces.get(i) else { break };
+            match serde_yaml::from_str::<Vec<schema::ContextFile>>(p) {
+                Ok(read) => got.push((i, read)),
+                Err(_) => failed.store(true, std::sync::atomic::Ordering::Relaxed),
+            }
+        }
+        got
+    };
     let (head, read) = std::thread::scope(|scope| {
-        let handles: Vec<_> = pieces
-            .iter()
-            .map(|p| scope.spawn(move || serde_yaml::from_str::<Vec<schema::ContextFile>>(p).ok()))
+        let handles: Vec<_> = (1..threads.clamp(1, pieces.len()))
+            .map(|_| scope.spawn(read_pieces))
             .collect();
         let head = serde_yaml::from_str::<schema::SuiteFile>(&rest).ok();
-        let read: Vec<Option<Vec<schema::ContextFile>>> = handles
-            .into_iter()
-            .map(|h| h.join().ok().flatten())
-            .collect();
+        let mut read = read_pieces();
+        for h in handles {
+            match h.join() {
+                Ok(got) => read.extend(got),
+                Err(_) => failed.store(true, std::sync::atomic::Ordering::Relaxed),
+            }
+        }
         (head, read)
     });
     let mut file = head?;
-    if !file.contexts.is_empty() {
+    if !file.contexts.is_empty()
+        || failed.load(std::sync::atomic::Ordering::Relaxed)
+        || read.len() != pieces.len()
+    {
         return None;
     }
-    for piece in read {
-        file.contexts.extend(piece?);
+    let mut read = read;
+    read.sort_unstable_by_key(|(i, _)| *i);
+    file.contexts
+        .reserve(read.iter().map(|(_, r)| r.len()).sum());
+    for (_, piece) in read {
+        file.contexts.extend(piece);
     }
     Some(file)
 }
@@ -258,13 +297,15 @@ mod tests {
     fn same(text: &str) -> bool {
         let mut any = false;
         for parts in 2..=5 {
-            if let Some(f) = in_parts(text, 0, parts) {
-                any = true;
-                assert_eq!(
-                    Some(format!("{f:?}")),
-                    whole(text),
-                    "{parts} parts of {text:?}"
-                );
+            for threads in 1..=3 {
+                if let Some(f) = in_parts(text, 0, parts, threads) {
+                    any = true;
+                    assert_eq!(
+                        Some(format!("{f:?}")),
+                        whole(text),
+                        "{parts} parts on {threads} threads of {text:?}"
+                    );
+                }
             }
         }
         any
@@ -315,8 +356,8 @@ mod tests {
             if flush {
                 text = text.replace("\n  - id:", "\n- id:");
             }
-            for parts in 2..=4 {
-                let got = in_parts(&text, 0, parts).map(|f| format!("{f:?}"));
+            for parts in [2, 3, 4, 9] {
+                let got = in_parts(&text, 0, parts, 1 + parts % 3).map(|f| format!("{f:?}"));
                 if got.is_some() {
                     proptest::prop_assert_eq!(got, whole(&text), "{} parts of {:?}", parts, text);
                 }
@@ -408,8 +449,10 @@ mod tests {
             format!("suite: s\ncontexts:\n{body}  stray: line\n"),
         ] {
             assert_eq!(whole(&text), None);
-            for parts in 2..=4 {
-                assert!(in_parts(&text, 0, parts).is_none(), "{text}");
+            for parts in 2..=9 {
+                for threads in 1..=3 {
+                    assert!(in_parts(&text, 0, parts, threads).is_none(), "{text}");
+                }
             }
         }
     }
