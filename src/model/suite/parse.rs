@@ -236,7 +236,14 @@ fn in_parts(text: &str, from: usize, parts: usize, threads: usize) -> Option<sch
         .map(|w| &text[offset(w[0])..offset(w[1])])
         .collect();
     let rest = format!("{}contexts: []\n{}", &text[..offset(key)], &text[stop..]);
-    // each thread takes the next piece not yet taken; a piece that does not read stops them all
+    read_side_by_side(&pieces, &rest, threads)
+}
+
+/// `rest` (the file without its contexts) and each of `pieces` (a list of context sets each)
+/// read on `threads` threads, each taking the next piece not yet taken, joined in order; `None`
+/// if any does not read.
+fn read_side_by_side(pieces: &[&str], rest: &str, threads: usize) -> Option<schema::SuiteFile> {
+    // a piece that does not read stops them all
     let taken = std::sync::atomic::AtomicUsize::new(0);
     let failed = std::sync::atomic::AtomicBool::new(false);
     let read_pieces = || {
@@ -255,7 +262,7 @@ fn in_parts(text: &str, from: usize, parts: usize, threads: usize) -> Option<sch
         let handles: Vec<_> = (1..threads.clamp(1, pieces.len()))
             .map(|_| scope.spawn(read_pieces))
             .collect();
-        let head = serde_yaml::from_str::<schema::SuiteFile>(&rest).ok();
+        let head = serde_yaml::from_str::<schema::SuiteFile>(rest).ok();
         let mut read = read_pieces();
         for h in handles {
             match h.join() {
