@@ -43,6 +43,9 @@ const BAD_PAIRS: &[(&str, &str)] = &[
     ("the", "and"),
     ("the", "of"),
     ("a", "of"),
+    // a negation put before a negation: "There is not no entry fee"
+    ("not", "no"),
+    ("not", "none"),
 ];
 
 /// Modal verbs: two in a row ("will can") are never English.
@@ -126,7 +129,7 @@ pub fn refuse(claim: &str, mutant: &str) -> Option<&'static str> {
 
 /// [`refuse`] of a claim and a mutant already read.
 pub(crate) fn refuse_read(claim: &Sentence, mutant: &Sentence) -> Option<&'static str> {
-    let rules: [(Rule, &'static str); 11] = [
+    let rules: [(Rule, &'static str); 13] = [
         (
             modal_before_number,
             "the edit put a modal before a number (\"Will 2024 was warm\": May the month read as the verb)",
@@ -170,6 +173,14 @@ pub(crate) fn refuse_read(claim: &Sentence, mutant: &Sentence) -> Option<&'stati
         (
             bare_scale_word,
             "the edit left a scale word without its number (\"gets hundred GB\" for \"a hundred\")",
+        ),
+        (
+            part_exceeds_whole,
+            "the edit made a part larger than its whole (\"fourteen of the nine members\")",
+        ),
+        (
+            adverb_before_noun,
+            "the edit put an adverb where an adjective goes (\"an annually fee\")",
         ),
     ];
     for (has, why) in rules {
@@ -471,6 +482,92 @@ fn negated_month(s: &Sentence) -> bool {
             && month_days(&p[1]).is_some()
             && p[2] == "not"
             && (p[1] != "may" || writes_may_the_month(s))
+    })
+}
+
+/// A count written in digits or as a word ("14", "1,200", "fourteen"), times a scale word
+/// after it ("3 million"), and how many words it took; `None` for any other word.
+fn count_at(w: &[String], i: usize) -> Option<(f64, usize)> {
+    const SCALES: &[(&str, f64)] = &[
+        ("hundred", 1e2),
+        ("thousand", 1e3),
+        ("million", 1e6),
+        ("billion", 1e9),
+        ("trillion", 1e12),
+        ("bn", 1e9),
+        ("m", 1e6),
+        ("k", 1e3),
+    ];
+    let v = number(&w[i]).or_else(|| crate::text::numbers::number_word(&w[i]))?;
+    match w
+        .get(i + 1)
+        .and_then(|n| SCALES.iter().find(|(s, _)| s == n))
+    {
+        Some((_, scale)) => Some((v * scale, 2)),
+        None => Some((v, 1)),
+    }
+}
+
+/// "fourteen of the nine members", "12 out of 10 patients": a part larger than the whole it is
+/// taken from. A share ("40% of the 12 seats", "40 per cent of the 12") or an amount ("€5 of
+/// the 3 fees") is no count of the whole and is never compared.
+fn part_exceeds_whole(s: &Sentence) -> bool {
+    const WHOLE_AFTER: &[&str] = &["the", "its", "their", "our", "his", "her", "your", "all"];
+    let w = &s.words;
+    for i in 0..w.len() {
+        let Some((part, took)) = count_at(w, i) else {
+            continue;
+        };
+        let mut j = i + took;
+        if w.get(j).map(String::as_str) == Some("out") {
+            j += 1;
+        }
+        if w.get(j).map(String::as_str) != Some("of") {
+            continue;
+        }
+        j += 1;
+        if w.get(j).is_some_and(|x| WHOLE_AFTER.contains(&x.as_str())) {
+            j += 1;
+        }
+        let Some((whole, _)) = w.get(j).and_then(|_| count_at(w, j)) else {
+            continue;
+        };
+        if part <= whole || matches!(w.get(i + took).map(String::as_str), Some("per" | "percent")) {
+            continue;
+        }
+        // the part's own text: a share or an amount is no count (the words drop "%" and "€")
+        let spans = word_spans(s.raw);
+        let Some(&(a, b)) = spans.get(i) else {
+            continue;
+        };
+        let before = s.raw[..a].chars().next_back();
+        let after = s.raw[b..].chars().next();
+        if after == Some('%') || before.is_some_and(|c| "€$£¥".contains(c)) {
+            continue;
+        }
+        return true;
+    }
+    false
+}
+
+/// "an annually fee": "annually" (an adverb only, unlike "monthly", "weekly" or "yearly") right
+/// before a word that is no function word or number, where an adjective belongs ("annual").
+fn adverb_before_noun(s: &Sentence) -> bool {
+    if !s.words.iter().any(|w| w == "annually") {
+        return false;
+    }
+    // the words drop punctuation, so the raw text says whether the next word follows a space
+    // only ("annually fee") and not a comma or a full stop ("billed annually. Sorry")
+    let spans = word_spans(s.raw);
+    spans.windows(2).any(|p| {
+        let (a, b) = (&s.raw[p[0].0..p[0].1], &s.raw[p[1].0..p[1].1]);
+        let next = b.to_lowercase();
+        a.eq_ignore_ascii_case("annually")
+            && s.raw[p[0].1..p[1].0].chars().all(|c| c == ' ')
+            && b.starts_with(char::is_alphabetic)
+            && !is_function_word(&next)
+            && !MODALS.contains(&next.as_str())
+            && crate::text::numbers::number_word(&next).is_none()
     })
 }
 
@@ -854,6 +951,76 @@ mod tests {
         (
             "Prices rose again in March.",
             "Prices rose again and again in March.",
+            false,
+        ),
+        (
+            "There is no entry fee and no exit fee.",
+            "There is not no entry fee and no exit fee.",
+            true,
+        ),
+        (
+            "Four of the nine committee members voted for the rise.",
+            "Fourteen of the nine committee members voted for the rise.",
+            true,
+        ),
+        (
+            "Four of the nine committee members voted for the rise.",
+            "Four of the three committee members voted for the rise.",
+            true,
+        ),
+        (
+            "Here is a summary: 12 out of 20 patients improved.",
+            "Here is a summary: 22 out of 20 patients improved.",
+            true,
+        ),
+        (
+            "500 of the 3 million users left.",
+            "500 of the 2 million users left.",
+            false,
+        ),
+        (
+            "About 40% of the 12 seats went to the party.",
+            "About 60% of the 12 seats went to the party.",
+            false,
+        ),
+        (
+            "About 17 per cent of the 9 wards voted.",
+            "About 27 per cent of the 9 wards voted.",
+            false,
+        ),
+        (
+            "She paid €5 of the 3 fees owed.",
+            "She paid €15 of the 3 fees owed.",
+            false,
+        ),
+        (
+            "Two of the 14 stores closed.",
+            "Two of the 12 stores closed.",
+            false,
+        ),
+        (
+            "Members pay a monthly fee of €3,50.",
+            "Members pay a annually fee of €3,50.",
+            true,
+        ),
+        (
+            "Members pay a monthly fee of €3,50.",
+            "Members pay an annually fee of €3,50.",
+            true,
+        ),
+        (
+            "Team plans are billed monthly.",
+            "Team plans are billed annually.",
+            false,
+        ),
+        (
+            "Team plans are billed monthly in advance.",
+            "Team plans are billed annually in advance.",
+            false,
+        ),
+        (
+            "Reports are filed monthly, Sorry, but I cannot say more.",
+            "Reports are filed annually, Sorry, but I cannot say more.",
             false,
         ),
     ];

@@ -96,7 +96,8 @@ fn scale_after(rest: &str) -> Option<(f64, usize)> {
     })
 }
 
-fn number_word(word: &str) -> Option<f64> {
+/// The value of a number written as a word (lower case: "fourteen"), or `None`.
+pub(crate) fn number_word(word: &str) -> Option<f64> {
     NUMBER_WORDS
         .iter()
         .find(|(w, _)| *w == word)
