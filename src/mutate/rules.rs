@@ -208,6 +208,19 @@ impl Rules {
         self
     }
 
+    /// These rules with only the operators named in `names` (the others dropped), for a
+    /// benchmark that measures a set of operators, such as the thirteen a suite had before the
+    /// later ones were added. The names kept are part of the fingerprint.
+    #[doc(hidden)]
+    pub fn keeping(mut self, names: &[&str]) -> Rules {
+        self.built.retain(|(op, _)| names.contains(&op.name));
+        let kept: Vec<&str> = self.built.iter().map(|(op, _)| op.name).collect();
+        self.identity
+            .push_str(&identity_of("only", &kept.join(",")));
+        self.source = format!("{} (only {})", self.source, kept.join(", "));
+        self
+    }
+
     /// The SHA-256 (first 16 bytes, hex) of every operator's name and rules: two runs whose
     /// mutants were made by the same rules share it; records carry it, and `merge` joins only
     /// shards that share it.
