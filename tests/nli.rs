@@ -846,6 +846,35 @@ fn a_killed_run_keeps_what_it_paid_for_and_the_rerun_scores_only_the_rest() {
 
 #[test]
 #[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
+fn a_model_loaded_split_on_a_wrong_guess_scores_as_one_session_and_is_joined_back() {
+    use faithprobe::check::onnx::Model;
+    let dir = models().join("tiny-nli");
+    let one = Model::load(&dir, 2).unwrap();
+    // loaded into two single-threaded sessions on the guess that it quantises per batch
+    let mut split = Model::load_split_if(&dir, 2, &[], 2, |_| true).unwrap();
+    assert_eq!((one.sessions(), split.sessions()), (1, 2));
+    let (ids, mask, types) = one
+        .encode(&[("team plan", Some("the plan")), ("team plan costs", None)])
+        .unwrap();
+    let want = one.run_arrays(&ids, &mask, &types).unwrap();
+    for worker in 0..2 {
+        assert_eq!(
+            split.run_arrays_on(worker, &ids, &mask, &types).unwrap(),
+            want
+        );
+    }
+    // the probe found every pair its own: one session of the threads asked for again
+    split.join_sessions(2).unwrap();
+    assert_eq!(split.sessions(), 1);
+    assert_eq!(split.run_arrays(&ids, &mask, &types).unwrap(), want);
+    // a guess that says no, or a split of one, loads one session
+    let no = Model::load_split_if(&dir, 2, &[], 2, |_| false).unwrap();
+    let single = Model::load_split_if(&dir, 2, &[], 1, |_| true).unwrap();
+    assert_eq!((no.sessions(), single.sessions()), (1, 1));
+}
+
+#[test]
+#[ignore = "needs ONNX Runtime (target/venv): bash ci/setup.sh, or bash ci/test.sh, which runs it"]
 fn the_tokenizers_own_padding_and_truncation_are_overridden() {
     let m = faithprobe::check::onnx::Model::load(&models().join("tiny-nli"), 1).unwrap();
     // tokenizer.json truncates at 16 and pads to 128; faithprobe does neither

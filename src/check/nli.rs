@@ -146,6 +146,14 @@ pub fn decide(
     })
 }
 
+/// A guess from model.onnx's bytes that its activations are quantised per batch (ONNX
+/// Runtime's dynamic int8 writes a `DynamicQuantizeLinear` node), so that it will be scored one
+/// pair per call and can be loaded into single-threaded sessions at once. Only a guess: the
+/// probe ([`NliChecker::batch_dependence`]) decides, and a wrong guess costs one more load.
+fn quantised_per_batch(model: &[u8]) -> bool {
+    memchr::memmem::find(model, b"DynamicQuantizeLinear").is_some()
+}
+
 impl NliChecker {
     pub fn new(
         name: &str,
@@ -153,7 +161,17 @@ impl NliChecker {
         settings: ModelSettings,
         cache: Option<Arc<Cache>>,
     ) -> Result<NliChecker, String> {
-        let model = Model::load_on(dir, settings.threads, &settings.providers)?;
+        // one pair is too little work to share between threads, but calls side by side keep
+        // the cores busy: as many as the threads asked for, never more than the cores
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let split = settings.threads.min(cores);
+        let model = Model::load_split_if(
+            dir,
+            settings.threads,
+            &settings.providers,
+            split,
+            quantised_per_batch,
+        )?;
         let head = resolve_head(&model, settings.labels.as_ref())?;
         let mut checker = NliChecker {
             name: name.to_string(),
@@ -164,15 +182,14 @@ impl NliChecker {
             usage: Mutex::new(ModelUse::default()),
             dependence: 0.0,
         };
-        // a model that cannot take the probe (too short a limit) is batched as configured
+        // a model that cannot take the probe (too short a limit) is batched as configured;
+        // the probe scores the same on a single-threaded session as on a session of more
         checker.dependence = checker.batch_dependence().unwrap_or(0.0);
         if checker.one_pair_per_call() {
-            // one pair is too little work to share between threads, but calls side by side
-            // keep the cores busy: as many as the threads asked for, never more than the cores
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            checker
-                .model
-                .split_sessions(checker.settings.threads.min(cores))?;
+            checker.model.split_sessions(split)?;
+        } else {
+            // loaded split on the guess that it quantises per batch, but it does not
+            checker.model.join_sessions(checker.settings.threads)?;
         }
         Ok(checker)
     }
@@ -825,6 +842,17 @@ impl NliChecker {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_model_with_a_dynamic_quantisation_node_is_guessed_to_quantise_per_batch() {
+        assert!(super::quantised_per_batch(
+            b"\x08\x07op_type\x12\x15DynamicQuantizeLinear\x1a\x03"
+        ));
+        assert!(!super::quantised_per_batch(
+            b"MatMul Gelu QuantizeLinear DequantizeLinear"
+        ));
+        assert!(!super::quantised_per_batch(b""));
+    }
+
     #[test]
     fn a_template_is_filled_in_one_pass() {
         let t = "premise: {premise} hypothesis: {claim}";

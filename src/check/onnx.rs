@@ -207,10 +207,28 @@ fn lib_in_prefix(prefix: &Path) -> Option<PathBuf> {
         .find_map(|py| lib_in_site(&py.join("site-packages")))
 }
 
+/// The prefix of the virtual environment whose `bin/python3` is the first python3 on PATH
+/// (the folder above it holds `pyvenv.cfg`), or `None` when that python3 is no environment's.
+fn venv_python_on_path() -> Option<PathBuf> {
+    venv_python_in(&std::env::var_os("PATH")?)
+}
+
+/// [`venv_python_on_path`] for the search path `path`.
+fn venv_python_in(path: &std::ffi::OsStr) -> Option<PathBuf> {
+    let first = std::env::split_paths(path)
+        .map(|d| d.join("python3"))
+        .find(|p| p.is_file())?;
+    let prefix = first.parent()?.parent()?;
+    prefix
+        .join("pyvenv.cfg")
+        .is_file()
+        .then(|| prefix.to_path_buf())
+}
+
 /// Finds the ONNX Runtime shared library: `ORT_DYLIB_PATH`; else the active virtual environment
 /// (`VIRTUAL_ENV`); else the Python environment faithprobe itself is installed in (a
 /// `pip install faithprobe[onnx]`: the binary sits in its `bin/`); else the site-packages of the
-/// `python3` on PATH.
+/// `python3` on PATH (read from its folders when it is a virtual environment's, else asked).
 pub fn find_runtime() -> Result<PathBuf, String> {
     if let Some(lib) = std::env::var_os("VIRTUAL_ENV")
         .filter(|_| std::env::var_os("ORT_DYLIB_PATH").is_none())
@@ -236,6 +254,11 @@ pub fn find_runtime() -> Result<PathBuf, String> {
                 p.display()
             ))
         };
+    }
+    // the python3 on PATH of a virtual environment lists that environment's site-packages
+    // first: look there before starting it (starting Python costs about 60 ms)
+    if let Some(lib) = venv_python_on_path().and_then(|prefix| lib_in_prefix(&prefix)) {
+        return Ok(lib);
     }
     let out = std::process::Command::new("python3")
         .args([
@@ -547,6 +570,20 @@ impl Model {
     /// asked for that the runtime lacks is an error unless `cpu` is in the list too (then the
     /// model runs on the CPU, as the list allows); never a silent CPU run.
     pub fn load_on(dir: &Path, threads: usize, providers: &[Provider]) -> Result<Model, String> {
+        Model::load_split_if(dir, threads, providers, 1, |_| false)
+    }
+
+    /// [`Model::load_on`], but when `split` is more than one, the model runs on the CPU and
+    /// `guess` says of model.onnx's bytes that it will be scored one pair per call, it is
+    /// loaded straight into `split` single-threaded sessions (as [`Model::split_sessions`]
+    /// makes), so the session of `threads` threads is never built only to be replaced.
+    pub fn load_split_if(
+        dir: &Path,
+        threads: usize,
+        providers: &[Provider],
+        split: usize,
+        guess: fn(&[u8]) -> bool,
+    ) -> Result<Model, String> {
         if !dir.is_dir() {
             return Err(model_err(
                 dir,
@@ -558,8 +595,44 @@ impl Model {
             .map_err(|e| model_err(dir, format!("cannot read model.onnx: {e}")))?;
         let hash = crate::text::hash::sha256_hex(&bytes, 8);
         let config = ConfigJson::read(dir)?;
-        let tokenizer = tokenizer(dir, config.pad_token_id)?;
-        let (session, on) = session_on(dir, threads, providers, &bytes)?;
+        let on_cpu = providers.iter().all(|p| *p == Provider::Cpu);
+        let split = if split > 1 && on_cpu && guess(&bytes) {
+            split
+        } else {
+            1
+        };
+        // the tokenizer is read while the sessions are built (each build is mostly one
+        // thread's graph optimisation)
+        let (tokenizer, built) = std::thread::scope(|scope| {
+            let tok = scope.spawn(|| tokenizer(dir, config.pad_token_id));
+            let extra: Vec<_> = (1..split)
+                .map(|_| scope.spawn(|| session_on(dir, 1, &[], &bytes).map(|(s, _)| s)))
+                .collect();
+            let first = session_on(dir, if split > 1 { 1 } else { threads }, providers, &bytes);
+            let mut built = vec![first];
+            for h in extra {
+                built.push(
+                    h.join()
+                        .unwrap_or_else(|_| Err(model_err(dir, "a session build panicked")))
+                        .map(|s| (s, Vec::new())),
+                );
+            }
+            let tok = tok
+                .join()
+                .unwrap_or_else(|_| Err(model_err(dir, "reading the tokenizer panicked")));
+            (tok, built)
+        });
+        let tokenizer = tokenizer?;
+        let mut sessions = Vec::with_capacity(built.len());
+        let mut on = Vec::new();
+        for (i, b) in built.into_iter().enumerate() {
+            let (session, names) = b?;
+            if i == 0 {
+                on = names;
+            }
+            sessions.push(session);
+        }
+        let session = &sessions[0];
         let port = |name: &str, ty: &ort::value::ValueType| Port {
             name: name.to_string(),
             description: format!("{ty}"),
@@ -582,7 +655,7 @@ impl Model {
         });
         Ok(Model {
             dir: dir.to_path_buf(),
-            sessions: vec![Mutex::new(session)],
+            sessions: sessions.into_iter().map(Mutex::new).collect(),
             tokenizer,
             labels: config.labels,
             max_len: config.max_len,
@@ -670,15 +743,21 @@ impl Model {
         self.sessions.len()
     }
 
-    /// Replaces the session by `n` sessions of one intra-op thread each, for a model scored one
-    /// pair per call: a single pair is too small a piece of work to share between threads
-    /// (most of a two-thread call is spent handing work over), but `n` calls side by side keep
-    /// `n` cores busy. Only on the CPU (an accelerator runs one call at a time anyway); the
-    /// file is read again and must be the one loaded.
-    pub fn split_sessions(&mut self, n: usize) -> Result<(), String> {
-        if n <= 1 || self.providers.iter().any(|p| p != "cpu") {
+    /// Replaces the sessions by one of `threads` intra-op threads: for a model loaded split
+    /// ([`Model::load_split_if`]) whose every pair turned out to score the same alone and in a
+    /// batch, so it is batched after all. The file is read again and must be the one loaded.
+    pub fn join_sessions(&mut self, threads: usize) -> Result<(), String> {
+        if self.sessions.len() <= 1 {
             return Ok(());
         }
+        let bytes = self.bytes_again()?;
+        let (session, _) = session_on(&self.dir, threads, &[], &bytes)?;
+        self.sessions = vec![Mutex::new(session)];
+        Ok(())
+    }
+
+    /// model.onnx read again, refused if it is not the file loaded.
+    fn bytes_again(&self) -> Result<Vec<u8>, String> {
         let bytes = std::fs::read(self.dir.join("model.onnx"))
             .map_err(|e| model_err(&self.dir, format!("cannot read model.onnx: {e}")))?;
         if crate::text::hash::sha256_hex(&bytes, 8) != self.hash {
@@ -687,6 +766,20 @@ impl Model {
                 "model.onnx changed while it was being loaded; run again",
             ));
         }
+        Ok(bytes)
+    }
+
+    /// Replaces the session by `n` sessions of one intra-op thread each, for a model scored one
+    /// pair per call: a single pair is too small a piece of work to share between threads
+    /// (most of a two-thread call is spent handing work over), but `n` calls side by side keep
+    /// `n` cores busy. Only on the CPU (an accelerator runs one call at a time anyway); the
+    /// file is read again and must be the one loaded.
+    pub fn split_sessions(&mut self, n: usize) -> Result<(), String> {
+        // already split when loaded ([`Model::load_split_if`])
+        if n <= 1 || self.sessions.len() == n || self.providers.iter().any(|p| p != "cpu") {
+            return Ok(());
+        }
+        let bytes = self.bytes_again()?;
         // built side by side: each build is mostly one thread's graph optimisation
         let built: Vec<Result<Session, String>> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..n)
@@ -903,5 +996,44 @@ mod tests {
     #[test]
     fn a_provider_is_named_as_serde_names_it() {
         crate::model::case::assert_strum_names_are_serde_names::<super::Provider>();
+    }
+
+    #[test]
+    fn the_first_python3_on_path_is_read_from_its_folders_only_when_it_is_a_virtual_environments() {
+        let t = tempfile::tempdir().unwrap();
+        let make = |name: &str, venv: bool| {
+            let prefix = t.path().join(name);
+            std::fs::create_dir_all(prefix.join("bin")).unwrap();
+            std::fs::write(prefix.join("bin/python3"), "").unwrap();
+            let capi = prefix.join("lib/python3.11/site-packages/onnxruntime/capi");
+            std::fs::create_dir_all(&capi).unwrap();
+            std::fs::write(capi.join("libonnxruntime.so.1.31.1"), "").unwrap();
+            if venv {
+                std::fs::write(prefix.join("pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+            }
+            prefix
+        };
+        let (env, system, empty) = (
+            make("env", true),
+            make("system", false),
+            t.path().join("none"),
+        );
+        std::fs::create_dir_all(&empty).unwrap();
+        let path = |dirs: &[&std::path::Path]| std::env::join_paths(dirs).unwrap();
+        // a folder without python3 is passed over; the first python3 decides
+        let found = super::venv_python_in(&path(&[&empty, &env.join("bin"), &system.join("bin")]));
+        assert_eq!(found.as_deref(), Some(env.as_path()));
+        assert_eq!(
+            found.and_then(|p| super::lib_in_prefix(&p)),
+            Some(
+                env.join("lib/python3.11/site-packages/onnxruntime/capi/libonnxruntime.so.1.31.1")
+            )
+        );
+        // a python3 of no environment first: left to python3 itself to say where it looks
+        assert_eq!(
+            super::venv_python_in(&path(&[&system.join("bin"), &env.join("bin")])),
+            None
+        );
+        assert_eq!(super::venv_python_in(&path(&[&empty])), None);
     }
 }
