@@ -361,12 +361,13 @@ fn range_out_of_order(s: &Sentence) -> bool {
     ];
     let w = &s.words;
     for i in 0..w.len() {
-        let Some(a) = number(&w[i]) else {
+        // "between £620 million and £340 million": an end with its scale word
+        let Some((a, took)) = count_at(w, i) else {
             continue;
         };
-        let joined = w.get(i + 1).map(String::as_str);
+        let joined = w.get(i + took).map(String::as_str);
         if matches!(joined, Some("to" | "and")) {
-            if let Some(b) = w.get(i + 2).and_then(|x| number(x)) {
+            if let Some((b, _)) = w.get(i + took + 1).and_then(|_| count_at(w, i + took + 1)) {
                 let between = joined == Some("and") && i >= 1 && w[i - 1] == "between";
                 // equal ends are no range either ("between €20 and €20")
                 if (joined == Some("to") || between) && a >= b {
@@ -951,6 +952,21 @@ mod tests {
         (
             "Prices rose again in March.",
             "Prices rose again and again in March.",
+            false,
+        ),
+        (
+            "SkyLink kept its full-year profit forecast of between £620 million and £640 million.",
+            "SkyLink kept its full-year profit forecast of between £620 million and £340 million.",
+            true,
+        ),
+        (
+            "SkyLink kept its full-year profit forecast of between £620 million and £640 million.",
+            "SkyLink kept its full-year profit forecast of between £620 million and £900 million.",
+            false,
+        ),
+        (
+            "Sales rose from 5 to 10 million units.",
+            "Sales rose from 8 to 10 million units.",
             false,
         ),
         (
