@@ -462,6 +462,33 @@ fn tokenizer(dir: &Path, pad_token_id: Option<u64>) -> Result<Tokenizer, String>
     Ok(tokenizer)
 }
 
+/// `n` single-threaded CPU sessions of `bytes`, each built on its own thread of `scope` (a
+/// build is mostly one thread's graph optimisation, so they go side by side).
+fn spawn_single_threaded<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    dir: &'scope Path,
+    bytes: &'scope [u8],
+    n: usize,
+) -> Vec<std::thread::ScopedJoinHandle<'scope, Result<Session, String>>> {
+    (0..n)
+        .map(|_| scope.spawn(move || session_on(dir, 1, &[], bytes).map(|(s, _)| s)))
+        .collect()
+}
+
+/// The sessions [`spawn_single_threaded`] built, in order; a build that panicked is an error.
+fn join_builds(
+    dir: &Path,
+    handles: Vec<std::thread::ScopedJoinHandle<'_, Result<Session, String>>>,
+) -> Vec<Result<Session, String>> {
+    handles
+        .into_iter()
+        .map(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err(model_err(dir, "a session build panicked")))
+        })
+        .collect()
+}
+
 /// An ONNX Runtime session of `model.onnx` (its `bytes`) on the first of `providers` the
 /// runtime offers, and the providers it was given (see [`Model::load_on`]).
 fn session_on(
@@ -590,11 +617,15 @@ impl Model {
                 "is not a directory (it should hold model.onnx, tokenizer.json and config.json)",
             ));
         }
-        let onnx_path = dir.join("model.onnx");
-        let bytes = std::fs::read(&onnx_path)
-            .map_err(|e| model_err(dir, format!("cannot read model.onnx: {e}")))?;
-        let hash = crate::text::hash::sha256_hex(&bytes, 8);
-        let config = ConfigJson::read(dir)?;
+        // ONNX Runtime is loaded and started (about 20 ms) while the model is read and hashed;
+        // a failure to load it is reported by the session build that needs it
+        let (bytes, hash, config) = std::thread::scope(|scope| {
+            scope.spawn(|| runtime().is_ok());
+            let bytes = std::fs::read(dir.join("model.onnx"))
+                .map_err(|e| model_err(dir, format!("cannot read model.onnx: {e}")))?;
+            let hash = crate::text::hash::sha256_hex(&bytes, 8);
+            Ok::<_, String>((bytes, hash, ConfigJson::read(dir)?))
+        })?;
         let on_cpu = providers.iter().all(|p| *p == Provider::Cpu);
         let split = if split > 1 && on_cpu && guess(&bytes) {
             split
@@ -605,18 +636,14 @@ impl Model {
         // thread's graph optimisation)
         let (tokenizer, built) = std::thread::scope(|scope| {
             let tok = scope.spawn(|| tokenizer(dir, config.pad_token_id));
-            let extra: Vec<_> = (1..split)
-                .map(|_| scope.spawn(|| session_on(dir, 1, &[], &bytes).map(|(s, _)| s)))
-                .collect();
+            let extra = spawn_single_threaded(scope, dir, &bytes, split - 1);
             let first = session_on(dir, if split > 1 { 1 } else { threads }, providers, &bytes);
             let mut built = vec![first];
-            for h in extra {
-                built.push(
-                    h.join()
-                        .unwrap_or_else(|_| Err(model_err(dir, "a session build panicked")))
-                        .map(|s| (s, Vec::new())),
-                );
-            }
+            built.extend(
+                join_builds(dir, extra)
+                    .into_iter()
+                    .map(|b| b.map(|s| (s, Vec::new()))),
+            );
             let tok = tok
                 .join()
                 .unwrap_or_else(|_| Err(model_err(dir, "reading the tokenizer panicked")));
@@ -781,17 +808,11 @@ impl Model {
         }
         let bytes = self.bytes_again()?;
         // built side by side: each build is mostly one thread's graph optimisation
-        let built: Vec<Result<Session, String>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..n)
-                .map(|_| scope.spawn(|| session_on(&self.dir, 1, &[], &bytes).map(|(s, _)| s)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(model_err(&self.dir, "a session build panicked")))
-                })
-                .collect()
+        let built = std::thread::scope(|scope| {
+            join_builds(
+                &self.dir,
+                spawn_single_threaded(scope, &self.dir, &bytes, n),
+            )
         });
         self.sessions = built
             .into_iter()
