@@ -30,6 +30,9 @@ use std::process::ExitCode;
 /// short-lived strings and sets, and with glibc's malloc a suite load spent about a tenth of its
 /// time allocating and freeing (BENCHMARKS.md, "A faster allocator"). The benches that run the
 /// library in-process declare the same allocator, so they measure what the binary does.
+/// Built without transparent huge pages (Cargo.toml's `no_thp`): on a kernel that gives them only
+/// when asked, a fault on a fresh huge page could stall for tens of milliseconds compacting memory
+/// (BENCHMARKS.md, "No huge pages from the allocator").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
