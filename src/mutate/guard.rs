@@ -367,7 +367,7 @@ fn range_out_of_order(s: &Sentence) -> bool {
         };
         let joined = w.get(i + took).map(String::as_str);
         if matches!(joined, Some("to" | "and")) {
-            if let Some((b, _)) = w.get(i + took + 1).and_then(|_| count_at(w, i + took + 1)) {
+            if let Some((b, _)) = count_at(w, i + took + 1) {
                 let between = joined == Some("and") && i >= 1 && w[i - 1] == "between";
                 // equal ends are no range either ("between €20 and €20")
                 if (joined == Some("to") || between) && a >= b {
@@ -499,7 +499,8 @@ fn count_at(w: &[String], i: usize) -> Option<(f64, usize)> {
         ("m", 1e6),
         ("k", 1e3),
     ];
-    let v = number(&w[i]).or_else(|| crate::text::numbers::number_word(&w[i]))?;
+    let word = w.get(i)?;
+    let v = number(word).or_else(|| crate::text::numbers::number_word(word))?;
     match w
         .get(i + 1)
         .and_then(|n| SCALES.iter().find(|(s, _)| s == n))
