@@ -33,7 +33,16 @@ fn same(a: f64, b: f64) -> bool {
 
 /// Notes on every number of `claim` that appears in no passage.
 pub fn check(claim: &str, passages: &[&str], question: &str) -> Vec<NumberNote> {
-    let stated: Vec<NumberTag> = passages.iter().flat_map(|p| tags(p)).collect();
+    check_stated(claim, &stated(passages), question)
+}
+
+/// The numbers `passages` state, for [`check_stated`]: read once for every claim on them.
+pub fn stated(passages: &[&str]) -> Vec<NumberTag> {
+    passages.iter().flat_map(|p| tags(p)).collect()
+}
+
+/// [`check`] with the passages' numbers already read by [`stated`].
+pub fn check_stated(claim: &str, stated: &[NumberTag], question: &str) -> Vec<NumberNote> {
     // a question's "8-person team" states 8 too
     let mut in_question = values(question);
     for t in tokenize(question) {
@@ -58,7 +67,7 @@ pub fn check(claim: &str, passages: &[&str], question: &str) -> Vec<NumberNote> 
             continue;
         }
         // operands: stated numbers, the question's, and the claim's own other numbers
-        let mut pool: Vec<NumberTag> = stated.clone();
+        let mut pool: Vec<NumberTag> = stated.to_vec();
         pool.extend(&question_tags);
         pool.extend(
             claim_tags
@@ -93,13 +102,18 @@ pub fn check(claim: &str, passages: &[&str], question: &str) -> Vec<NumberNote> 
                     // amount of the result's kind (8 users at €12 is €96)
                     let same_kind = kind(a) && kind(b);
                     let scaled = (kind(a) && plain(b)) || (plain(a) && kind(b));
-                    for (ok, result, text) in [
-                        (scaled, x * y, format!("{} × {} = {}", f(x), f(y), f(n))),
-                        (same_kind, x + y, format!("{} + {} = {}", f(x), f(y), f(n))),
-                        (same_kind, y - x, format!("{} − {} = {}", f(y), f(x), f(n))),
+                    // the text is written only for the step that gives the number
+                    for (ok, result, step) in [
+                        (scaled, x * y, 0),
+                        (same_kind, x + y, 1),
+                        (same_kind, y - x, 2),
                     ] {
                         if ok && same(result, n) && !same(x, n) && !same(y, n) {
-                            arithmetic = Some(text);
+                            arithmetic = Some(match step {
+                                0 => format!("{} × {} = {}", f(x), f(y), f(n)),
+                                1 => format!("{} + {} = {}", f(x), f(y), f(n)),
+                                _ => format!("{} − {} = {}", f(y), f(x), f(n)),
+                            });
                             break 'search;
                         }
                     }
@@ -153,6 +167,26 @@ mod tests {
             "",
         );
         assert!(n[0].arithmetic.is_none(), "{n:?}");
+    }
+
+    #[test]
+    fn each_arithmetic_step_writes_its_own_text_and_the_passages_numbers_are_read_once() {
+        let passages = ["Tickets cost €36,50 at the door and €29,50 online."];
+        let stated = stated(&passages);
+        let n = check_stated("Buying online saves €7.", &stated, "");
+        assert_eq!(n[0].arithmetic.as_deref(), Some("36.5 − 29.5 = 7"), "{n:?}");
+        // the same notes as reading the passages for the claim
+        for claim in [
+            "Buying online saves €7.",
+            "Two tickets cost €66 in all.",
+            "About 17 per cent of tickets sold online.",
+        ] {
+            assert_eq!(
+                check_stated(claim, &stated, "How much are tickets?"),
+                check(claim, &passages, "How much are tickets?"),
+                "{claim}"
+            );
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! score per answer and across answers, and compare two scorings answer by answer.
 
 use super::decompose::{is_refusal, Decomposer};
-use super::numbers::{check as check_numbers, NumberNote};
+use super::numbers::{check_stated, stated, NumberNote};
 pub use super::tally::{aggregate, Aggregate};
 use super::{AnswerLabel, LoggedAnswer};
 use crate::check::{CheckError, CheckInput, Checker, ClaimToCheck, ContextSet, Evidence};
@@ -417,10 +417,18 @@ pub fn score_chunk(
     let total = claims.len();
     let mut verdicts = checker.check(&input, &mut |d| progress(d, total));
     verdicts.resize_with(total, || Err(CheckError::NoVerdict));
+    // the numbers a context's passages state, read once for all its claims (answers that share
+    // the passages of a contexts file share them)
+    let mut stated_in: HashMap<usize, Vec<crate::text::numbers::NumberTag>> = HashMap::new();
     for ((ci, text), v) in claims.iter().zip(verdicts) {
         let ctx = &contexts[*ci];
-        let texts: Vec<&str> = ctx.passages.iter().map(|p| p.text.as_str()).collect();
-        let numbers = check_numbers(text, &texts, ctx.question.as_deref().unwrap_or(""))
+        let stated = stated_in
+            .entry(ctx.passages.as_ptr() as usize)
+            .or_insert_with(|| {
+                let texts: Vec<&str> = ctx.passages.iter().map(|p| p.text.as_str()).collect();
+                stated(&texts)
+            });
+        let numbers = check_stated(text, stated, ctx.question.as_deref().unwrap_or(""))
             .into_iter()
             .map(Into::into)
             .collect();
