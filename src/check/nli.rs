@@ -455,13 +455,36 @@ impl Checker for NliChecker {
         let prepared = self.prepare(input);
         let mut pairs = Pairs::default();
         let full = full_scan();
+        let prep_of =
+            |c: &super::ClaimToCheck<'_>| &prepared[&input.contexts[c.context].passages_key()];
+        // each claim's windows, the claims side by side
+        let chosen: Vec<Vec<usize>> =
+            side_by_side(&input.claims, |c| self.chosen_windows(c.text, prep_of(c)));
+        for (c, ch) in input.claims.iter().zip(&chosen) {
+            if self.settings.top_windows.is_some() {
+                let all = prep_of(c).windows.len();
+                usage.considered += all;
+                usage.skipped += all - ch.len();
+            }
+        }
+        if self.settings.template.is_none() {
+            // the texts of the pairs, read by the tokenizer side by side before they are paired
+            let texts = input.claims.iter().zip(&chosen).flat_map(|(c, ch)| {
+                let prep = prep_of(c);
+                ch.iter()
+                    .map(|&wi| prep.windows[wi].text.as_str())
+                    .chain([c.text])
+            });
+            pairs.read_all(self, texts);
+        }
         let claim_pairs: Vec<Result<Vec<(WinRef, usize)>, CheckError>> = input
             .claims
             .iter()
-            .map(|c| {
+            .zip(chosen)
+            .map(|(c, chosen)| {
                 let ctx = &input.contexts[c.context];
-                let prep = &prepared[&ctx.passages_key()];
-                let mut cp = self.claim_pairs(c.text, ctx, prep, &mut pairs, &mut usage)?;
+                let prep = prep_of(c);
+                let mut cp = self.claim_pairs(c.text, ctx, prep, chosen, &mut pairs)?;
                 if !full {
                     promising_first(&mut cp, c.text, prep, &pairs, &mut usage);
                 }
@@ -540,6 +563,29 @@ pub fn full_scan() -> bool {
     FULL_SCAN.load(std::sync::atomic::Ordering::SeqCst)
 }
 
+/// `f` of every item, in order, the items cut into one run a core, the runs side by side (on
+/// one core, or for a few items, one after the other here).
+fn side_by_side<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // below this many items a thread costs more than it saves
+    const AT_LEAST: usize = 32;
+    let runs = cores.min(items.len() / AT_LEAST).max(1);
+    if runs == 1 {
+        return items.iter().map(f).collect();
+    }
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(items.len().div_ceil(runs))
+            .map(|run| scope.spawn(move || run.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
+}
+
 /// Orders a claim's pairs by lexical promise (most shared topic words with the claim first; ties
 /// keep the passage order) and leaves out the windows that share no topic word with it, unless
 /// none does.
@@ -596,6 +642,21 @@ impl Pairs {
         Ok(n)
     }
 
+    /// Reads every text of `texts` not read yet, side by side on the cores (the tokenizer is
+    /// most of the time before the first model call). A text the tokenizer fails on is left to
+    /// [`Pairs::read`], which reports it where it is used.
+    fn read_all<'t>(&mut self, checker: &NliChecker, texts: impl Iterator<Item = &'t str>) {
+        let mut seen = HashSet::new();
+        let todo: Vec<&str> = texts
+            .filter(|t| !self.reads.contains_key(*t) && seen.insert(*t))
+            .collect();
+        for (t, read) in side_by_side(&todo, |t| (*t, checker.model.read_alone(t))) {
+            if let Ok(e) = read {
+                self.reads.insert(t.to_string(), e);
+            }
+        }
+    }
+
     /// The index of a pair, measured and added when it is new.
     fn intern(&mut self, checker: &NliChecker, key: (String, String)) -> Result<usize, String> {
         if let Some(&pi) = self.index.get(&key) {
@@ -618,32 +679,47 @@ impl Pairs {
 
 impl NliChecker {
     /// Windows and topic words of each context set a claim is checked against.
+    /// The windows and topic words of every context set a claim cites, each set once, the sets
+    /// side by side on the cores.
     fn prepare(&self, input: &CheckInput<'_>) -> HashMap<usize, Prepared> {
-        let mut prepared: HashMap<usize, Prepared> = HashMap::new();
-        for c in &input.claims {
-            prepared
-                .entry(input.contexts[c.context].passages_key())
-                .or_insert_with(|| {
-                    let ctx = &input.contexts[c.context];
-                    let windows = windows_of(
-                        &passage_sentences(&ctx.passages),
-                        self.settings.max_window_sentences,
-                    );
-                    Prepared {
-                        window_words: if self.settings.top_windows.is_some() || !full_scan() {
-                            windows.iter().map(|w| topic_words(&w.text)).collect()
-                        } else {
-                            Vec::new()
-                        },
-                        windows,
-                        passage_words: ctx.passages.iter().map(|p| topic_words(&p.text)).collect(),
-                    }
-                });
-        }
-        prepared
+        let mut seen = HashSet::new();
+        let distinct: Vec<(usize, &super::ContextSet)> = input
+            .claims
+            .iter()
+            .map(|c| &input.contexts[c.context])
+            .filter(|ctx| seen.insert(ctx.passages_key()))
+            .map(|ctx| (ctx.passages_key(), ctx))
+            .collect();
+        let words = self.settings.top_windows.is_some() || !full_scan();
+        side_by_side(&distinct, |(key, ctx)| {
+            let windows = windows_of(
+                &passage_sentences(&ctx.passages),
+                self.settings.max_window_sentences,
+            );
+            let prep = Prepared {
+                window_words: if words {
+                    windows.iter().map(|w| topic_words(&w.text)).collect()
+                } else {
+                    Vec::new()
+                },
+                windows,
+                passage_words: ctx.passages.iter().map(|p| topic_words(&p.text)).collect(),
+            };
+            (*key, prep)
+        })
+        .into_iter()
+        .collect()
     }
 
-    /// The pairs one claim is scored on: its context set's windows (those `top_windows` keeps);
+    /// The windows of a claim's context set it is scored on: those `top_windows` keeps, else all.
+    fn chosen_windows(&self, claim: &str, prep: &Prepared) -> Vec<usize> {
+        match self.settings.top_windows {
+            Some(k) => top_windows(&topic_words(claim), &prep.window_words, k),
+            None => (0..prep.windows.len()).collect(),
+        }
+    }
+
+    /// The pairs one claim is scored on: its context set's `chosen` windows;
     /// a window too long with the claim leaves it to its shorter windows, and a single sentence
     /// too long is cut into overlapping pieces that fit. An error when not even one word of a
     /// passage fits with the claim, or a length cannot be measured.
@@ -652,19 +728,10 @@ impl NliChecker {
         claim: &str,
         ctx: &super::ContextSet,
         prep: &Prepared,
+        chosen: Vec<usize>,
         pairs: &mut Pairs,
-        usage: &mut ModelUse,
     ) -> Result<Vec<(WinRef, usize)>, CheckError> {
         let mut out = Vec::new();
-        let chosen: Vec<usize> = match self.settings.top_windows {
-            Some(k) => {
-                let keep = top_windows(&topic_words(claim), &prep.window_words, k);
-                usage.considered += prep.windows.len();
-                usage.skipped += prep.windows.len() - keep.len();
-                keep
-            }
-            None => (0..prep.windows.len()).collect(),
-        };
         for wi in chosen {
             let w = &prep.windows[wi];
             let pi = pairs
@@ -851,6 +918,25 @@ mod tests {
             b"MatMul Gelu QuantizeLinear DequantizeLinear"
         ));
         assert!(!super::quantised_per_batch(b""));
+    }
+
+    #[test]
+    fn side_by_side_keeps_the_order_of_its_items() {
+        for n in [0, 1, 31, 32, 64, 65, 1001] {
+            let items: Vec<usize> = (0..n).collect();
+            let out = super::side_by_side(&items, |i| i * 3);
+            assert_eq!(out, (0..n).map(|i| i * 3).collect::<Vec<_>>(), "{n} items");
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "item 500")]
+    fn a_panic_on_a_side_thread_is_the_callers() {
+        let items: Vec<usize> = (0..1000).collect();
+        super::side_by_side(&items, |&i| {
+            assert_ne!(i, 500, "item {i}");
+            i
+        });
     }
 
     #[test]
