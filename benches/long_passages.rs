@@ -19,7 +19,9 @@
 //! share of claim verdicts equal to `--full-scan`, and the ratio of faithprobe's wall time to
 //! bare ONNX Runtime's on the full scan's pairs. Each round runs the full scan, the early scan and
 //! one pass of bare ONNX Runtime in turn, and the ratio is the median of the rounds' own ratios.
-//! `cargo bench --bench long_passages` (median of 3 of each); `-- --quick`: 40 answers, once.
+//! `cargo bench --bench long_passages` (median of 3 of each); `-- --quick`: 40 answers, once;
+//! `-- --keep`: the folder (log, config, pairs) is kept and named at the end, to rerun
+//! `faithprobe score` on it by hand.
 
 use faithprobe::check::windows::{passage_sentences, top_windows, topic_words, windows_of};
 use faithprobe::model::suite::Passage;
@@ -282,6 +284,7 @@ fn write_pairs(log: &Path, claims: &[(String, String)], pairs_file: &Path) -> us
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
+    let keep = std::env::args().any(|a| a == "--keep");
     let (answers, reps) = if quick { (40, 1) } else { (150, 3) };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let model = root.join("target/models/minilm-xenc-int8");
@@ -383,4 +386,10 @@ fn main() {
         et / bare_s,
         ft / bare_s
     );
+    if keep {
+        println!(
+            "  kept: {} (faithprobe.yaml, news.jsonl, pairs.tsv)",
+            dir.keep().display()
+        );
+    }
 }
