@@ -103,17 +103,13 @@ pub fn check_stated(claim: &str, stated: &[NumberTag], question: &str) -> Vec<Nu
                     let same_kind = kind(a) && kind(b);
                     let scaled = (kind(a) && plain(b)) || (plain(a) && kind(b));
                     // the text is written only for the step that gives the number
-                    for (ok, result, step) in [
-                        (scaled, x * y, 0),
-                        (same_kind, x + y, 1),
-                        (same_kind, y - x, 2),
+                    for (ok, result, (l, op, r)) in [
+                        (scaled, x * y, (x, '×', y)),
+                        (same_kind, x + y, (x, '+', y)),
+                        (same_kind, y - x, (y, '−', x)),
                     ] {
                         if ok && same(result, n) && !same(x, n) && !same(y, n) {
-                            arithmetic = Some(match step {
-                                0 => format!("{} × {} = {}", f(x), f(y), f(n)),
-                                1 => format!("{} + {} = {}", f(x), f(y), f(n)),
-                                _ => format!("{} − {} = {}", f(y), f(x), f(n)),
-                            });
+                            arithmetic = Some(format!("{} {op} {} = {}", f(l), f(r), f(n)));
                             break 'search;
                         }
                     }

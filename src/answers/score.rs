@@ -422,12 +422,10 @@ pub fn score_chunk(
     let mut stated_in: HashMap<usize, Vec<crate::text::numbers::NumberTag>> = HashMap::new();
     for ((ci, text), v) in claims.iter().zip(verdicts) {
         let ctx = &contexts[*ci];
-        let stated = stated_in
-            .entry(ctx.passages.as_ptr() as usize)
-            .or_insert_with(|| {
-                let texts: Vec<&str> = ctx.passages.iter().map(|p| p.text.as_str()).collect();
-                stated(&texts)
-            });
+        let stated = stated_in.entry(ctx.passages_key()).or_insert_with(|| {
+            let texts: Vec<&str> = ctx.passages.iter().map(|p| p.text.as_str()).collect();
+            stated(&texts)
+        });
         let numbers = check_stated(text, stated, ctx.question.as_deref().unwrap_or(""))
             .into_iter()
             .map(Into::into)

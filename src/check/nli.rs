@@ -460,8 +460,8 @@ impl Checker for NliChecker {
         // each claim's windows, the claims side by side
         let chosen: Vec<Vec<usize>> =
             side_by_side(&input.claims, |c| self.chosen_windows(c.text, prep_of(c)));
-        for (c, ch) in input.claims.iter().zip(&chosen) {
-            if self.settings.top_windows.is_some() {
+        if self.settings.top_windows.is_some() {
+            for (c, ch) in input.claims.iter().zip(&chosen) {
                 let all = prep_of(c).windows.len();
                 usage.considered += all;
                 usage.skipped += all - ch.len();
@@ -678,7 +678,6 @@ impl Pairs {
 }
 
 impl NliChecker {
-    /// Windows and topic words of each context set a claim is checked against.
     /// The windows and topic words of every context set a claim cites, each set once, the sets
     /// side by side on the cores.
     fn prepare(&self, input: &CheckInput<'_>) -> HashMap<usize, Prepared> {
